@@ -1,0 +1,16 @@
+"""Shared test setup: where the real corpora are, and what pytest must not collect."""
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+# The real corpora live beside the project (see README, "Tests"); loaders and the
+# notebook kernels that nbval starts read this variable, so set it before they start.
+SHARED_DATA = Path(os.environ.setdefault(
+    "NBCOURSE_DATA", str(REPO.parent / "shared" / "data")))
+
+# Broken and hostile submissions are inputs for the grader, not notebooks to validate.
+collect_ignore_glob = ["fixtures/*"]
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")  # plots drawn by tests in this process go to memory, not a window
