@@ -1,0 +1,280 @@
+"""Linear classifiers: a score w0 + w . x, and logistic regression to compare with.
+
+Two-class naive Bayes decides by the sign of a linear score (its log-odds), and
+so does logistic regression; the two differ only in how they choose w0 and w.
+Naive Bayes counts; logistic regression minimises, as in scikit-learn,
+
+    0.5 * ||w||^2 + C * sum_i log(1 + exp(-s_i (w0 + w . x_i))),   s_i = +-1,
+
+with the intercept w0 not penalised.  The minimiser here is a truncated
+Newton method (Newton-CG): each step solves H d = -g approximately by
+conjugate gradients using only Hessian-vector products, so the Hessian is never
+formed and a 5,000 x 8,000 sparse bag-of-words fits in well under a second.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from nbcourse._checks import check_labels, check_matrix
+
+__all__ = [
+    "ConvergenceWarning",
+    "LogisticRegression",
+    "NotFittedError",
+    "decision_function",
+    "top_weights",
+]
+
+
+class ConvergenceWarning(UserWarning):
+    """The optimiser stopped at max_iter before the gradient was small enough."""
+
+
+class NotFittedError(ValueError, AttributeError):
+    """A method that needs a fitted model was called before `fit`."""
+
+
+def _weight_vector(w) -> np.ndarray:
+    if sp.issparse(w):
+        w = w.toarray()
+    try:
+        weights = np.asarray(w, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"w must be an array of numbers, got {type(w).__name__}") from None
+    if weights.ndim == 2 and weights.shape[0] == 1:  # coef_ has shape (1, n_features)
+        weights = weights[0]
+    if weights.ndim != 1:
+        raise ValueError(f"w must be 1-D (one weight per feature), got shape {weights.shape}")
+    if not np.all(np.isfinite(weights)):
+        raise ValueError("w contains NaN or infinite weights")
+    return weights
+
+
+def _bias(w0) -> float:
+    try:
+        array = np.asarray(w0, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"w0 must be a single number (the bias), got {w0!r}") from None
+    if array.size != 1:
+        raise ValueError(f"w0 must be a single number (the bias), got {w0!r}")
+    value = float(array.reshape(()))
+    if not math.isfinite(value):
+        raise ValueError(f"w0 must be finite, got {value}")
+    return value
+
+
+def decision_function(w0, w, X) -> np.ndarray:
+    """The linear score w0 + X @ w, one value per row of X (dense or sparse).
+
+    A positive score means the second class (classes_[1]) wins.  w may be 1-D
+    or a (1, n_features) row such as `coef_`; w0 may be a number or `intercept_`.
+    """
+    weights = _weight_vector(w)
+    X = check_matrix(X, "X", n_features=weights.shape[0])
+    return _bias(w0) + np.asarray(X @ weights).ravel()
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-z)) without overflow for large |z|."""
+    e = np.exp(-np.abs(z))
+    return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+class LogisticRegression:
+    """Two-class L2-regularised logistic regression, fitted by Newton-CG.
+
+    Parameters
+    ----------
+    C : inverse regularisation strength, as in scikit-learn (larger C, weaker penalty).
+    max_iter : maximum number of Newton steps.
+    tol : stop when every component of the gradient is at most tol in absolute value.
+
+    Attributes after `fit`: `classes_`, `coef_` (1, n_features), `intercept_` (1,),
+    `n_iter_` (1,) Newton steps taken, `n_features_in_`.
+    """
+
+    def __init__(self, C: float = 1.0, *, max_iter: int = 100, tol: float = 1e-6):
+        if isinstance(C, bool) or not isinstance(C, numbers.Real) or not (0 < C < math.inf):
+            raise ValueError(f"C must be a positive finite number, got {C!r}")
+        if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
+            raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not (0 < tol < math.inf):
+            raise ValueError(f"tol must be a positive number, got {tol!r}")
+        self.C = float(C)
+        self.max_iter = int(max_iter)
+        self.tol = float(tol)
+
+    def __repr__(self) -> str:
+        return f"LogisticRegression(C={self.C!r}, max_iter={self.max_iter!r}, tol={self.tol!r})"
+
+    # ----- fitting -------------------------------------------------------------------------
+
+    def fit(self, X, y) -> "LogisticRegression":
+        X = check_matrix(X, "X")
+        labels = check_labels(y, X.shape[0])
+        try:
+            classes, target = np.unique(labels, return_inverse=True)
+        except TypeError:
+            raise TypeError("y mixes label types that cannot be sorted (e.g. strings and numbers)") from None
+        if classes.shape[0] != 2:
+            raise ValueError(
+                f"LogisticRegression here handles exactly two classes; y has {classes.shape[0]} "
+                f"({classes.tolist()[:5]})"
+            )
+        params, n_iter, converged = self._newton_cg(X, target.astype(float))
+        if not converged:
+            warnings.warn(
+                f"LogisticRegression did not converge in {self.max_iter} Newton steps; "
+                "increase max_iter or scale the features",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        self.classes_ = classes
+        self.coef_ = params[:-1].reshape(1, -1)
+        self.intercept_ = params[-1:].copy()
+        self.n_iter_ = np.array([n_iter])
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _newton_cg(self, X, t: np.ndarray):
+        """Minimise the objective over params = [w, w0]; returns (params, steps, converged)."""
+        C = self.C
+        n_features = X.shape[1]
+
+        def split(v):
+            return v[:-1], v[-1]
+
+        def scores(v):
+            w, b = split(v)
+            return np.asarray(X @ w).ravel() + b
+
+        def objective(v, z):
+            w, _ = split(v)
+            # log(1 + exp(-s z)) with s = 2t - 1, computed without overflow
+            return 0.5 * float(w @ w) + C * float(np.logaddexp(0.0, -(2.0 * t - 1.0) * z).sum())
+
+        def gradient(v, p):
+            w, _ = split(v)
+            residual = C * (p - t)
+            return np.concatenate([w + np.asarray(X.T @ residual).ravel(), [residual.sum()]])
+
+        params = np.zeros(n_features + 1)
+        z = scores(params)
+        value = objective(params, z)
+        p = _sigmoid(z)
+        g = gradient(params, p)
+        for step in range(1, self.max_iter + 1):
+            if np.abs(g).max() <= self.tol:
+                return params, step - 1, True
+            curvature = C * p * (1.0 - p)
+
+            def hessian_times(d):
+                dw, db = split(d)
+                u = curvature * (np.asarray(X @ dw).ravel() + db)
+                return np.concatenate([dw + np.asarray(X.T @ u).ravel(), [u.sum()]])
+
+            direction = _conjugate_gradient(hessian_times, -g, max_iter=n_features + 1)
+            slope = float(g @ direction)
+            alpha = 1.0
+            noise = 16.0 * np.finfo(float).eps * abs(value)
+            while True:
+                candidate = params + alpha * direction
+                z_new = scores(candidate)
+                new_value = objective(candidate, z_new)
+                if new_value <= value + 1e-4 * alpha * slope + noise:
+                    break
+                alpha /= 2.0
+                if alpha < 1e-10:  # no progress possible at machine precision
+                    return params, step, np.abs(g).max() <= math.sqrt(self.tol)
+            params, z, value = candidate, z_new, new_value
+            p = _sigmoid(z)
+            g = gradient(params, p)
+        return params, self.max_iter, np.abs(g).max() <= self.tol
+
+    # ----- prediction ----------------------------------------------------------------------
+
+    def _check_fitted(self):
+        if not hasattr(self, "coef_"):
+            raise NotFittedError("This LogisticRegression is not fitted yet; call fit(X, y) first")
+
+    def decision_function(self, X) -> np.ndarray:
+        """Log-odds w0 + X @ w of classes_[1] against classes_[0]."""
+        self._check_fitted()
+        return decision_function(self.intercept_, self.coef_, X)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Columns: P(classes_[0] | x), P(classes_[1] | x)."""
+        z = self.decision_function(X)
+        return np.column_stack([_sigmoid(-z), _sigmoid(z)])  # not 1 - p: keeps tiny values accurate
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        z = self.decision_function(X)
+        return np.column_stack([-np.logaddexp(0.0, z), -np.logaddexp(0.0, -z)])
+
+    def predict(self, X) -> np.ndarray:
+        """classes_[1] where the log-odds are positive, classes_[0] otherwise."""
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
+
+
+def _conjugate_gradient(matvec, rhs: np.ndarray, *, max_iter: int) -> np.ndarray:
+    """Approximately solve A x = rhs for symmetric positive definite A.
+
+    Truncated, as Newton-CG wants: stop once the residual is below
+    min(0.5, sqrt(|rhs|)) * |rhs|, which gives fast (superlinear) Newton steps
+    near the optimum without wasting work far from it.
+    """
+    rhs_norm = float(np.linalg.norm(rhs))
+    target = min(0.5, math.sqrt(rhs_norm)) * rhs_norm
+    x = np.zeros_like(rhs)
+    residual = rhs.copy()
+    direction = residual.copy()
+    r2 = float(residual @ residual)
+    for _ in range(max_iter):
+        if math.sqrt(r2) <= target:
+            break
+        a_direction = matvec(direction)
+        curvature = float(direction @ a_direction)
+        if curvature <= 0:  # cannot happen for the L2 objective; guard against round-off
+            break
+        step = r2 / curvature
+        x += step * direction
+        residual -= step * a_direction
+        new_r2 = float(residual @ residual)
+        direction = residual + (new_r2 / r2) * direction
+        r2 = new_r2
+    if not x.any():  # first iteration broke down: fall back to steepest descent
+        x = rhs.copy()
+    return x
+
+
+def top_weights(w, feature_names, k: int = 10) -> pd.DataFrame:
+    """The k largest positive and k most negative weights: the most telling features.
+
+    Rows come positive first (largest weight first), then negative (most
+    negative first); a `side` column says which.  Only weights that are really
+    positive (or negative) are listed, so either side may have fewer than k rows.
+    Ties keep the order of `feature_names`.
+    """
+    weights = _weight_vector(w)
+    names = np.asarray(feature_names, dtype=object)
+    if names.ndim != 1 or names.shape[0] != weights.shape[0]:
+        raise ValueError(
+            f"feature_names must list one name per weight ({weights.shape[0]}), got shape {names.shape}"
+        )
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    order_desc = np.argsort(-weights, kind="stable")
+    order_asc = np.argsort(weights, kind="stable")
+    positive = [i for i in order_desc[:k] if weights[i] > 0]
+    negative = [i for i in order_asc[:k] if weights[i] < 0]
+    rows = [("positive", names[i], weights[i]) for i in positive]
+    rows += [("negative", names[i], weights[i]) for i in negative]
+    return pd.DataFrame(rows, columns=["side", "feature", "weight"]).astype({"weight": float})

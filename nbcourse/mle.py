@@ -1,0 +1,407 @@
+"""Maximum likelihood for categorical and Gaussian data.
+
+Naive Bayes is "fit by counting" because the maximum-likelihood estimate of a
+categorical distribution has a closed form, theta_k = n_k / N.  This module
+states the log-likelihood, derives that closed form with a Lagrange
+multiplier, and confirms it with an independent numeric optimiser that never
+looks at the formula.  The Gaussian case (mean and *biased* variance) is here
+too, because Gaussian naive Bayes is fit by the same argument.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "SimplexMLEResult",
+    "barycentric_to_cartesian",
+    "categorical_log_likelihood",
+    "class_prior_mle",
+    "gaussian_log_likelihood",
+    "gaussian_mle",
+    "lagrange_multiplier",
+    "lagrangian_gradient",
+    "multinomial_mle",
+    "numeric_simplex_mle",
+    "simplex_grid",
+]
+
+
+# ---------------------------------------------------------------------------
+# Input checking shared with nbcourse.smoothing.  Numbers come in as floats
+# (numpy float64) or, with exact=True, as fractions.Fraction held in numpy
+# object arrays, so that a notebook can show 4/5 rather than 0.8.
+# ---------------------------------------------------------------------------
+
+
+def _to_fraction(value, name: str) -> Fraction:
+    """One number as an exact Fraction.
+
+    A float is read as the decimal it prints as (0.1 -> 1/10, not the binary
+    value 3602879701896397/2**55), which is what a person typing 0.1 means.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must contain numbers, not booleans (got {value!r})")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, numbers.Integral):
+        return Fraction(int(value))
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        if math.isnan(value):
+            raise ValueError(f"{name} contains NaN")
+        if math.isinf(value):
+            raise ValueError(f"{name} contains an infinite value")
+        return Fraction(repr(value))
+    raise TypeError(f"{name} must contain numbers, got {type(value).__name__} {value!r}")
+
+
+def _as_numbers(values, name: str, *, exact: bool = False) -> np.ndarray:
+    """A finite numeric array: float64, or an object array of Fractions if exact."""
+    if exact:
+        array = np.asarray(values, dtype=object)
+        if array.size == 0:
+            return array.astype(float)
+        converted = np.frompyfunc(lambda v: _to_fraction(v, name), 1, 1)(array)
+        return np.asarray(converted, dtype=object)
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be numeric, got the string {values!r}")
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            f"{name} must be a number or a rectangular array of numbers ({error})"
+        ) from None
+    if np.isnan(array).any():
+        raise ValueError(f"{name} contains NaN")
+    if np.isinf(array).any():
+        raise ValueError(f"{name} contains an infinite value")
+    return array
+
+
+def _as_scalar(value, name: str, *, exact: bool = False):
+    """A single finite number (float, or Fraction when exact)."""
+    array = _as_numbers(value, name, exact=exact)
+    if array.ndim != 0:
+        raise ValueError(f"{name} must be a single number, got an array of shape {array.shape}")
+    return array.item() if exact else float(array)
+
+
+def _as_counts(counts, name: str = "counts", *, exact: bool = False) -> np.ndarray:
+    """Non-negative counts; the last axis runs over the K outcomes."""
+    array = _as_numbers(counts, name, exact=exact)
+    if array.ndim == 0:
+        raise ValueError(
+            f"{name} must be an array with one count per outcome, got the single number {array.item()!r}"
+        )
+    if array.size == 0 or array.shape[-1] == 0:
+        raise ValueError(f"{name} is empty: expected at least one outcome")
+    if np.any(array < 0):
+        raise ValueError(f"{name} must be non-negative, got {np.asarray(array).tolist()}")
+    return array
+
+
+def _output(array: np.ndarray, exact: bool):
+    """Scalars stay scalars; exact results become (nested) lists of Fractions."""
+    if array.ndim == 0:
+        return array.item() if exact else float(array)
+    return array.tolist() if exact else array
+
+
+# ---------------------------------------------------------------------------
+# Categorical / multinomial
+# ---------------------------------------------------------------------------
+
+
+def _as_simplex_points(theta, k: int, atol: float, name: str = "theta") -> np.ndarray:
+    points = _as_numbers(theta, name)
+    if points.ndim == 0 or points.shape[-1] != k:
+        raise ValueError(
+            f"{name} must have one probability per outcome (last axis of length {k}), "
+            f"got shape {points.shape}"
+        )
+    if np.any(points < 0):
+        raise ValueError(f"{name} must be non-negative: probabilities cannot be negative")
+    sums = points.sum(axis=-1)
+    if not np.allclose(sums, 1.0, rtol=0.0, atol=atol):
+        worst = sums.flat[np.argmax(np.abs(sums - 1.0))]
+        raise ValueError(
+            f"{name} must sum to 1 (a point on the probability simplex), got a sum of {worst!r}"
+        )
+    return points
+
+
+def categorical_log_likelihood(counts, theta, *, atol: float = 1e-9):
+    """log P(data | theta) = sum_k n_k log theta_k for i.i.d. categorical draws.
+
+    The multinomial coefficient is left out: it does not depend on theta, so it
+    does not move the maximum.  An outcome never seen (n_k = 0) contributes
+    0 * log theta_k = 0 even when theta_k = 0; an outcome seen but given
+    probability 0 makes the whole data impossible, so the result is -inf.
+
+    `theta` may hold many candidate points at once (shape (..., K)), e.g. a
+    `simplex_grid`; the result then has shape theta.shape[:-1].
+    """
+    n = _as_counts(counts)
+    if n.ndim != 1:
+        raise ValueError(f"counts must be 1-D (one count per outcome), got shape {n.shape}")
+    points = _as_simplex_points(theta, n.shape[0], atol)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(n > 0, n * np.log(points), 0.0)
+    total = terms.sum(axis=-1)
+    return float(total) if total.ndim == 0 else total
+
+
+def multinomial_mle(counts, *, exact: bool = False):
+    """The closed-form maximiser theta_k = n_k / N (see `lagrange_multiplier`).
+
+    `counts` has the outcomes on its last axis; several rows (e.g. one per
+    class) are normalised separately.  With exact=True, integer counts give
+    `fractions.Fraction` results such as 2/9.
+    """
+    n = _as_counts(counts, exact=exact)
+    totals = n.sum(axis=-1, keepdims=True)
+    if np.any(totals == 0):
+        raise ValueError(
+            "counts sum to zero: with no observations the maximum-likelihood estimate is 0/0 "
+            "(add pseudo-counts, see nbcourse.smoothing.lidstone)"
+        )
+    return _output(n / totals, exact)
+
+
+def class_prior_mle(y, *, exact: bool = False) -> pd.Series:
+    """P(y = c) estimated as (# examples labelled c) / (# examples).
+
+    Returns a pandas Series indexed by the sorted class labels, the same order
+    scikit-learn uses for `classes_`.
+    """
+    labels = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
+    if isinstance(y, (str, bytes)) or labels.ndim != 1:
+        raise ValueError(f"y must be a 1-D sequence of class labels, got {type(y).__name__}")
+    if labels.size == 0:
+        raise ValueError("y is empty: need at least one labelled example")
+    missing = pd.isna(pd.Series(labels, dtype=object))
+    if missing.any():
+        raise ValueError(f"y contains a missing label (NaN/None) at position {int(np.argmax(missing.to_numpy()))}")
+    try:
+        classes, counts = np.unique(labels, return_counts=True)
+    except TypeError:
+        raise TypeError("y mixes label types that cannot be sorted (e.g. strings and numbers)") from None
+    if exact:
+        total = int(counts.sum())
+        values = [Fraction(int(c), total) for c in counts]
+        return pd.Series(values, index=pd.Index(classes, name="class"), name="P(y)", dtype=object)
+    return pd.Series(counts / counts.sum(), index=pd.Index(classes, name="class"), name="P(y)")
+
+
+def lagrange_multiplier(counts, *, exact: bool = False):
+    """The multiplier lambda at the stationary point of the Lagrangian.
+
+    Sign convention used here:
+
+        L(theta, lambda) = sum_k n_k log theta_k - lambda * (sum_k theta_k - 1)
+
+    dL/dtheta_k = n_k / theta_k - lambda = 0 gives theta_k = n_k / lambda, and the
+    constraint sum_k theta_k = 1 then forces lambda = N = sum_k n_k, the total
+    count (so theta_k = n_k / N).  Writing the constraint term with a plus sign,
+    + lambda * (sum_k theta_k - 1), as some lecture notes do, gives lambda = -N
+    instead; the estimate is the same.
+    """
+    n = _as_counts(counts, exact=exact)
+    if n.ndim != 1:
+        raise ValueError(f"counts must be 1-D (one count per outcome), got shape {n.shape}")
+    total = n.sum()
+    if total == 0:
+        raise ValueError("counts sum to zero: the Lagrangian has no stationary point without data")
+    return total if exact else float(total)
+
+
+def lagrangian_gradient(counts, theta, lam):
+    """Gradient of L(theta, lambda) (sign convention of `lagrange_multiplier`).
+
+    Returns (dL/dtheta, dL/dlambda).  Both vanish exactly at the maximum-likelihood
+    point theta = counts / N with lambda = N, which is how a notebook can check
+    the derivation numerically.  theta must be strictly positive where counts are.
+    """
+    n = _as_counts(counts)
+    if n.ndim != 1:
+        raise ValueError(f"counts must be 1-D (one count per outcome), got shape {n.shape}")
+    point = _as_numbers(theta, "theta")
+    if point.shape != n.shape:
+        raise ValueError(f"theta must have shape {n.shape} like counts, got {point.shape}")
+    if np.any((point <= 0) & (n > 0)):
+        raise ValueError("theta must be positive wherever counts are positive (log 0 is -inf)")
+    lam = _as_scalar(lam, "lam")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_theta = np.where(n > 0, n / point, 0.0) - lam
+    d_lambda = -(point.sum() - 1.0)
+    return d_theta, float(d_lambda)
+
+
+@dataclass(frozen=True)
+class SimplexMLEResult:
+    """What `numeric_simplex_mle` found and how it got there."""
+
+    theta: np.ndarray
+    log_likelihood: float
+    n_iter: int
+    converged: bool
+    last_step: float  # max |theta_new - theta_old| of the final iteration
+
+
+def numeric_simplex_mle(counts, *, tol: float = 1e-10, max_iter: int = 10_000, start=None) -> SimplexMLEResult:
+    """Maximise sum_k n_k log theta_k over the simplex by exponentiated gradient.
+
+    This is an independent check of the closed form, so it uses only the
+    gradient g_k = n_k / theta_k, never n_k / N.  Each step is mirror ascent
+    with the entropy mirror map,
+
+        log theta_k  <-  log theta_k + eta * g_k / N  - (normaliser),
+
+    which keeps theta strictly inside the simplex without projections.  The step
+    eta starts at 1 and is halved until the log-likelihood rises enough (Armijo),
+    then allowed to grow again.  Iteration stops when no coordinate moves by
+    more than `tol`.  Outcomes with zero counts shrink geometrically towards 0.
+    """
+    n = _as_counts(counts)
+    if n.ndim != 1:
+        raise ValueError(f"counts must be 1-D (one count per outcome), got shape {n.shape}")
+    total = n.sum()
+    if total == 0:
+        raise ValueError("counts sum to zero: every point of the simplex is equally likely")
+    if not (isinstance(tol, numbers.Real) and tol > 0):
+        raise ValueError(f"tol must be a positive number, got {tol!r}")
+    if not (isinstance(max_iter, numbers.Integral) and max_iter >= 1):
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+
+    k = n.shape[0]
+    if start is None:
+        log_theta = np.full(k, -math.log(k))
+    else:
+        start_point = _as_simplex_points(start, k, 1e-9, name="start")
+        if start_point.ndim != 1 or np.any(start_point <= 0):
+            raise ValueError("start must be a single point strictly inside the simplex (all entries > 0)")
+        log_theta = np.log(start_point / start_point.sum())
+
+    seen = n > 0
+    # Work with the log-likelihood divided by N so that one step size suits any
+    # sample size; only the gradient of this objective drives the iteration.
+    scaled_counts = n[seen] / total
+
+    def objective(log_t: np.ndarray) -> float:
+        return float(scaled_counts @ log_t[seen])
+
+    def normalise(log_t: np.ndarray) -> np.ndarray:
+        top = log_t.max()
+        return log_t - (top + math.log(np.exp(log_t - top).sum()))
+
+    value = objective(log_theta)
+    eta = 1.0
+    step = math.inf
+    for iteration in range(1, max_iter + 1):
+        theta = np.exp(log_theta)
+        gradient = np.zeros(k)
+        gradient[seen] = scaled_counts / theta[seen]
+        while True:
+            candidate = normalise(log_theta + eta * gradient)
+            new_theta = np.exp(candidate)
+            new_value = objective(candidate)
+            rise = float(gradient @ (new_theta - theta))
+            if new_value >= value + 1e-4 * rise - 1e-15 * abs(value) or eta < 1e-12:
+                break
+            eta /= 2.0
+        step = float(np.abs(new_theta - theta).max())
+        log_theta, value = candidate, new_value
+        eta = min(1.0, 2.0 * eta)
+        if step <= tol:
+            return SimplexMLEResult(np.exp(log_theta), float(value * total), iteration, True, step)
+    return SimplexMLEResult(np.exp(log_theta), float(value * total), max_iter, False, step)
+
+
+def simplex_grid(n: int, k: int = 3, *, include_boundary: bool = True) -> np.ndarray:
+    """All points (i_1/n, ..., i_k/n) with non-negative integers summing to n.
+
+    Shape (M, k) with M = C(n + k - 1, k - 1), in a fixed order.  With
+    include_boundary=False only points with every coordinate > 0 are kept, which
+    avoids the -inf a log-likelihood takes on the edges of the triangle.
+    """
+    if not (isinstance(n, numbers.Integral) and not isinstance(n, bool) and n >= 1):
+        raise ValueError(f"n (grid resolution) must be a positive integer, got {n!r}")
+    if not (isinstance(k, numbers.Integral) and not isinstance(k, bool) and k >= 1):
+        raise ValueError(f"k (number of outcomes) must be a positive integer, got {k!r}")
+    if not include_boundary and n < k:
+        raise ValueError(f"an interior grid needs n >= k, got n={n}, k={k}")
+    offset = 0 if include_boundary else 1
+    parts_total = n - k * offset
+    rows = []
+    # stars and bars: k - 1 bars among parts_total + k - 1 slots
+    for bars in itertools.combinations(range(parts_total + k - 1), k - 1):
+        edges = (-1, *bars, parts_total + k - 1)
+        rows.append([edges[i + 1] - edges[i] - 1 + offset for i in range(k)])
+    return np.asarray(rows, dtype=float) / n
+
+
+def barycentric_to_cartesian(points) -> np.ndarray:
+    """Map points of the 3-outcome simplex to (x, y) in an equilateral triangle.
+
+    Corners: outcome 1 -> (0, 0), outcome 2 -> (1, 0), outcome 3 -> (1/2, sqrt(3)/2).
+    """
+    p = _as_simplex_points(points, 3, 1e-9, name="points")
+    corners = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, math.sqrt(3.0) / 2.0]])
+    return p @ corners
+
+
+# ---------------------------------------------------------------------------
+# Gaussian
+# ---------------------------------------------------------------------------
+
+
+def _as_samples(x) -> np.ndarray:
+    samples = _as_numbers(x, "x")
+    if samples.ndim not in (1, 2):
+        raise ValueError(f"x must be 1-D (samples) or 2-D (samples x features), got shape {samples.shape}")
+    if samples.shape[0] == 0:
+        raise ValueError("x is empty: need at least one sample")
+    return samples
+
+
+def gaussian_mle(x):
+    """Maximum-likelihood (mean, variance) of i.i.d. Gaussian samples.
+
+    The variance divides by N, not N - 1: it is the biased estimator that
+    maximises the likelihood (and the one naive Bayes uses).  For 2-D x, each
+    column (feature) gets its own mean and variance.  A single sample gives
+    variance 0, for which the likelihood is unbounded.
+    """
+    samples = _as_samples(x)
+    mean = samples.mean(axis=0)
+    var = ((samples - mean) ** 2).mean(axis=0)
+    if samples.ndim == 1:
+        return float(mean), float(var)
+    return mean, var
+
+
+def gaussian_log_likelihood(x, mean, var):
+    """sum_i log N(x_i; mean, var) = -N/2 log(2 pi var) - sum_i (x_i - mean)^2 / (2 var).
+
+    For 2-D x the sum runs over samples, giving one value per feature.
+    """
+    samples = _as_samples(x)
+    mu = _as_numbers(mean, "mean")
+    sigma2 = _as_numbers(var, "var")
+    expected = () if samples.ndim == 1 else (samples.shape[1],)
+    for name, value in (("mean", mu), ("var", sigma2)):
+        if value.shape not in ((), expected):
+            raise ValueError(f"{name} must be a number or have shape {expected}, got {value.shape}")
+    if np.any(sigma2 <= 0):
+        raise ValueError(f"var must be positive, got {sigma2.tolist()}")
+    terms = -0.5 * np.log(2.0 * np.pi * sigma2) - (samples - mu) ** 2 / (2.0 * sigma2)
+    total = terms.sum(axis=0)
+    return float(total) if np.ndim(total) == 0 else total
