@@ -447,7 +447,8 @@ class CategoricalNB(_BaseNB):
         self.classes_ = _classes_from_fit(y)
         self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         self.n_features_in_ = X.shape[1]
-        self.class_count_ = np.array([np.sum(y == c) for c in self.classes_], dtype=np.float64)
+        class_codes = np.searchsorted(self.classes_, y)
+        self.class_count_ = np.bincount(class_codes, minlength=len(self.classes_)).astype(np.float64)
         self.class_log_prior_ = np.log(self.class_count_ / self.class_count_.sum())
         self.categories_, self.category_count_, self.feature_log_prob_ = {}, {}, []
         for name in X.columns:
@@ -456,9 +457,11 @@ class CategoricalNB(_BaseNB):
                 values = list(column.cat.categories)
             else:
                 values = list(pd.unique(column))
-            counts = pd.crosstab(pd.Categorical(y, categories=self.classes_),
-                                 pd.Categorical(column, categories=values), dropna=False)
-            counts = counts.to_numpy(dtype=np.float64)
+            lookup = {value: code for code, value in enumerate(values)}
+            value_codes = np.fromiter((lookup[v] for v in column), dtype=np.intp,
+                                      count=len(column))
+            counts = np.zeros((len(self.classes_), len(values)))
+            np.add.at(counts, (class_codes, value_codes), 1.0)
             self.categories_[name] = values
             self.category_count_[name] = counts
             smoothed = counts + alpha
