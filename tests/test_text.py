@@ -1,0 +1,257 @@
+"""Tokens and bag-of-words counts, checked against scikit-learn's CountVectorizer on real text."""
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.feature_extraction.text import CountVectorizer
+
+from conftest import SHARED_DATA
+from nbcourse import datasets
+from nbcourse.text import BagOfWords, tokenize, zipf_table
+
+SHARED = SHARED_DATA  # tests/conftest.py: $NBCOURSE_DATA, by default ../shared/data
+
+
+@pytest.fixture(scope="session")
+def sms_texts() -> list[str]:
+    return datasets.load_sms_spam(SHARED / "sms_spam" / "SMSSpamCollection", download=False)["text"].tolist()
+
+
+@pytest.fixture(scope="session")
+def news_train(tmp_path_factory) -> list[str]:
+    """20 Newsgroups train, extracted once per session (test_datasets.py uses the same folder)."""
+    cache = tmp_path_factory.getbasetemp() / "nbcourse-20news-cache"
+    return datasets.load_20newsgroups("train", path=SHARED / "20newsgroups" / "20news-bydate.tar.gz",
+                                      cache_dir=cache, download=False).data
+
+
+def assert_same_matrix(ours, reference):
+    """Same shape, dtype, and stored entries in the same canonical CSR layout."""
+    assert isinstance(ours, sp.csr_matrix)
+    assert ours.has_canonical_format
+    reference = sp.csr_matrix(reference)
+    reference.sort_indices()
+    assert ours.shape == reference.shape
+    assert ours.dtype == reference.dtype == np.int64
+    assert np.array_equal(ours.indptr, reference.indptr)
+    assert np.array_equal(ours.indices, reference.indices)
+    assert np.array_equal(ours.data, reference.data)
+
+
+def assert_same_as_sklearn(documents, **settings_):
+    ours = BagOfWords(**settings_)
+    reference = CountVectorizer(**settings_)
+    X = ours.fit_transform(documents)
+    expected = reference.fit_transform(documents)
+    assert ours.vocabulary_ == reference.vocabulary_
+    assert_same_matrix(X, expected)
+    assert list(ours.get_feature_names_out()) == list(reference.get_feature_names_out())
+    return ours, reference
+
+
+# -- tokenize -----------------------------------------------------------------------------------
+
+def test_tokenize_drops_one_letter_words_and_punctuation():
+    assert tokenize("Free entry in 2 a wkly comp! Win £100, txt WIN.") == [
+        "free", "entry", "in", "wkly", "comp", "win", "100", "txt", "win"]
+    assert tokenize("Free FREE free", lowercase=False) == ["Free", "FREE", "free"]
+    assert tokenize("") == []
+
+
+def test_tokenize_custom_pattern_and_one_capturing_group():
+    assert tokenize("I am ok", token_pattern=r"\b\w+\b") == ["i", "am", "ok"]
+    assert tokenize("#spam #ham eggs", token_pattern=r"#(\w+)") == ["spam", "ham"]
+
+
+def test_tokenize_rejects_bad_arguments():
+    with pytest.raises(TypeError, match="text must be a str"):
+        tokenize(b"bytes")
+    with pytest.raises(ValueError, match="2 capturing groups"):
+        tokenize("a b", token_pattern=r"(\w)(\w)")
+    with pytest.raises(ValueError, match="not a valid regular expression"):
+        tokenize("a b", token_pattern=r"(\w")
+
+
+def test_tokenize_agrees_with_sklearn_on_every_sms(sms_texts):
+    analyze = CountVectorizer().build_analyzer()
+    for text in sms_texts:
+        assert tokenize(text) == analyze(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=60))
+def test_tokenize_agrees_with_sklearn_on_any_unicode(text):
+    assert tokenize(text) == CountVectorizer().build_analyzer()(text)
+    assert tokenize(text, lowercase=False) == CountVectorizer(lowercase=False).build_analyzer()(text)
+
+
+# -- BagOfWords against CountVectorizer ---------------------------------------------------------
+
+@pytest.mark.parametrize("settings_", [
+    {},
+    {"binary": True},
+    {"lowercase": False},
+    {"min_df": 2},
+    {"min_df": 0.001, "max_df": 0.05},
+    {"max_df": 30},
+    {"max_features": 2000},
+    {"max_features": 500, "binary": True, "min_df": 3},
+    {"stop_words": ["the", "to", "you", "and", "a", "zzzunseen"]},
+    {"token_pattern": r"(?u)\b\w+\b"},
+], ids=repr)
+def test_matches_count_vectorizer_on_sms(sms_texts, settings_):
+    assert_same_as_sklearn(sms_texts, **settings_)
+
+
+def test_matches_count_vectorizer_on_20newsgroups_train(news_train):
+    ours, _ = assert_same_as_sklearn(news_train)
+    assert len(ours.vocabulary_) == 130107
+
+
+def test_matches_count_vectorizer_on_20newsgroups_with_pruning(news_train):
+    assert_same_as_sklearn(news_train, binary=True, min_df=2, max_df=0.5, max_features=10000)
+
+
+@pytest.mark.parametrize("settings_", [{}, {"binary": True, "max_features": 300}], ids=repr)
+def test_transform_of_unseen_messages_matches_count_vectorizer(sms_texts, settings_):
+    train, unseen = sms_texts[:4000], sms_texts[4000:]
+    ours, reference = assert_same_as_sklearn(train, **settings_)
+    assert_same_matrix(ours.transform(unseen), reference.transform(unseen))
+
+
+def test_transform_counts_only_the_fitted_words():
+    bag = BagOfWords().fit(["spam spam eggs", "ham"])
+
+    X = bag.transform(["eggs and spam and more spam", "", "nothing known"])
+
+    assert bag.vocabulary_ == {"eggs": 0, "ham": 1, "spam": 2}
+    assert X.toarray().tolist() == [[1, 0, 2], [0, 0, 0], [0, 0, 0]]
+    assert X.dtype == np.int64
+
+
+def test_fit_then_transform_equals_fit_transform(sms_texts):
+    together = BagOfWords(min_df=2).fit_transform(sms_texts)
+    apart = BagOfWords(min_df=2).fit(sms_texts).transform(sms_texts)
+    assert (together != apart).nnz == 0
+
+
+def test_binary_records_presence():
+    X = BagOfWords(binary=True).fit_transform(["win win win cash", "cash"])
+    assert X.toarray().tolist() == [[1, 1], [1, 0]]
+
+
+def test_max_features_keeps_the_most_frequent_words():
+    bag = BagOfWords(max_features=2)
+    bag.fit(["aa bb bb cc cc cc", "cc bb dd"])
+    assert list(bag.get_feature_names_out()) == ["bb", "cc"]
+
+
+def test_feature_names_are_an_object_array_in_column_order():
+    bag = BagOfWords().fit(["zebra apple mango"])
+    names = bag.get_feature_names_out()
+    assert names.dtype == object
+    assert names.tolist() == ["apple", "mango", "zebra"]
+    names[0] = "changed"
+    assert bag.get_feature_names_out()[0] == "apple"
+
+
+# -- BagOfWords errors --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("settings_, error, message", [
+    ({"min_df": -1}, ValueError, "min_df must be >= 0"),
+    ({"max_df": 1.5}, ValueError, r"max_df must be in \[0, 1\]"),
+    ({"min_df": "2"}, TypeError, "min_df must be an int"),
+    ({"max_features": 0}, ValueError, "max_features must be a positive int"),
+    ({"max_features": 2.5}, TypeError, "max_features must be a positive int"),
+    ({"stop_words": "english"}, TypeError, "collection of words"),
+    ({"stop_words": ["ok", 3]}, TypeError, "only str"),
+    ({"token_pattern": r"(a)(b)"}, ValueError, "capturing groups"),
+])
+def test_bad_settings_are_named(settings_, error, message):
+    with pytest.raises(error, match=message):
+        BagOfWords(**settings_)
+
+
+def test_bad_documents_are_named():
+    with pytest.raises(TypeError, match=r"wrap it in a list"):
+        BagOfWords().fit("just one string")
+    with pytest.raises(TypeError, match=r"documents\[1\] must be a str, got float"):
+        BagOfWords().fit(["fine text", float("nan")])
+    with pytest.raises(ValueError, match="documents is empty"):
+        BagOfWords().fit([])
+    with pytest.raises(ValueError, match="empty vocabulary"):
+        BagOfWords().fit(["a b c", "!"])
+    with pytest.raises(ValueError, match="other than stop words"):
+        BagOfWords(stop_words={"the", "cat"}).fit(["the cat", "The CAT"])
+
+
+def test_pruning_that_leaves_nothing_or_contradicts_itself():
+    with pytest.raises(ValueError, match="no words remain"):
+        BagOfWords(min_df=3).fit(["aa bb", "cc dd", "ee"])
+    with pytest.raises(ValueError, match="no word can satisfy both"):
+        BagOfWords(min_df=2, max_df=1).fit(["aa bb", "aa cc"])
+
+
+def test_transform_before_fit():
+    with pytest.raises(RuntimeError, match="not fitted"):
+        BagOfWords().transform(["hello there"])
+    with pytest.raises(RuntimeError, match="not fitted"):
+        BagOfWords().get_feature_names_out()
+
+
+def test_settings_changed_after_construction_are_checked_at_fit():
+    bag = BagOfWords()
+    bag.min_df = -3
+    with pytest.raises(ValueError, match="min_df"):
+        bag.fit(["aa bb"])
+
+
+# -- zipf_table ---------------------------------------------------------------------------------
+
+def test_zipf_table_ranks_words_by_total_count():
+    bag = BagOfWords()
+    X = bag.fit_transform(["the cat and the hat", "the bat and the cat"])
+
+    table = zipf_table(X, bag.get_feature_names_out())
+
+    assert list(table.columns) == ["word", "count", "rank"]
+    assert table.values.tolist() == [
+        ["the", 4, 1], ["and", 2, 2], ["cat", 2, 3], ["bat", 1, 4], ["hat", 1, 5]]
+
+
+def test_zipf_table_counts_every_token_of_the_sms_corpus(sms_texts):
+    bag = BagOfWords()
+    table = zipf_table(bag.fit_transform(sms_texts), bag.get_feature_names_out())
+    expected = Counter(token for text in sms_texts for token in tokenize(text))
+
+    assert dict(zip(table["word"], table["count"])) == expected
+    assert table["rank"].tolist() == list(range(1, len(expected) + 1))
+    assert table["count"].is_monotonic_decreasing
+
+
+def test_zipf_table_accepts_dense_counts_and_rejects_mismatches():
+    table = zipf_table(np.array([[0, 3], [1, 1]]), ["rare", "common"])
+    assert table["word"].tolist() == ["common", "rare"]
+    assert isinstance(table, pd.DataFrame)
+
+    with pytest.raises(ValueError, match="2 columns but feature_names has 3"):
+        zipf_table(np.ones((2, 2)), ["a", "b", "c"])
+    with pytest.raises(ValueError, match="non-negative"):
+        zipf_table(sp.csr_matrix(np.array([[1, -1]])), ["a", "b"])
+    with pytest.raises(ValueError, match="NaN"):
+        zipf_table(np.array([[1.0, np.nan]]), ["a", "b"])
+    with pytest.raises(ValueError, match="2-D"):
+        zipf_table(np.array([1, 2]), ["a", "b"])
+
+
+def test_repr_shows_only_the_changed_settings():
+    assert repr(BagOfWords()) == "BagOfWords()"
+    assert repr(BagOfWords(binary=True, max_df=1)) == "BagOfWords(binary=True, max_df=1)"
