@@ -1,0 +1,179 @@
+"""Student versions from instructor sources, with the markers nbgrader users know.
+
+In a source notebook (``exercises/source/*.ipynb``):
+
+* lines between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` are replaced by
+  ``# YOUR CODE HERE`` / ``raise NotImplementedError()`` at the same indentation
+  (in a Markdown cell, by ``YOUR ANSWER HERE``), as nbgrader does;
+* lines between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS`` are removed
+  (a cell left empty is dropped);
+* outputs, execution counts and cell metadata other than tags are cleared.
+
+The writer is deterministic (fixed notebook metadata, keys sorted, cell ids kept),
+so regenerating the release changes no byte unless a source changed, and a test can
+compare the committed student files with a fresh build.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+BEGIN_SOLUTION = "### BEGIN SOLUTION"
+END_SOLUTION = "### END SOLUTION"
+BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
+END_HIDDEN = "### END HIDDEN TESTS"
+CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
+MARKDOWN_STUB = ("YOUR ANSWER HERE",)
+STUDENT_METADATA = {
+    "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python",
+                   "name": "python3"},
+    "language_info": {"name": "python"},
+}
+_MARKER = re.compile(r"^(\s*)(### (?:BEGIN|END) (?:SOLUTION|HIDDEN TESTS))\s*$")
+
+
+class MarkerError(ValueError):
+    """Unbalanced or nested markers; the message names the notebook and the cell."""
+
+
+@dataclass
+class Blocks:
+    """The text a release must hide: solution lines and hidden-test lines."""
+    solution: list[str]
+    hidden: list[str]
+
+
+def _split_markers(source: str, where: str, cell_type: str) -> tuple[list[str], Blocks]:
+    """Student lines of one cell, and the solution / hidden lines that were taken out."""
+    kept: list[str] = []
+    blocks = Blocks([], [])
+    mode = None  # None | "solution" | "hidden"
+    for number, line in enumerate(source.split("\n"), start=1):
+        match = _MARKER.match(line)
+        marker = match.group(2) if match else None
+        stripped = line.strip().upper()
+        if marker is None and stripped.startswith("###") and (
+                "SOLUTION" in stripped or "HIDDEN TEST" in stripped):
+            raise MarkerError(f"{where}, line {number}: unrecognised marker {line.strip()!r}")
+        if marker == BEGIN_SOLUTION or marker == BEGIN_HIDDEN:
+            if mode is not None:
+                raise MarkerError(f"{where}, line {number}: {marker} inside an open {mode} block")
+            mode = "solution" if marker == BEGIN_SOLUTION else "hidden"
+            if mode == "solution":
+                indent = match.group(1)
+                stub = CODE_STUB if cell_type == "code" else MARKDOWN_STUB
+                kept.extend(indent + text for text in stub)
+            continue
+        if marker == END_SOLUTION or marker == END_HIDDEN:
+            wanted = "solution" if marker == END_SOLUTION else "hidden"
+            if mode != wanted:
+                raise MarkerError(f"{where}, line {number}: {marker} without its BEGIN")
+            mode = None
+            continue
+        if mode == "solution":
+            blocks.solution.append(line)
+        elif mode == "hidden":
+            blocks.hidden.append(line)
+        else:
+            kept.append(line)
+    if mode is not None:
+        raise MarkerError(f"{where}: a {mode} block is never closed")
+    return kept, blocks
+
+
+def student_notebook(source: nbformat.NotebookNode, name: str = "notebook"
+                     ) -> tuple[nbformat.NotebookNode, Blocks]:
+    """The student version of ``source`` and the hidden text that was removed from it."""
+    cells = []
+    removed = Blocks([], [])
+    for index, cell in enumerate(source.cells, start=1):
+        kept, blocks = _split_markers(cell.source, f"{name}, cell {index}", cell.cell_type)
+        removed.solution += blocks.solution
+        removed.hidden += blocks.hidden
+        text = "\n".join(kept)
+        if blocks.hidden and not text.strip():
+            continue  # a hidden-tests cell: gone entirely
+        tags = list(cell.get("metadata", {}).get("tags", []))
+        metadata = {"tags": tags} if tags else {}
+        if cell.cell_type == "code":
+            new = nbformat.v4.new_code_cell(text.strip("\n"), metadata=metadata)
+        elif cell.cell_type == "markdown":
+            new = nbformat.v4.new_markdown_cell(text.strip("\n"), metadata=metadata)
+        else:
+            new = nbformat.v4.new_raw_cell(text.strip("\n"), metadata=metadata)
+        new["id"] = cell.get("id") or f"cell-{index}"
+        cells.append(new)
+    student = nbformat.v4.new_notebook(cells=cells, metadata=json.loads(json.dumps(STUDENT_METADATA)))
+    student.nbformat, student.nbformat_minor = 4, 5
+    nbformat.validate(student)
+    return student, removed
+
+
+def render(notebook: nbformat.NotebookNode) -> str:
+    """nbformat's own JSON layout (indent 1, sorted keys) plus a final newline."""
+    text = nbformat.writes(notebook, version=4)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def source_notebooks(source_dir: Path) -> list[Path]:
+    return sorted(p for p in Path(source_dir).glob("*.ipynb") if p.is_file())
+
+
+def build(source_dir: Path) -> dict[str, str]:
+    """{file name: student notebook text} for every source notebook."""
+    out = {}
+    for path in source_notebooks(source_dir):
+        notebook = nbformat.read(path, as_version=4)
+        student, _ = student_notebook(notebook, path.name)
+        out[path.name] = render(student)
+    return out
+
+
+def hidden_text(source_dir: Path) -> dict[str, Blocks]:
+    """The solution and hidden-test lines of every source notebook (for leak tests)."""
+    out = {}
+    for path in source_notebooks(source_dir):
+        _, blocks = student_notebook(nbformat.read(path, as_version=4), path.name)
+        out[path.name] = blocks
+    return out
+
+
+@dataclass
+class ReleaseReport:
+    written: list[str]
+    unchanged: list[str]
+    stale: list[str]  # student notebooks in the release folder with no source
+
+    @property
+    def up_to_date(self) -> bool:
+        return not self.written and not self.stale
+
+
+def release(source_dir: Path, release_dir: Path, *, check: bool = False) -> ReleaseReport:
+    """Write (or with ``check=True`` only compare) the student versions."""
+    source_dir, release_dir = Path(source_dir), Path(release_dir)
+    if not source_dir.is_dir():
+        raise FileNotFoundError(f"source_dir {source_dir} is not a folder")
+    if source_dir.resolve() == release_dir.resolve():
+        raise ValueError("release_dir must differ from source_dir, or the solutions would be "
+                         "overwritten")
+    built = build(source_dir)
+    if not built:
+        raise FileNotFoundError(f"no source notebooks (*.ipynb) in {source_dir}")
+    written, unchanged = [], []
+    for name, text in built.items():
+        target = release_dir / name
+        current = target.read_bytes() if target.is_file() else None
+        if current == text.encode("utf-8"):
+            unchanged.append(name)
+            continue
+        written.append(name)
+        if not check:
+            release_dir.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(text.encode("utf-8"))
+    stale = sorted(p.name for p in release_dir.glob("*.ipynb") if p.name not in built)
+    return ReleaseReport(written, unchanged, stale)

@@ -1,0 +1,70 @@
+"""Per-student feedback pages: each test by name, and why it failed.
+
+A page never shows hidden test code, hidden inputs or expected values: only the
+name the instructor gave each case, the student's own result, and what is wrong
+with it ("expected a number, got a string", "raised KeyError: 'windy'").
+Everything is HTML-escaped, because student-controlled text (error messages, their
+own values) appears on the page.
+"""
+from __future__ import annotations
+
+from html import escape
+
+from .scoring import SubmissionResult
+
+STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem;
+       line-height: 1.45; color: #1b1b1b; }
+h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 1.6rem; }
+.score { font-size: 1.2rem; font-weight: 600; }
+.status { display: inline-block; padding: 0 .5rem; border-radius: .3rem; background: #eee; }
+table { border-collapse: collapse; width: 100%; margin: .4rem 0; }
+td, th { border-bottom: 1px solid #ddd; padding: .25rem .4rem; text-align: left; vertical-align: top; }
+.pass { color: #176f2c; } .fail { color: #a4161a; }
+.note { color: #444; } code { background: #f4f4f4; padding: 0 .2rem; }
+"""
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+def render_html(result: SubmissionResult, exercise_title: str) -> str:
+    """A self-contained HTML page for one submission."""
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>Feedback: {escape(exercise_title)} ({escape(result.submission)})</title>",
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>{escape(exercise_title)}</h1>",
+        f"<p>Submission <code>{escape(result.submission)}</code></p>",
+        f'<p class="score">{_fmt(result.total)} / {_fmt(result.maximum)} points</p>',
+        f'<p>Status: <span class="status">{escape(result.status)}</span></p>',
+    ]
+    if result.reasons:
+        parts.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in result.reasons) + "</ul>")
+    if result.notes:
+        parts.append('<ul class="note">' + "".join(f"<li>{escape(n)}</li>" for n in result.notes)
+                     + "</ul>")
+    for question in result.questions:
+        parts.append(f"<h2>{escape(question.id)}: {escape(question.title)} "
+                     f"({_fmt(question.score)} / {_fmt(question.points)})</h2>")
+        parts.append(f"<p>Graded answer: <code>{escape(question.name)}</code> "
+                     f"&mdash; {escape(question.status)}</p>")
+        if question.cases:
+            rows = []
+            for case in question.cases:
+                label = "hidden test" if case.hidden else "public test"
+                mark = '<span class="pass">passed</span>' if case.passed else \
+                    '<span class="fail">failed</span>'
+                rows.append(f"<tr><td>{label}: {escape(case.name)}</td><td>{mark}</td>"
+                            f"<td>{escape(case.message)}</td></tr>")
+            parts.append("<table><tr><th>test</th><th>result</th><th>why</th></tr>"
+                         + "".join(rows) + "</table>")
+        for note in question.notes:
+            parts.append(f'<p class="note">{escape(note)}</p>')
+    parts.append('<p class="note">Hidden tests call your functions on inputs you have not '
+                 "seen. Their inputs and expected values stay with the grader; the messages "
+                 "above say what went wrong without giving the answer away.</p>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"

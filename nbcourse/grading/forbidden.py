@@ -1,0 +1,129 @@
+"""Spot an answer that calls the estimator it was asked to write by hand.
+
+The scan reads the submission's source with ``ast`` (nothing is executed).  It starts
+at the graded function (or at the statements that assign a graded value) and follows
+what that code uses: other functions defined in the notebook, and notebook-level
+variables such as ``model = CategoricalNB().fit(...)``.  A forbidden name counts when
+it is reached as an attribute (``nbcourse.CategoricalNB``) or as a name the notebook
+imported (``from nbcourse import CategoricalNB as C``, or re-bound as ``NB = C``), so a
+student's own variable that happens to be called ``accuracy`` is not mistaken for the
+library's function.
+
+This is a note for students acting in good faith, not a security check: code built
+to hide a name (``getattr(module, "Categ" + "oricalNB")``) will not be seen.  Grades
+do not depend on the scan being perfect, because answers are judged on hidden inputs.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterable
+
+_MAGIC = re.compile(r"^\s*[%!]|^\s*\w+\s*=\s*[%!]")
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _parse(source: str) -> ast.Module | None:
+    """Parse a cell, blanking IPython magics (``%time``, ``!pip``) that are not Python."""
+    lines = ["" if _MAGIC.match(line) else line for line in source.splitlines()]
+    try:
+        return ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _walk_scope(node: ast.AST):
+    """Like ast.walk, but without entering nested functions, classes and lambdas."""
+    todo = list(ast.iter_child_nodes(node))
+    while todo:
+        child = todo.pop()
+        yield child
+        if not isinstance(child, _SCOPES):
+            todo.extend(ast.iter_child_nodes(child))
+
+
+def _stored_names(target: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+class _Notebook:
+    """Functions, notebook-level assignments and imports of a whole submission."""
+
+    def __init__(self, sources: Iterable[str], forbidden: set[str]):
+        self.forbidden = forbidden
+        self.functions: dict[str, ast.AST] = {}
+        self.assignments: dict[str, list[ast.AST]] = {}
+        self.imported: dict[str, str] = {}  # local name -> forbidden name
+        self.star = False
+        for tree in filter(None, map(_parse, sources)):
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    self.functions[node.name] = node
+                elif isinstance(node, ast.ImportFrom):
+                    for alias in node.names:
+                        if alias.name == "*":
+                            self.star |= (node.module or "").startswith("nbcourse")
+                        elif alias.name in forbidden:
+                            self.imported[alias.asname or alias.name] = alias.name
+            for node in _walk_scope(tree):  # notebook-level assignments only
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    for target in targets:
+                        for name in _stored_names(target):
+                            self.assignments.setdefault(name, []).append(node.value)
+        self._resolve_aliases()
+
+    def _resolve_aliases(self) -> None:
+        """``NB = CategoricalNB`` makes NB an alias too (until nothing changes)."""
+        changed = True
+        while changed:
+            changed = False
+            for target, values in self.assignments.items():
+                if target in self.imported:
+                    continue
+                for value in values:
+                    if isinstance(value, (ast.Name, ast.Attribute)):
+                        found = self.hits(value)[0]
+                        if found:
+                            self.imported[target] = sorted(found)[0]
+                            changed = True
+                            break
+
+    def hits(self, node: ast.AST) -> tuple[set[str], set[str], set[str]]:
+        """(forbidden names used, names loaded, names stored) within ``node``."""
+        loaded, stored, attributes = set(), set(), set()
+        for child in ast.walk(node):
+            if isinstance(child, ast.Name):
+                (stored if isinstance(child.ctx, ast.Store) else loaded).add(child.id)
+            elif isinstance(child, ast.Attribute):
+                attributes.add(child.attr)
+            elif isinstance(child, ast.arg):
+                stored.add(child.arg)
+        found = {self.imported[n] for n in loaded if n in self.imported}
+        found |= attributes & self.forbidden
+        if self.star:
+            found |= loaded & self.forbidden
+        return found, loaded, stored
+
+
+def find(sources: Iterable[str], name: str, forbidden: Iterable[str]) -> list[str]:
+    """Forbidden names that the answer ``name`` uses, directly or through what it uses."""
+    notebook = _Notebook(list(sources), set(forbidden))
+    found: set[str] = set()
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        nodes = list(notebook.assignments.get(current, []))
+        if current in notebook.functions:
+            nodes.append(notebook.functions[current])
+        for node in nodes:
+            direct, loaded, stored = notebook.hits(node)
+            found |= direct
+            for used in loaded - stored:
+                if used in notebook.functions or used in notebook.assignments:
+                    todo.append(used)
+    return sorted(found)

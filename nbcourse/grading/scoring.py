@@ -1,0 +1,264 @@
+"""From what a run reported to a status, points and reasons, in the grader's process.
+
+The expected values never leave this process.  Every submission gets exactly one
+status; the order below decides which one when several things went wrong, and every
+problem also appears as a reason, so nothing is silently zero.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+
+from .runner import clean_message
+from .specs import Exercise
+from .values import decode_answer, describe_value
+
+STATUSES = (
+    "not a notebook",   # not JSON, JSON but not a notebook, unreadable, too large
+    "empty notebook",   # a notebook with no code in it
+    "grader error",     # the grading machinery failed; the instructor should look
+    "memory limit",     # a cell (or an answer) ran out of the memory it is allowed
+    "kernel died",      # the kernel process ended (os._exit, a crash)
+    "timed out",        # a cell or an answer ran longer than the timeout
+    "cell error",       # a cell raised an exception (answers still graded)
+    "answer missing",   # a graded name is not defined after running the notebook
+    "answers unreadable",  # the grader could not read the probe's reply
+    "graded",           # everything ran; the points are the answers' points
+)
+
+
+@dataclass
+class CaseResult:
+    name: str
+    hidden: bool
+    passed: bool
+    message: str = ""
+
+
+@dataclass
+class QuestionResult:
+    id: str
+    name: str
+    title: str
+    points: float
+    score: float
+    status: str  # passed | partly passed | failed | missing | not run | not callable ...
+    cases: list[CaseResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SubmissionResult:
+    submission: str
+    path: str
+    status: str
+    reasons: list[str]
+    total: float
+    maximum: float
+    questions: list[QuestionResult]
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def flags(self) -> list[str]:
+        return [f"{q.id}: {flag}" for q in self.questions for flag in q.flags]
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data.pop("seconds")  # timings differ between runs; results must not
+        data["flags"] = self.flags
+        return data
+
+
+def _round(value: Fraction) -> float:
+    return float(round(value, 2))
+
+
+def score_question(question, probe: dict, expected: list, penalty: float,
+                    forbidden: list[str]) -> QuestionResult:
+    points = Fraction(str(question.points))
+    result = QuestionResult(question.id, question.name, question.title, float(points), 0.0,
+                            "failed")
+    if "not_run" in probe:
+        result.status = "not run"
+        result.notes.append(f"not checked: {probe['not_run']}")
+        return result
+    if "timed_out" in probe:
+        result.status = "timed out"
+        result.notes.append(f"evaluating {question.name} took longer than "
+                            f"{probe['timed_out']:.0f} s and was stopped")
+        return result
+    if "unreadable_report" in probe:
+        result.status = "unreadable"
+        result.notes.append(probe["unreadable_report"])
+        return result
+    if probe.get("name") != question.name or probe.get("question") != question.id:
+        result.status = "unreadable"
+        result.notes.append("the probe's reply does not belong to this question")
+        return result
+    if probe.get("missing"):
+        result.status = "missing"
+        result.notes.append(f"`{question.name}` is not defined after running your notebook "
+                            "(was the cell deleted, renamed, or did it fail?)")
+        return result
+    if "not_callable" in probe:
+        result.status = "not callable"
+        result.notes.append(f"`{question.name}` should be a function, but it is a "
+                            f"{probe['not_callable']}")
+        return result
+
+    if question.kind == "value":
+        outcomes = [{"value": probe["value"]} if "value" in probe
+                    else {"unreadable": probe.get("unreadable", "no value")}]
+    else:
+        outcomes = probe.get("cases")
+        if not isinstance(outcomes, list) or len(outcomes) != len(question.cases):
+            result.status = "unreadable"
+            result.notes.append("the probe's reply has the wrong number of results")
+            return result
+
+    passed = 0
+    not_implemented = 0
+    for case, outcome, want in zip(question.cases, outcomes, expected):
+        message = _judge(question, case, outcome, want)
+        ok = message is None
+        passed += ok
+        if message and "NotImplementedError" in message:
+            not_implemented += 1
+        result.cases.append(CaseResult(case.name, case.hidden, ok, message or ""))
+
+    earned = points * passed / len(question.cases)
+    if not_implemented == len(question.cases):
+        result.status = "not answered"
+    elif passed == len(question.cases):
+        result.status = "passed"
+    elif passed:
+        result.status = "partly passed"
+    if forbidden:
+        names = ", ".join(forbidden)
+        result.flags.append(f"uses {names}")
+        lost = earned * Fraction(str(penalty))
+        earned -= lost
+        note = (f"`{question.name}` uses {names} (itself or through a function it calls), "
+                "which this exercise asks you to write yourself")
+        if lost:
+            note += f"; {_round(lost):g} point{'s' if lost != 1 else ''} withheld"
+        result.notes.append(note)
+    result.score = _round(earned)
+    if question.hint and result.status in ("failed", "partly passed"):
+        result.notes.append(f"hint: {question.hint}")
+    return result
+
+
+def _judge(question, case, outcome, expected) -> str | None:
+    if not isinstance(outcome, dict):
+        return "the grader could not read this result"
+    if "error" in outcome:
+        return f"raised {clean_message(outcome['error'])}"
+    if "unreadable" in outcome:
+        return f"the result cannot be read as plain data ({clean_message(outcome['unreadable'])})"
+    if "grader_error" in outcome:
+        return f"grader error: {clean_message(outcome['grader_error'])}"
+    if "value" not in outcome:
+        return "no result"
+    try:
+        actual = decode_answer(outcome["value"])
+    except (ValueError, TypeError, KeyError, RecursionError) as error:
+        return f"the result cannot be read ({clean_message(error)})"
+    try:
+        return question.judge_case(actual, expected, case)
+    except Exception as error:  # noqa: BLE001 - a strange answer must not stop the batch
+        return f"the result could not be compared ({type(error).__name__}: " \
+               f"{clean_message(error, 120)}); got {describe_value(actual)}"
+
+
+def _names_missing_answer(error: str, missing: set[str]) -> bool:
+    match = re.match(r"NameError: name '([^']+)' is not defined", error)
+    return bool(match) and match.group(1) in missing
+
+
+def score(exercise: Exercise, expected: dict[str, list], report: dict, submission: str,
+          path: str) -> SubmissionResult:
+    """Status, points and reasons for one submission from its run report."""
+    maximum = exercise.maximum
+    reasons: list[str] = []
+    notes: list[str] = []
+    empty = [QuestionResult(q.id, q.name, q.title, float(q.points), 0.0, "not run")
+             for q in exercise.questions]
+
+    if "grader_error" in report:
+        return SubmissionResult(submission, path, "grader error",
+                                [clean_message(report["grader_error"], 500)], 0.0, maximum, empty)
+    notebook = report.get("notebook", "ok")
+    if notebook == "not a notebook":
+        return SubmissionResult(submission, path, "not a notebook",
+                                [report.get("notebook_reason", "")], 0.0, maximum, empty)
+    if notebook == "empty":
+        return SubmissionResult(submission, path, "empty notebook",
+                                [report.get("notebook_reason", "")], 0.0, maximum, empty)
+
+    problems = report.get("problems", [])
+    missing_names = {q.name for q in exercise.questions
+                     if report.get("probes", {}).get(q.id, {}).get("missing")}
+    statuses = set()
+    kernel = report.get("kernel", "ok")
+    if kernel == "failed to start":
+        statuses.add("grader error")
+        reasons.append(f"the kernel did not start: {report.get('kernel_reason', '')}")
+    elif kernel == "died":
+        statuses.add("kernel died")
+        reasons.append(report.get("kernel_reason", "the kernel died"))
+    elif kernel in ("stuck", "too slow"):
+        statuses.add("timed out")
+        reasons.append(report.get("kernel_reason", "timed out"))
+    if report.get("memory_error"):
+        statuses.add("memory limit")
+        reasons.append("the notebook ran out of memory (it is limited while grading)")
+    for problem in problems:
+        if problem.get("timed_out"):
+            statuses.add("timed out")
+            reasons.append(f"cell {problem['cell']} was {problem['error']} and was interrupted")
+        elif problem.get("not_implemented"):
+            notes.append(f"cell {problem['cell']} is not done yet ({problem['error']})")
+        elif _names_missing_answer(problem.get("error", ""), missing_names):
+            # e.g. check("q3", predict) after the predict cell was deleted: that is the
+            # missing answer again, reported once as "answer missing"
+            notes.append(f"cell {problem['cell']} raised {problem['error']}")
+        elif "MemoryError" not in problem.get("error", ""):
+            statuses.add("cell error")
+            reasons.append(f"cell {problem['cell']} raised {problem['error']}")
+    output_bytes = report.get("output_bytes", 0)
+    if output_bytes > 1_000_000:
+        notes.append(f"the notebook printed {output_bytes / 1e6:.0f} MB of output; "
+                     "the grader ignored it")
+
+    questions = []
+    probes = report.get("probes", {})
+    forbidden = report.get("forbidden", {})
+    for question in exercise.questions:
+        probe = probes.get(question.id, {"not_run": "the answer was not evaluated"})
+        result = score_question(question, probe, expected[question.id],
+                                 exercise.forbidden_penalty, forbidden.get(question.id, []))
+        questions.append(result)
+        if result.status == "missing":
+            statuses.add("answer missing")
+        elif result.status == "unreadable":
+            statuses.add("answers unreadable")
+        elif result.status == "timed out":
+            statuses.add("timed out")
+    missing = [q.name for q in questions if q.status == "missing"]
+    if missing:
+        reasons.append("not defined after running the notebook: " + ", ".join(missing))
+    unreadable = [q for q in questions if q.status == "unreadable"]
+    for question in unreadable:
+        reasons.append(f"{question.name}: " + "; ".join(question.notes))
+    for question in questions:
+        if question.status == "timed out":
+            reasons.append(f"evaluating {question.name} on the grader's inputs timed out")
+
+    status = next((s for s in STATUSES if s in statuses), "graded")
+    total = _round(sum(Fraction(str(q.score)) for q in questions))
+    return SubmissionResult(submission, path, status, reasons, total, maximum, questions, notes,
+                            seconds=float(report.get("seconds", 0.0)))

@@ -1,0 +1,220 @@
+"""Answers as plain data, and the comparison that decides whether an answer is right.
+
+Values cross the kernel boundary as JSON only (see ``probe_source``).  Here, in the
+grader's own process, they become ordinary Python values again and are compared with
+the expected ones using tolerances suited to probabilities.  Messages say *what* is
+wrong with an answer without ever quoting the expected value.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+
+from .probe_source import nbcourse_probe  # noqa: F401  (re-exported for tests)
+
+MISSING = object()
+
+
+# --------------------------------------------------------------------------- inputs
+def encode_input(value):
+    """Turn a hidden input into JSON the probe can rebuild (DataFrame, array, tuple ...)."""
+    if isinstance(value, pd.DataFrame):
+        return {"$frame": {"columns": encode_input(list(value.columns)),
+                           "index": encode_input(list(value.index)),
+                           "data": encode_input(value.to_numpy(dtype=object).tolist())}}
+    if isinstance(value, pd.Series):
+        return {"$series": {"index": encode_input(list(value.index)),
+                            "values": encode_input(value.tolist()), "name": value.name}}
+    if isinstance(value, np.ndarray):
+        return {"$ndarray": {"data": encode_input(value.tolist()), "dtype": str(value.dtype)}}
+    if isinstance(value, np.generic):
+        return encode_input(value.item())
+    if isinstance(value, tuple):
+        return {"$tuple": [encode_input(item) for item in value]}
+    if isinstance(value, list):
+        return [encode_input(item) for item in value]
+    if isinstance(value, dict):
+        return {"$dict": [[encode_input(k), encode_input(v)] for k, v in value.items()]}
+    if isinstance(value, Fraction):
+        return {"$fraction": [value.numerator, value.denominator]}
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"$float": str(value)}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"a hidden input must be plain data, a DataFrame, Series or array; "
+                    f"got {type(value).__name__}")
+
+
+# --------------------------------------------------------------------------- outputs
+def decode_answer(data):
+    """JSON from the probe -> plain Python (lists, dicts, numbers, Fractions, strings).
+
+    Series become dicts (label -> value) and DataFrames dicts of columns, so a student
+    may return either a Series or a dict wherever a labelled result is asked for.
+    """
+    if isinstance(data, list):
+        return [decode_answer(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    if len(data) != 1:
+        raise ValueError("malformed answer object")
+    (tag, body), = data.items()
+    if tag == "$float":
+        return float(body)
+    if tag == "$fraction":
+        numerator, denominator = body
+        return Fraction(int(numerator), int(denominator))
+    if tag == "$dict":
+        return {_key(decode_answer(k)): decode_answer(v) for k, v in body}
+    if tag == "$set":
+        return [decode_answer(item) for item in body]
+    if tag == "$series":
+        index = decode_answer(body["index"])
+        values = decode_answer(body["values"])
+        return {_key(k): v for k, v in zip(index, values)}
+    if tag == "$frame":
+        columns = decode_answer(body["columns"])
+        index = decode_answer(body["index"])
+        rows = decode_answer(body["data"])
+        return {_key(c): {_key(i): row[j] for i, row in zip(index, rows)}
+                for j, c in enumerate(columns)}
+    if tag == "$unsupported":
+        return Unsupported(str(body))
+    raise ValueError(f"unknown answer tag {tag!r}")
+
+
+def _key(key):
+    if isinstance(key, list):
+        return tuple(_key(k) for k in key)
+    if isinstance(key, float) and key.is_integer():
+        return int(key)
+    return key
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """An answer of a type that cannot cross the boundary (a model, a function ...)."""
+    type_name: str
+
+
+def normalise(value):
+    """Expected values go through the same encoder as the student's answers.
+
+    So a reference that returns a Series, a numpy array or a Fraction is compared in
+    exactly the form a student's Series, array or Fraction arrives in.
+    """
+    captured = []
+    nbcourse_probe({"value": value}, "", json.dumps({"question": "-", "name": "value",
+                                                     "kind": "value"}), emit=captured.append)
+    report = json.loads(captured[0])
+    if "unreadable" in report:
+        raise TypeError(f"expected value cannot be represented: {report['unreadable']}")
+    return decode_answer(report["value"])
+
+
+# --------------------------------------------------------------------------- compare
+@dataclass(frozen=True)
+class Tolerance:
+    """How close a number must be: ``math.isclose(rel_tol=rel, abs_tol=abs_)``."""
+    rel: float = 1e-6
+    abs_: float = 1e-9
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (Real, Fraction)) and not isinstance(x, bool)
+
+
+def describe_value(value, limit: int = 80) -> str:
+    """A short rendering of the student's own value, for feedback."""
+    if isinstance(value, Unsupported):
+        return f"a {value.type_name} object"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def kind_of(value) -> str:
+    if isinstance(value, bool):
+        return "True/False"
+    if _is_number(value):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a dict"
+    if value is None:
+        return "None"
+    if isinstance(value, Unsupported):
+        return f"a {value.type_name} object"
+    return type(value).__name__
+
+
+def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = False,
+            path: str = "") -> str | None:
+    """None when ``actual`` matches ``expected``; otherwise why not (no expected value shown).
+
+    Numbers: ``math.isclose`` with ``tol`` (a NaN never matches; infinities must agree);
+    with ``exact=True`` Fractions must be equal.  Lists compare item by item, dicts
+    key by key.  Integers may stand for floats and Fractions for either.
+    """
+    where = f" at {path}" if path else ""
+    if isinstance(actual, Unsupported):
+        return f"the answer{where} is a {actual.type_name} object, not plain data"
+    if isinstance(expected, bool):
+        if not isinstance(actual, bool):
+            return f"expected True/False{where}, got {kind_of(actual)}"
+        return None if actual == expected else f"wrong True/False value{where}"
+    if _is_number(expected):
+        if not _is_number(actual):
+            return f"expected a number{where}, got {kind_of(actual)} ({describe_value(actual)})"
+        if isinstance(actual, float) and math.isnan(actual):
+            return f"the value{where} is NaN (not a number)"
+        if exact and isinstance(expected, (Fraction, Integral)):
+            if isinstance(actual, (Fraction, Integral)) and Fraction(actual) == Fraction(expected):
+                return None
+            return f"the exact value{where} is not the expected one (got {describe_value(actual)})"
+        a, e = float(actual), float(expected)
+        if math.isinf(e) or math.isinf(a):
+            return None if a == e else f"the value{where} is not the expected one (got {describe_value(actual)})"
+        if math.isclose(a, e, rel_tol=tol.rel, abs_tol=tol.abs_):
+            return None
+        return f"the value{where} is not the expected one (got {describe_value(actual)})"
+    if isinstance(expected, str):
+        if not isinstance(actual, str):
+            return f"expected a string{where}, got {kind_of(actual)} ({describe_value(actual)})"
+        return None if actual == expected else \
+            f"the text{where} is not the expected one (got {describe_value(actual)})"
+    if expected is None:
+        return None if actual is None else f"expected None{where}, got {kind_of(actual)}"
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return f"expected a list or array{where}, got {kind_of(actual)} ({describe_value(actual)})"
+        if len(actual) != len(expected):
+            return f"expected {len(expected)} items{where}, got {len(actual)}"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            problem = compare(a, e, tol, exact=exact, path=f"{path}[{i}]")
+            if problem:
+                return problem
+        return None
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return f"expected a dict or Series{where}, got {kind_of(actual)} ({describe_value(actual)})"
+        if set(actual) != set(expected):
+            extra = sorted(map(str, set(actual) - set(expected)))
+            if extra:
+                return f"unexpected keys{where}: {', '.join(extra[:5])}"
+            return f"some keys are missing{where} ({len(set(expected) - set(actual))} of {len(expected)})"
+        for key in expected:
+            problem = compare(actual[key], expected[key], tol, exact=exact,
+                              path=f"{path}[{key!r}]")
+            if problem:
+                return problem
+        return None
+    raise TypeError(f"cannot compare with an expected value of type {type(expected).__name__}")

@@ -1,0 +1,113 @@
+"""Student releases: markers, determinism, and no leaked solution or hidden test."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from nbcourse.cli import main
+from nbcourse.grading import authoring, specs
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCE = REPO / "exercises" / "source"
+RELEASE = REPO / "exercises"
+TRIVIAL = re.compile(r"^[\s\W]*$|^(else|try|finally|pass|return|break|continue)\b\W*$")
+
+
+def _notebook(*cells):
+    """A source notebook with stored outputs, as an instructor's would have."""
+    notebook = nbformat.v4.new_notebook()
+    for i, (kind, text) in enumerate(cells):
+        if kind == "code":
+            cell = nbformat.v4.new_code_cell(text, execution_count=3, outputs=[
+                nbformat.v4.new_output("stream", text="old output\n")])
+        else:
+            cell = nbformat.v4.new_markdown_cell(text)
+        cell["id"] = f"c{i}"
+        notebook.cells.append(cell)
+    return notebook
+
+
+def test_solutions_become_stubs_at_their_indentation():
+    source = _notebook(("code", "def f(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION\n"),
+                       ("markdown", "Why?\n\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION"))
+    student, removed = authoring.student_notebook(source)
+    assert student.cells[0].source == "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()"
+    assert student.cells[1].source == "Why?\n\nYOUR ANSWER HERE"
+    assert student.cells[0].outputs == [] and student.cells[0].execution_count is None
+    assert removed.solution == ["    return 2 * x", "Because."]
+
+
+def test_hidden_test_cells_disappear_and_mixed_cells_keep_their_public_part():
+    source = _notebook(("code", "x = 1"),
+                       ("code", "### BEGIN HIDDEN TESTS\nassert x == 1\n### END HIDDEN TESTS"),
+                       ("code", "print(x)\n### BEGIN HIDDEN TESTS\nassert x > 0\n### END HIDDEN TESTS"))
+    student, removed = authoring.student_notebook(source)
+    assert [c.source for c in student.cells] == ["x = 1", "print(x)"]
+    assert removed.hidden == ["assert x == 1", "assert x > 0"]
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("### BEGIN SOLUTION\nx = 1", "never closed"),
+    ("x = 1\n### END SOLUTION", "without its BEGIN"),
+    ("### BEGIN SOLUTION\n### BEGIN HIDDEN TESTS\n### END HIDDEN TESTS\n### END SOLUTION", "inside an open"),
+    ("### BEGIN SOLUTIONS\nx = 1\n### END SOLUTION", "unrecognised marker"),
+])
+def test_broken_markers_are_reported_with_cell_and_line(text, problem):
+    with pytest.raises(authoring.MarkerError, match=problem) as error:
+        authoring.student_notebook(_notebook(("code", text)), "demo.ipynb")
+    assert "demo.ipynb, cell 1" in str(error.value)
+
+
+def test_the_committed_student_versions_are_exactly_a_fresh_release():
+    built = authoring.build(SOURCE)
+    assert sorted(built) == sorted(p.name for p in RELEASE.glob("*.ipynb"))
+    for name, text in built.items():
+        assert (RELEASE / name).read_bytes() == text.encode("utf-8"), \
+            f"exercises/{name} is out of date: run `nbcourse release`"
+
+
+def test_building_twice_gives_the_same_bytes():
+    assert authoring.build(SOURCE) == authoring.build(SOURCE)
+
+
+def test_there_are_five_exercises_with_at_least_three_graded_questions():
+    names = specs.available(SOURCE)
+    assert names == ["01_weather", "02_smoothing", "03_mle", "04_linearity", "05_spam"]
+    for name in names:
+        exercise = specs.load(name, SOURCE)
+        assert len(exercise.questions) >= 3 and all(q.points > 0 for q in exercise.questions)
+        assert (SOURCE / f"{name}.ipynb").is_file()
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SOURCE.glob("*.ipynb")))
+def test_no_solution_line_or_hidden_test_reaches_a_student_file(name):
+    blocks = authoring.hidden_text(SOURCE)[name]
+    assert blocks.solution and blocks.hidden
+    student_text = "\n".join(
+        cell.source for cell in nbformat.read(RELEASE / name, as_version=4).cells)
+    for line in blocks.solution + blocks.hidden:
+        if TRIVIAL.match(line.strip()):
+            continue
+        assert line.strip() not in student_text, f"{name} leaks {line.strip()!r}"
+    for marker in ("BEGIN SOLUTION", "HIDDEN TESTS", "run_hidden_tests", ".grading.py"):
+        assert marker not in (RELEASE / name).read_text()
+    assert not list(RELEASE.glob("*.grading.py"))
+
+
+def test_release_check_and_write(tmp_path, capsys):
+    target = tmp_path / "student"
+    assert main(["release", "--source", str(SOURCE), "--release-dir", str(target), "--check"]) == 1
+    assert "out of date" in capsys.readouterr().out
+    assert main(["release", "--source", str(SOURCE), "--release-dir", str(target)]) == 0
+    assert main(["release", "--source", str(SOURCE), "--release-dir", str(target), "--check"]) == 0
+    (target / "99_old.ipynb").write_text("{}")
+    assert main(["release", "--source", str(SOURCE), "--release-dir", str(target), "--check"]) == 1
+    assert "no source for" in capsys.readouterr().out
+
+
+def test_release_refuses_to_overwrite_the_sources():
+    with pytest.raises(ValueError, match="must differ"):
+        authoring.release(SOURCE, SOURCE)

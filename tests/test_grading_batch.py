@@ -1,0 +1,266 @@
+"""The grader against broken and hostile submissions, graded together in one batch.
+
+One ``nbcourse grade`` run (a real subprocess, two jobs) grades every fixture in
+``tests/fixtures/submissions`` plus the unanswered student release.  Each submission
+must end with the right status and score, the others must be unaffected, the output
+folder must be complete and genuine, and no process may survive the batch.
+"""
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import psutil
+import pytest
+
+from nbcourse.grading import specs
+from nbcourse.grading.batch import grade_batch
+from nbcourse.grading.values import normalise
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "submissions"
+RELEASED = REPO / "exercises" / "01_weather.ipynb"
+TIMEOUT = 5  # seconds per cell: enough for every honest cell, short for the loops
+
+_spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make_fixtures.py")
+make_fixtures = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(make_fixtures)
+
+# submission -> (status, total); 8 points in all.  "wrong" earns 1 of 6 likelihood cases
+# (2/6 of 2 points) and 1 of 5 predict cases (1/5 of 2 points): 0.33 + 0.4 = 0.73.
+EXPECTED = {
+    "correct": ("graded", 8.0),
+    "wrong": ("graded", 0.73),
+    "not_json": ("not a notebook", 0.0),
+    "not_a_notebook": ("not a notebook", 0.0),
+    "empty": ("empty notebook", 0.0),
+    "answer_deleted": ("answer missing", 6.0),
+    "answer_renamed": ("answer missing", 5.0),
+    "early_exception": ("cell error", 7.0),
+    "infinite_loop": ("timed out", 8.0),
+    "ignores_sigint": ("timed out", 0.0),
+    "answer_loops": ("timed out", 6.0),
+    "kernel_killed": ("kernel died", 0.0),
+    "memory_bomb": ("memory limit", 8.0),
+    "megabytes_printed": ("graded", 8.0),
+    "monkeypatch": ("graded", 0.73),
+    "snoop_disk": ("graded", 0.73),
+    "writes_output": ("graded", 0.73),
+    "orphan_child": ("graded", 8.0),
+    "01_weather": ("answer missing", 0.0),  # the student release, nothing answered yet
+}
+
+
+def _survivors() -> list[str]:
+    """Processes that only a grading batch starts, still alive (zombies excluded)."""
+    markers = (make_fixtures.ORPHAN_MARKER, "nbcourse-kernel-factory", "nbcourse.grading.worker",
+               "launch_new_instance")
+    found = []
+    for process in psutil.process_iter(["pid", "cmdline", "status"]):
+        try:
+            cmdline = " ".join(process.info["cmdline"] or [])
+        except psutil.Error:
+            continue
+        if process.info["status"] != psutil.STATUS_ZOMBIE and any(m in cmdline for m in markers):
+            found.append(f"{process.pid}: {cmdline[:120]}")
+    return found
+
+
+@pytest.fixture(scope="session")
+def batch(tmp_path_factory):
+    """Grade every fixture once, through the command line, as an instructor would."""
+    before = _survivors()
+    out = tmp_path_factory.mktemp("grading") / "out"
+    command = [sys.executable, "-m", "nbcourse.cli", "grade", "01_weather", str(FIXTURES),
+               str(RELEASED), "--out", str(out), "--jobs", "2", "--timeout", str(TIMEOUT)]
+    started = time.monotonic()
+    run = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=600)
+    seconds = time.monotonic() - started
+    time.sleep(0.5)  # let the kernel's killed children be reaped
+    return {"run": run, "out": out, "seconds": seconds, "before": before,
+            "after": _survivors(),
+            "results": json.loads((out / "results.json").read_text()),
+            "rows": list(csv.DictReader((out / "grades.csv").open(encoding="utf-8")))}
+
+
+def _result(batch, name):
+    return next(s for s in batch["results"]["submissions"] if s["submission"] == name)
+
+
+def test_the_batch_finishes_and_exits_zero(batch):
+    assert batch["run"].returncode == 0, batch["run"].stderr[-2000:]
+    assert len(batch["results"]["submissions"]) == len(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_submission_gets_its_status_and_score(batch, name):
+    status, total = EXPECTED[name]
+    result = _result(batch, name)
+    assert (result["status"], result["total"]) == (status, total), result["reasons"]
+    assert result["maximum"] == 8.0
+    if status != "graded":
+        assert result["reasons"], "a status other than graded must say why"
+
+
+def test_reasons_name_what_went_wrong(batch):
+    assert "not valid JSON" in _result(batch, "not_json")["reasons"][0]
+    assert "not a Jupyter notebook" in _result(batch, "not_a_notebook")["reasons"][0]
+    assert "predict" in " ".join(_result(batch, "answer_deleted")["reasons"])
+    assert "joint_scores" in " ".join(_result(batch, "answer_renamed")["reasons"])
+    assert "NameError" in " ".join(_result(batch, "early_exception")["reasons"])
+    assert "did not stop when interrupted" in " ".join(_result(batch, "ignores_sigint")["reasons"])
+    assert "predict" in " ".join(_result(batch, "answer_loops")["reasons"])
+    assert "kernel died" in " ".join(_result(batch, "kernel_killed")["reasons"])
+    assert "out of memory" in " ".join(_result(batch, "memory_bomb")["reasons"])
+    assert "MB of output" in " ".join(_result(batch, "megabytes_printed")["notes"])
+    released = _result(batch, "01_weather")
+    assert {q["status"] for q in released["questions"]} == {"not answered", "missing"}
+
+
+def test_a_monkeypatched_kernel_does_not_fool_the_grade(batch):
+    """It patched numpy, math, Fraction, builtins and nbcourse; its answers are still wrong."""
+    monkeypatch, wrong = _result(batch, "monkeypatch"), _result(batch, "wrong")
+    assert [q["score"] for q in monkeypatch["questions"]] == \
+           [q["score"] for q in wrong["questions"]]
+    p_no = monkeypatch["questions"][3]
+    assert p_no["status"] == "failed" and "0.0" in p_no["cases"][0]["message"]
+
+
+def test_the_output_folder_is_complete_and_genuine(batch):
+    out = batch["out"]
+    rows = {row["submission"]: row for row in batch["rows"]}
+    assert set(rows) == set(EXPECTED)
+    assert list(batch["rows"][0]) == ["submission", "status", "q1", "q2", "q3", "q4", "total",
+                                      "maximum", "flags", "reason"]
+    assert rows["writes_output"]["total"] == "0.73"  # not the 8 it tried to write
+    assert rows["correct"]["total"] == "8"
+    feedback = {p.stem for p in (out / "feedback").glob("*.html")}
+    assert feedback == set(EXPECTED)
+    assert "8 / 8" not in (out / "feedback" / "writes_output.html").read_text()
+    assert not (out / "planted.txt").exists()
+    assert any("planted.txt" in w for w in batch["results"]["warnings"])
+    assert sorted(p.name for p in out.iterdir()) == ["feedback", "grades.csv", "results.json"]
+
+
+def test_no_process_is_left_behind(batch):
+    assert batch["after"] == [] or set(batch["after"]) <= set(batch["before"]), batch["after"]
+    assert not any(make_fixtures.ORPHAN_MARKER in p for p in batch["after"])
+
+
+def test_progress_and_summary_are_shown(batch):
+    progress = [line for line in batch["run"].stderr.splitlines() if line.startswith("[")]
+    assert len(progress) == len(EXPECTED)
+    assert progress[-1].startswith(f"[{len(EXPECTED)}/{len(EXPECTED)}]")
+    summary = batch["run"].stdout
+    assert f"Graded {len(EXPECTED)} submissions of 01_weather" in summary
+    assert "gradebook:" in summary and "warning:" in summary
+
+
+def test_feedback_reveals_no_hidden_expected_value(batch):
+    """Wrong answers get reasons, but never the hidden cases' expected values."""
+    exercise = specs.load("01_weather")
+    page = (batch["out"] / "feedback" / "wrong.html").read_text()
+    assert "hidden test: a table with three classes" in page
+    for question in exercise.questions:
+        for case, expected in zip(question.cases, question.expected()):
+            if not case.hidden:
+                continue
+            values = expected.values() if isinstance(expected, dict) else [expected]
+            for value in values:
+                if isinstance(value, Fraction) and value not in (0, 1):
+                    assert f"{value.numerator}/{value.denominator}" not in page
+                    assert f"{float(value):.4f}" not in page
+    for code in ("run_hidden_tests", "BEGIN HIDDEN", "FRUIT", "ref_joint_scores"):
+        assert code not in page
+
+
+def test_grading_twice_gives_the_same_result(tmp_path):
+    paths = [FIXTURES / "correct.ipynb", FIXTURES / "wrong.ipynb", FIXTURES / "early_exception.ipynb"]
+    first = grade_batch("01_weather", paths, tmp_path / "a", jobs=2, timeout=30, progress=None)
+    second = grade_batch("weather", paths, tmp_path / "b", jobs=1, timeout=30, progress=None)
+    assert [r.to_json() for r in first.results] == [r.to_json() for r in second.results]
+    assert (tmp_path / "a" / "grades.csv").read_bytes() == (tmp_path / "b" / "grades.csv").read_bytes()
+
+
+def test_the_committed_fixtures_are_what_the_script_writes():
+    for name, text in make_fixtures.build().items():
+        assert (FIXTURES / name).read_text(encoding="utf-8") == text, \
+            f"{name} is stale: run python tests/fixtures/submissions/make_fixtures.py"
+
+
+def test_flagged_answers_lose_their_points(tmp_path):
+    """An answer that calls CategoricalNB is right, but flagged and worth nothing."""
+    notebook = make_fixtures.correct()
+    make_fixtures._replace(notebook, "def joint_scores(", '''
+from nbcourse import CategoricalNB
+
+def joint_scores(table, query, target):
+    model = CategoricalNB().fit(table[list(query)], table[target])
+    row = model.joint_proba(pd.DataFrame([query]), exact=True).iloc[0]
+    return {label: row[label] for label in model.classes_}
+''')
+    path = tmp_path / "uses_the_estimator.ipynb"
+    path.write_text(make_fixtures.render(notebook), encoding="utf-8")
+    batch = grade_batch("01_weather", [path], tmp_path / "out", jobs=1, progress=None)
+    (result,) = batch.results
+    likelihood, joint, predict, p_no = result.questions
+    assert likelihood.score == 2.0 and not likelihood.flags
+    assert joint.status == "passed" and joint.score == 0.0 and joint.flags == ["uses CategoricalNB"]
+    # predict and p_no reach CategoricalNB through joint_scores: flagged as well
+    assert predict.flags == p_no.flags == ["uses CategoricalNB"]
+    assert result.total == 2.0 and result.status == "graded"
+    row = (tmp_path / "out" / "grades.csv").read_text().splitlines()[1]
+    assert "q2: uses CategoricalNB" in row
+    assert "asks you to write yourself; 3 points withheld" in (
+        tmp_path / "out" / "feedback" / "uses_the_estimator.html").read_text()
+
+
+@pytest.mark.parametrize("exercise", ["02_smoothing", "03_mle", "04_linearity", "05_spam"])
+def test_every_solution_scores_full_marks_and_every_release_zero(tmp_path, exercise):
+    """The grader agrees with the instructor's solution, and gives nothing for the stubs."""
+    source = REPO / "exercises" / "source" / f"{exercise}.ipynb"
+    notebook = json.loads(source.read_text())
+    notebook["cells"] = [c for c in notebook["cells"]
+                         if "BEGIN HIDDEN TESTS" not in "".join(c["source"])]
+    solved = tmp_path / "solved.ipynb"
+    solved.write_text(json.dumps(notebook))
+    released = REPO / "exercises" / f"{exercise}.ipynb"
+    env_data = os.environ.get("NBCOURSE_DATA")
+    assert env_data, "conftest points NBCOURSE_DATA at the shared corpora"
+    batch = grade_batch(exercise, [solved, released], tmp_path / "out", jobs=1, progress=None)
+    by_name = {r.submission: r for r in batch.results}
+    assert by_name["solved"].status == "graded", by_name["solved"].reasons
+    assert by_name["solved"].total == batch.exercise.maximum
+    assert by_name[exercise].total == 0.0
+    assert by_name[exercise].status in ("answer missing", "graded")
+
+
+def test_a_worker_that_dies_becomes_a_grader_error_row_and_is_replaced(tmp_path):
+    """The machinery itself failing must still give a row, never a crash or a gap."""
+    from nbcourse.grading.batch import Worker
+    from nbcourse.grading.runner import Limits
+
+    exercise = specs.load("01_weather")
+    job = {"id": 1, "path": str(FIXTURES / "correct.ipynb"), "plan": exercise.probe_plan(),
+           "limits": Limits(cell_timeout=30).__dict__, "cache_dir": str(tmp_path),
+           "token": "test-token"}
+    worker = Worker(tmp_path, "test-token")
+    worker.start()
+    try:
+        killed = worker.grade(job, deadline=0.01)  # the watchdog kills it mid-job
+        assert "stopped unexpectedly" in killed["grader_error"]
+        again = worker.grade(dict(job, id=2), deadline=120)  # a fresh worker takes over
+        assert again["kernel"] == "ok" and not again["problems"]
+        broken = worker.grade(dict(job, id=3, plan={"no": "questions"}), deadline=120)
+        assert "KeyError" in broken["grader_error"]
+    finally:
+        worker.close()
+    from nbcourse.grading.processes import kill_processes_with_token
+    kill_processes_with_token("test-token")

@@ -1,0 +1,190 @@
+"""From run reports to statuses, points, gradebook rows and feedback pages."""
+from __future__ import annotations
+
+import csv
+import io
+from html import escape
+from pathlib import Path
+
+import pytest
+
+from nbcourse.grading import forbidden, specs
+from nbcourse.grading.batch import (BatchResult, collect_submissions, feedback_name, gradebook_csv,
+                                    summary)
+from nbcourse.grading.feedback import render_html
+from nbcourse.grading.scoring import score
+from nbcourse.grading.values import encode_input
+
+EXERCISE = specs.load("01_weather")
+EXPECTED = EXERCISE.expected()
+
+
+def _value(x):
+    return {"value": encode_input(x) if not isinstance(x, dict) else
+            {"$dict": [[k, encode_input(v)] for k, v in x.items()]}}
+
+
+def _perfect_probes():
+    probes = {}
+    for question in EXERCISE.questions:
+        values = [question.reference(*c.args, **c.kwargs) for c in question.cases]
+        encoded = [_value(v) for v in values]
+        probe = {"question": question.id, "name": question.name}
+        if question.kind == "value":
+            probe.update(encoded[0])
+        else:
+            probe["cases"] = encoded
+        probes[question.id] = probe
+    return probes
+
+
+def _report(**changes):
+    report = {"notebook": "ok", "problems": [], "kernel": "ok", "memory_error": False,
+              "probes": _perfect_probes(), "forbidden": {}, "output_bytes": 0}
+    report.update(changes)
+    return report
+
+
+def test_a_perfect_run_is_graded_full_marks():
+    result = score(EXERCISE, EXPECTED, _report(), "alice", "alice.ipynb")
+    assert (result.status, result.total, result.maximum) == ("graded", 8.0, 8.0)
+    assert all(q.status == "passed" for q in result.questions)
+
+
+def test_partial_credit_is_per_case_and_rounded():
+    probes = _perfect_probes()
+    probes["q1"]["cases"][1] = {"error": "ZeroDivisionError: division by zero"}
+    result = score(EXERCISE, EXPECTED, _report(probes=probes), "bob", "bob.ipynb")
+    q1 = result.questions[0]
+    assert q1.status == "partly passed" and q1.score == 1.67
+    assert "raised ZeroDivisionError" in q1.cases[1].message
+    assert result.total == 7.67
+
+
+@pytest.mark.parametrize("changes, status", [
+    ({"notebook": "not a notebook", "notebook_reason": "x"}, "not a notebook"),
+    ({"notebook": "empty", "notebook_reason": "x"}, "empty notebook"),
+    ({"grader_error": "boom"}, "grader error"),
+    ({"kernel": "died", "kernel_reason": "the kernel died", "memory_error": True}, "memory limit"),
+    ({"kernel": "died", "kernel_reason": "the kernel died"}, "kernel died"),
+    ({"kernel": "stuck", "kernel_reason": "stuck"}, "timed out"),
+    ({"problems": [{"cell": 3, "error": "ValueError: no", "timed_out": False}]}, "cell error"),
+    ({"problems": [{"cell": 3, "error": "NotImplementedError: ", "timed_out": False,
+                    "not_implemented": True}]}, "graded"),
+])
+def test_status_precedence(changes, status):
+    assert score(EXERCISE, EXPECTED, _report(**changes), "s", "s.ipynb").status == status
+
+
+def test_missing_and_unreadable_answers_have_their_own_status():
+    probes = _perfect_probes()
+    probes["q3"] = {"question": "q3", "name": "predict", "missing": True}
+    result = score(EXERCISE, EXPECTED, _report(probes=probes), "s", "s.ipynb")
+    assert result.status == "answer missing" and result.total == 6.0
+    assert "predict" in result.reasons[0]
+    probes["q3"] = {"unreadable_report": "the probe's output was tampered with"}
+    result = score(EXERCISE, EXPECTED, _report(probes=probes), "s", "s.ipynb")
+    assert result.status == "answers unreadable" and "tampered" in result.reasons[0]
+
+
+def test_a_report_from_another_question_is_not_accepted():
+    probes = _perfect_probes()
+    probes["q1"] = dict(probes["q2"])  # a forged blob that answers for the wrong question
+    result = score(EXERCISE, EXPECTED, _report(probes=probes), "s", "s.ipynb")
+    assert result.questions[0].status == "unreadable" and result.questions[0].score == 0
+
+
+def test_feedback_escapes_everything_the_student_controls():
+    probes = _perfect_probes()
+    probes["q1"]["cases"][0] = {"error": "ValueError: <script>alert(1)</script>"}
+    result = score(EXERCISE, EXPECTED, _report(probes=probes), "<b>eve</b>", "eve.ipynb")
+    page = render_html(result, EXERCISE.title)
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "<b>eve</b>" not in page
+    assert escape("public test: P(outlook = sunny | play = yes) in the lesson's table") in page
+
+
+def test_gradebook_has_one_column_per_question_and_a_summary(tmp_path):
+    results = [score(EXERCISE, EXPECTED, _report(), "alice", "a.ipynb"),
+               score(EXERCISE, EXPECTED, _report(notebook="empty", notebook_reason="no code"),
+                     "bob", "b.ipynb")]
+    batch = BatchResult(EXERCISE, results, ["a warning"], 2.0, tmp_path)
+    rows = list(csv.DictReader(io.StringIO(gradebook_csv(batch))))
+    assert rows[0] == {"submission": "alice", "status": "graded", "q1": "2", "q2": "3", "q3": "2",
+                       "q4": "1", "total": "8", "maximum": "8", "flags": "", "reason": ""}
+    assert rows[1]["status"] == "empty notebook" and rows[1]["reason"] == "no code"
+    text = summary(batch)
+    assert "1 empty notebook, 1 graded" in text or "1 graded, 1 empty notebook" in text
+    assert "mean score 4.00 / 8" in text and "warning: a warning" in text
+
+
+def test_collect_submissions_keeps_students_with_the_same_file_name_apart(tmp_path):
+    for student in ("alice", "bob"):
+        (tmp_path / "submitted" / student / "ex1").mkdir(parents=True)
+        (tmp_path / "submitted" / student / "ex1" / "01_weather.ipynb").write_text("{}")
+    (tmp_path / "submitted" / "bob" / ".ipynb_checkpoints").mkdir()
+    (tmp_path / "submitted" / "bob" / ".ipynb_checkpoints" / "x-checkpoint.ipynb").write_text("{}")
+    (tmp_path / "late.pdf").write_bytes(b"%PDF")
+    (tmp_path / "nothing").mkdir()
+    found, warnings = collect_submissions([tmp_path / "submitted", tmp_path / "late.pdf",
+                                           tmp_path / "nothing", tmp_path / "late.pdf"])
+    assert [s.id for s in found] == ["alice/ex1/01_weather", "bob/ex1/01_weather", "late.pdf",
+                                     "late.pdf~2"]
+    assert warnings == [f"no notebooks (*.ipynb) found in {tmp_path / 'nothing'}"]
+    assert feedback_name("alice/ex1/01_weather") == "alice__ex1__01_weather"
+    assert feedback_name("../../etc/passwd") == "..__..__etc__passwd"
+    assert "/" not in feedback_name("../../etc/passwd")
+
+
+@pytest.mark.parametrize("sources, expected", [
+    (["from nbcourse import CategoricalNB",
+      "def joint_scores(t, q, y):\n    return CategoricalNB().fit(t, t[y])"], ["CategoricalNB"]),
+    (["from nbcourse.naive_bayes import CategoricalNB as C\nNB = C",
+      "def helper(t):\n    return NB()",
+      "def joint_scores(t, q, y):\n    return helper(t)"], ["CategoricalNB"]),
+    (["import nbcourse", "def joint_scores(t, q, y):\n    return nbcourse.CategoricalNB()"],
+     ["CategoricalNB"]),
+    (["from nbcourse import CategoricalNB\nMODEL = CategoricalNB()",
+      "def joint_scores(t, q, y):\n    return MODEL.fit(t)"], ["CategoricalNB"]),
+    (["%time x = 1\n!pip list\nfrom nbcourse import CategoricalNB",
+      "def joint_scores(t, q, y):\n    return CategoricalNB()"], ["CategoricalNB"]),
+    (["from nbcourse.naive_bayes import *", "def joint_scores(t, q, y):\n    return CategoricalNB()"],
+     ["CategoricalNB"]),
+    # not flagged: the estimator used elsewhere, a local variable with a library name
+    (["from nbcourse import CategoricalNB\ncheck_model = CategoricalNB()",
+      "def joint_scores(t, q, y):\n    accuracy = 1\n    return accuracy"], []),
+    (["def joint_scores(t, q, y):\n    return 1", "this is not python ((("], []),
+])
+def test_forbidden_names_are_found_through_imports_aliases_and_helpers(sources, expected):
+    assert forbidden.find(sources, "joint_scores", ["CategoricalNB", "accuracy"]) == expected
+
+
+def test_a_value_answer_is_traced_through_notebook_variables():
+    sources = ["from nbcourse import CategoricalNB",
+               "model = CategoricalNB().fit(X, y)\nscores = model.predict_proba(q)",
+               "p_no = scores[0][0]"]
+    assert forbidden.find(sources, "p_no", ["CategoricalNB"]) == ["CategoricalNB"]
+
+
+def test_exercise_names_resolve_loosely_but_not_ambiguously(tmp_path):
+    assert specs.resolve_name("weather") == "01_weather"
+    assert specs.resolve_name("1") == specs.resolve_name("01") == "01_weather"
+    assert specs.resolve_name("05_spam.ipynb") == "05_spam"
+    with pytest.raises(ValueError, match="unknown exercise"):
+        specs.resolve_name("quantum")
+    for name in ("01_weather", "11_weather_extra"):
+        (tmp_path / f"{name}.grading.py").write_text("")
+    assert specs.resolve_name("weather", tmp_path) == "01_weather"
+    with pytest.raises(ValueError, match="ambiguous"):
+        specs.resolve_name("eat", tmp_path)
+
+
+def test_specs_are_validated():
+    with pytest.raises(ValueError, match="points must be positive"):
+        specs.Question("q1", "f", 0, "t", reference=len, cases=[specs.Case("c", (1,))])
+    with pytest.raises(ValueError, match="needs at least one case"):
+        specs.Question("q1", "f", 1, "t", reference=len)
+    with pytest.raises(ValueError, match="unique"):
+        q = specs.Question("q1", "f", 1, "t", kind="value", reference=lambda: 1)
+        specs.Exercise("x", [q, q])
+    assert Path(specs.default_source_dir()).name == "source"
