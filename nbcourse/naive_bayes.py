@@ -172,7 +172,7 @@ class _BaseDiscreteNB(_BaseNB):
             self.feature_count_ = np.zeros((len(classes), X.shape[1]))
             self.n_features_in_ = X.shape[1]
         self.class_count_ += np.asarray(Y.sum(axis=0)).ravel()
-        per_class = Y.T @ X
+        per_class = Y.T.tocsr() @ X  # CSR @ CSR: scipy would otherwise copy all of X to CSC
         self.feature_count_ += per_class.toarray() if sp.issparse(per_class) else per_class
         self.class_log_prior_ = self._class_log_prior()
         self.feature_log_prob_ = self._feature_log_prob(alpha)

@@ -560,7 +560,9 @@ def plot_gaussian_boundaries(X, y, models, *, feature_names=("x₁", "x₂"), re
     ax.set_xlabel(feature_names[0])
     ax.set_ylabel(feature_names[1])
     ax.set_title("decision boundaries: where both classes are equally probable")
-    ax.legend(handles=handles, loc="best", fontsize=9, framealpha=0.9)
+    # Below the axes: a curved boundary can pass through any corner of the data.
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2,
+              fontsize=9, frameon=False)
     fig.tight_layout()
     return fig
 
@@ -742,8 +744,11 @@ def plot_learning_curves(table, *, xlabel: str = "training examples (log scale)"
     ax.set_ylabel("accuracy on the held-out test set")
     if "repeat" in table.columns:
         repeats = table.groupby(["model", "size"])["repeat"].nunique().max()
-        ax.set_title(f"mean over {repeats} random training subsets per size "
-                     "(band: ± one standard deviation)", fontsize=10)
+        if repeats == 1:
+            ax.set_title("one random training subset per size", fontsize=10)
+        else:
+            ax.set_title(f"mean over {repeats} random training subsets per size "
+                         "(band: ± one standard deviation)", fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(loc="upper left", fontsize=9)
     fig.tight_layout()
@@ -799,7 +804,7 @@ def plot_underflow(token_log_probs, *, class_names=None):
     smallest = np.log10(np.nextafter(0.0, 1.0))
     colors = iter([COLORS["blue"], COLORS["orange"], COLORS["green"], COLORS["purple"]])
     fig, ax = plt.subplots(figsize=(7.0, 4.2))
-    for label, logs in token_log_probs.items():
+    for k, (label, logs) in enumerate(token_log_probs.items()):
         logs = np.asarray(logs, dtype=np.float64)
         if logs.ndim != 1 or logs.size == 0 or not np.all(np.isfinite(logs)):
             raise ValueError(f"token_log_probs[{label!r}] must be a non-empty 1-D array of finite logs")
@@ -810,13 +815,13 @@ def plot_underflow(token_log_probs, *, class_names=None):
         with np.errstate(under="ignore", divide="ignore"):
             product = np.cumprod(np.exp(logs))
             shown = np.where(product > 0, np.log10(product), np.nan)
-        ax.plot(words, shown, color=color, marker="o", markersize=3, linestyle="none",
-                label=f"{label}: float64 product")
+        ax.plot(words, shown, color=color, marker="o", markersize=4, linestyle="none",
+                markevery=max(1, logs.size // 40), label=f"{label}: float64 product")
         zero = np.flatnonzero(product == 0)
         if zero.size:
             ax.axvline(words[zero[0]], color=color, linewidth=0.8, alpha=0.6)
-            ax.annotate(f"product = 0.0\nfrom word {words[zero[0]]}", (words[zero[0]], smallest),
-                        xytext=(6, 12), textcoords="offset points", fontsize=8, color=color)
+            ax.text(0.98, 0.96 - 0.07 * k, f"{label}: float64 product = 0.0 from word {words[zero[0]]}",
+                    transform=ax.transAxes, ha="right", va="top", fontsize=9, color=color)
     ax.axhline(smallest, color=COLORS["black"], linestyle=":",
                label="smallest positive float64 (4.9e-324)")
     ax.set_xlabel("words multiplied so far")
@@ -855,7 +860,7 @@ class AlphaCurvePlot:
             raise TypeError("curve must be a DataFrame with columns alpha, accuracy, precision, recall")
         if curve.empty or (curve["alpha"] <= 0).any():
             raise ValueError("curve must hold at least one row, with alpha > 0 (the axis is logarithmic)")
-        self.figure = Figure(figsize=(6.6, 3.8), dpi=80)
+        self.figure = Figure(figsize=(6.6, 3.8), dpi=100)
         canvas = FigureCanvasAgg(self.figure)
         ax = self.axes = self.figure.add_subplot()
         for metric, style in _METRIC_STYLES.items():

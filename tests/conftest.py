@@ -3,10 +3,8 @@ import os
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-# The real corpora live beside the project (see README, "Tests"); loaders and the
-# notebook kernels that nbval starts read this variable, so set it before they start.
-SHARED_DATA = Path(os.environ.setdefault(
-    "NBCOURSE_DATA", str(REPO.parent / "shared" / "data")))
+# The real corpora: the repository's conftest.py gives NBCOURSE_DATA its default.
+SHARED_DATA = Path(os.environ["NBCOURSE_DATA"])
 
 # Broken and hostile submissions are inputs for the grader, not notebooks to validate.
 collect_ignore_glob = ["fixtures/*"]

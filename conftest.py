@@ -1,0 +1,11 @@
+"""pytest setup for the whole repository (tests/, notebooks/ and exercises/source/).
+
+The real corpora live beside the project, in ../shared/data, unless NBCOURSE_DATA says
+otherwise. The stored outputs of lessons 04-06 and exercise 5 were made with the real
+corpora, and nbval's kernels inherit this process's environment, so the default is set
+here, before any kernel starts, whichever folder pytest is asked to collect.
+"""
+import os
+from pathlib import Path
+
+os.environ.setdefault("NBCOURSE_DATA", str(Path(__file__).resolve().parent.parent / "shared" / "data"))

@@ -1,0 +1,220 @@
+"""How good is a classifier? Splits, scores, costs and calibration.
+
+A spam filter is judged on messages it never saw while it was fitted, so the data
+is cut into training, validation and test parts that keep the share of spam of
+the whole corpus (a *stratified* split). Accuracy alone hides the two kinds of
+mistakes, so precision and recall look at the positive class ("spam") on its own,
+and a cost matrix turns them into money. A posterior of 0.99 should come true 99 %
+of the time; a reliability table checks whether it does.
+
+Everything here is plain numpy/pandas, written to be read next to the lessons.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "stratified_split", "accuracy", "binary_scores", "confusion_matrix",
+    "expected_cost_decision", "total_cost", "reliability_table", "log_loss",
+]
+
+
+def _labels(y, name: str) -> np.ndarray:
+    if hasattr(y, "to_numpy"):
+        y = y.to_numpy()
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one label per sample), got shape {y.shape}")
+    if y.shape[0] == 0:
+        raise ValueError(f"{name} is empty: it needs at least one label")
+    return y
+
+
+def _same_length(y_true, y_pred):
+    y_true, y_pred = _labels(y_true, "y_true"), _labels(y_pred, "y_pred")
+    if y_true.shape != y_pred.shape:
+        raise ValueError(
+            f"y_true has {y_true.shape[0]} labels but y_pred has {y_pred.shape[0]}; "
+            "they must describe the same samples")
+    return y_true, y_pred
+
+
+def stratified_split(y, sizes=(0.8, 0.2), seed: int = 0) -> tuple[np.ndarray, ...]:
+    """Row indices for each part of a split that keeps every class's share.
+
+    ``sizes`` are fractions that add up to 1, e.g. ``(0.8, 0.1, 0.1)`` for the
+    lecture's 400/50/50 recipe. Within each class the rows are shuffled with
+    ``seed`` and cut at the rounded cumulative fractions, so every part gets its
+    fair share of the rare class. Each part's indices come back sorted.
+    """
+    y = _labels(y, "y")
+    sizes = np.asarray(sizes, dtype=np.float64)
+    if sizes.ndim != 1 or len(sizes) < 2:
+        raise ValueError(f"sizes must list at least two fractions, got {sizes.tolist()!r}")
+    if not np.all(np.isfinite(sizes)) or (sizes <= 0).any() or not np.isclose(sizes.sum(), 1.0):
+        raise ValueError(f"sizes must be positive fractions adding up to 1, got {sizes.tolist()}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int, got {seed!r}")
+    rng = np.random.default_rng(seed)
+    parts: list[list[np.ndarray]] = [[] for _ in sizes]
+    cuts = np.cumsum(sizes)
+    for label in np.unique(y):
+        rows = rng.permutation(np.flatnonzero(y == label))
+        ends = np.rint(cuts * len(rows)).astype(int)
+        ends[-1] = len(rows)
+        for part, block in zip(parts, np.split(rows, ends[:-1])):
+            part.append(block)
+    out = tuple(np.sort(np.concatenate(part)) for part in parts)
+    empty = [i for i, part in enumerate(out) if len(part) == 0]
+    if empty:
+        raise ValueError(
+            f"part(s) {empty} of the split are empty: y has too few samples "
+            f"({len(y)}) for sizes {sizes.tolist()}")
+    return out
+
+
+def accuracy(y_true, y_pred) -> float:
+    """The fraction of samples whose predicted label equals the true one."""
+    y_true, y_pred = _same_length(y_true, y_pred)
+    return float(np.mean(y_true == y_pred))
+
+
+def binary_scores(y_true, y_pred, positive) -> dict[str, float]:
+    """Accuracy, precision and recall, with ``positive`` (e.g. "spam") as the class to find.
+
+    precision = TP / (TP + FP): of the messages flagged, how many were spam.
+    recall    = TP / (TP + FN): of the spam messages, how many were flagged.
+    A model that flags nothing has no precision to speak of; it is reported as 0.0
+    (as scikit-learn does) rather than as NaN.
+    """
+    y_true, y_pred = _same_length(y_true, y_pred)
+    if not np.any(y_true == positive):
+        raise ValueError(f"positive={positive!r} does not occur in y_true, so recall is undefined")
+    flagged = y_pred == positive
+    actual = y_true == positive
+    true_positives = int(np.sum(flagged & actual))
+    n_flagged = int(np.sum(flagged))
+    return {
+        "accuracy": float(np.mean(y_true == y_pred)),
+        "precision": true_positives / n_flagged if n_flagged else 0.0,
+        "recall": true_positives / int(np.sum(actual)),
+    }
+
+
+def confusion_matrix(y_true, y_pred, labels=None) -> pd.DataFrame:
+    """Counts of (true class, predicted class): rows are the truth, columns the prediction."""
+    y_true, y_pred = _same_length(y_true, y_pred)
+    labels = np.unique(np.concatenate([y_true, y_pred])) if labels is None else np.asarray(labels)
+    index = {label: i for i, label in enumerate(labels.tolist())}
+    unknown = sorted({v for v in np.concatenate([y_true, y_pred]).tolist() if v not in index})
+    if unknown:
+        raise ValueError(f"labels {unknown} occur in the data but not in labels={labels.tolist()}")
+    table = np.zeros((len(labels), len(labels)), dtype=np.int64)
+    np.add.at(table, ([index[v] for v in y_true.tolist()], [index[v] for v in y_pred.tolist()]), 1)
+    return pd.DataFrame(table, index=pd.Index(labels, name="true"),
+                        columns=pd.Index(labels, name="predicted"))
+
+
+def _cost_table(cost, classes) -> np.ndarray:
+    """The cost matrix as an array indexed [predicted, true] in the order of ``classes``."""
+    classes = np.asarray(classes)
+    if isinstance(cost, pd.DataFrame):
+        missing = [c for c in classes.tolist() if c not in cost.index or c not in cost.columns]
+        if missing:
+            raise ValueError(
+                f"cost must have a row (predicted) and a column (true) for every class; "
+                f"missing {missing}")
+        cost = cost.loc[classes, classes].to_numpy()
+    table = np.asarray(cost, dtype=np.float64)
+    if table.shape != (len(classes), len(classes)):
+        raise ValueError(
+            f"cost must be a {len(classes)} x {len(classes)} table (predicted x true), "
+            f"got shape {table.shape}")
+    if not np.all(np.isfinite(table)):
+        raise ValueError("cost contains NaN or infinite values")
+    return table
+
+
+def expected_cost_decision(proba, classes, cost) -> np.ndarray:
+    """For each sample, the class whose prediction has the smallest expected cost.
+
+    E[cost of predicting k | x] = sum_j P(y = j | x) * cost[k, j], where ``cost`` is
+    indexed [predicted, true] (a DataFrame with class labels, or an array in the order
+    of ``classes``). With cost 1 for every mistake and 0 on the diagonal this is the
+    usual rule "pick the most probable class".
+    """
+    proba = np.asarray(proba, dtype=np.float64)
+    classes = np.asarray(classes)
+    if proba.ndim != 2 or proba.shape[1] != len(classes):
+        raise ValueError(
+            f"proba must be samples x {len(classes)} classes, got shape {proba.shape}")
+    if not np.all(np.isfinite(proba)) or (proba < 0).any():
+        raise ValueError("proba must hold probabilities (finite, >= 0)")
+    expected = proba @ _cost_table(cost, classes).T
+    return classes[np.argmin(expected, axis=1)]
+
+
+def total_cost(y_true, y_pred, cost, classes) -> float:
+    """The summed cost of all decisions, with ``cost`` indexed [predicted, true]."""
+    y_true, y_pred = _same_length(y_true, y_pred)
+    matrix = confusion_matrix(y_true, y_pred, labels=classes).to_numpy()  # [true, predicted]
+    return float(np.sum(matrix.T * _cost_table(cost, classes)))
+
+
+def reliability_table(y_true, proba_positive, positive, n_bins: int = 10) -> pd.DataFrame:
+    """Bin the predicted P(positive) and compare with how often the positive class occurred.
+
+    One row per non-empty bin of equal width on [0, 1]: ``mean_predicted`` (the average
+    forecast in the bin), ``observed`` (the fraction that really was positive) and
+    ``count``. A calibrated model has mean_predicted close to observed in every bin.
+    """
+    y_true = _labels(y_true, "y_true")
+    p = np.asarray(proba_positive, dtype=np.float64)
+    if p.shape != y_true.shape:
+        raise ValueError(
+            f"proba_positive has shape {p.shape} but y_true has {y_true.shape}; "
+            "give one probability per sample")
+    if not np.all(np.isfinite(p)) or (p < 0).any() or (p > 1).any():
+        raise ValueError("proba_positive must hold probabilities in [0, 1]")
+    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive int, got {n_bins!r}")
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    which = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, n_bins - 1)
+    hit = (y_true == positive).astype(np.float64)
+    count = np.bincount(which, minlength=n_bins)
+    used = count > 0
+    return pd.DataFrame({
+        "bin_low": edges[:-1][used],
+        "bin_high": edges[1:][used],
+        "mean_predicted": np.bincount(which, weights=p, minlength=n_bins)[used] / count[used],
+        "observed": np.bincount(which, weights=hit, minlength=n_bins)[used] / count[used],
+        "count": count[used],
+    })
+
+
+
+def log_loss(y_true, proba, classes) -> float:
+    """Average of -log P(true class | x): small when confident and right, huge when
+    confident and wrong. Unlike accuracy it notices over-confidence.
+
+    ``proba`` has one column per entry of ``classes`` (as ``predict_proba`` returns).
+    A probability of exactly 0 for the true class gives ``inf``, honestly.
+    """
+    y_true = _labels(y_true, "y_true")
+    proba = np.asarray(proba, dtype=np.float64)
+    classes = np.asarray(classes)
+    if proba.ndim != 2 or proba.shape != (len(y_true), len(classes)):
+        raise ValueError(
+            f"proba must be {len(y_true)} samples x {len(classes)} classes, got shape {proba.shape}")
+    if not np.all(np.isfinite(proba)) or (proba < 0).any():
+        raise ValueError("proba must hold probabilities (finite, >= 0)")
+    column = {label: i for i, label in enumerate(classes.tolist())}
+    unknown = sorted({v for v in y_true.tolist() if v not in column})
+    if unknown:
+        raise ValueError(f"y_true has labels {unknown} that are not in classes={classes.tolist()}")
+    picked = proba[np.arange(len(y_true)), [column[v] for v in y_true.tolist()]]
+    with np.errstate(divide="ignore"):
+        return float(-np.mean(np.log(picked)))
