@@ -88,7 +88,7 @@ def plot_query_factors(model, query) -> Figure:
     ax.set_xticks(positions, labels)
     ax.set_ylim(0, 1.1)
     ax.set_ylabel("probability (no unit)")
-    ax.set_xlabel("the factors of  P(class) \u00d7 \u220f P(attribute = value | class)")
+    ax.set_xlabel("the factors of P(class) \u00d7 \u220f P(attribute = value | class)")
     ax.legend(title="class", loc="upper right", fontsize=9)
     ax.set_title("Which factors pull the query towards which class")
     return fig
