@@ -23,7 +23,8 @@ def check_alpha(alpha, name: str = "alpha") -> float:
 
 
 def check_matrix(X, name: str = "X", *, allow_sparse: bool = True,
-                 non_negative: bool = False, n_features: int | None = None):
+                 non_negative: bool = False, whole_numbers: bool = False,
+                 n_features: int | None = None):
     """Return ``X`` as a 2-D float array or CSR matrix, or raise a clear error.
 
     Sparse input stays sparse: a 20 Newsgroups count matrix is 11,314 x 130,107
@@ -54,6 +55,11 @@ def check_matrix(X, name: str = "X", *, allow_sparse: bool = True,
         raise ValueError(f"{name} contains NaN or infinite values")
     if non_negative and values.size and values.min() < 0:
         raise ValueError(f"{name} must hold non-negative counts, found {values.min()!r}")
+    if whole_numbers and values.size and not np.array_equal(values, np.round(values)):
+        example = values[values != np.round(values)][0]
+        raise ValueError(
+            f"{name} must hold whole-number counts (how often each word occurs), found "
+            f"{example!r}; for continuous features use GaussianNB")
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(
             f"{name} has {X.shape[1]} features but the model was fitted with {n_features}")

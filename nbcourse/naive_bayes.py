@@ -191,11 +191,15 @@ class _BaseDiscreteNB(_BaseNB):
             return np.full(n_classes, -np.log(n_classes))
         return _log(self.class_count_) - np.log(self.class_count_.sum())
 
+    #: multinomial counts must be whole numbers; Bernoulli binarizes whatever it gets
+    _whole_numbers = False
+
     def _prepare(self, X):
-        return check_matrix(X, non_negative=True)
+        return check_matrix(X, non_negative=True, whole_numbers=self._whole_numbers)
 
     def _check_predict_X(self, X):
-        return check_matrix(X, non_negative=True, n_features=self.n_features_in_)
+        return check_matrix(X, non_negative=True, whole_numbers=self._whole_numbers,
+                            n_features=self.n_features_in_)
 
 
 class MultinomialNB(_BaseDiscreteNB):
@@ -203,6 +207,8 @@ class MultinomialNB(_BaseDiscreteNB):
 
     theta_ck = (count of word k in class c + alpha) / (words in class c + alpha * V)
     """
+
+    _whole_numbers = True
 
     def _feature_log_prob(self, alpha: float) -> np.ndarray:
         smoothed = self.feature_count_ + alpha
@@ -378,12 +384,20 @@ class GaussianNB(_BaseNB):
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         X = check_matrix(X, allow_sparse=False, n_features=self.n_features_in_)
+        self._check_variances()
         log_norm = -0.5 * np.sum(np.log(2.0 * np.pi * self.var_), axis=1)
         # sum_k (x_k - mu_ck)^2 / var_ck, expanded so no (samples x classes x features) array
         precision = 1.0 / self.var_
         squares = (X ** 2) @ precision.T - 2.0 * X @ (self.theta_ * precision).T \
             + np.sum(self.theta_ ** 2 * precision, axis=1)
         return self.class_log_prior_ + log_norm - 0.5 * squares
+
+    def _check_variances(self):
+        """A zero variance would divide by zero; say why instead of returning NaN."""
+        if not np.all(self.var_[self.class_count_ > 0] > 0):
+            raise ValueError(
+                "every feature of the training data is constant, so every variance is 0 and "
+                "the Gaussian densities are undefined; GaussianNB needs a feature that varies")
 
     def to_linear(self):
         """(w0, w) for a shared variance: w_k = (mu_1k - mu_0k) / var_k.
@@ -392,6 +406,7 @@ class GaussianNB(_BaseNB):
         class the x_k^2 terms do not cancel and the boundary is quadratic.
         """
         self._check_two_classes()
+        self._check_variances()
         if not np.allclose(self.var_[0], self.var_[1], rtol=0, atol=0):
             raise ValueError(
                 "the classes have different variances, so the decision boundary is "

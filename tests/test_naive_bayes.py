@@ -323,3 +323,100 @@ def test_sparse_fit_at_newsgroups_scale_stays_small():
     assert predictions.shape == (2000,)
     reference = sk.MultinomialNB(alpha=0.01).fit(X, y)
     np.testing.assert_array_equal(predictions, reference.predict(X[:2000]))
+
+
+# ----- many random data sets (hypothesis) -------------------------------------------------------
+def _random_counts(seed, n_samples, n_features, n_classes):
+    rng = np.random.default_rng(seed)
+    y = np.concatenate([np.arange(n_classes), rng.integers(0, n_classes, n_samples - n_classes)])
+    X = rng.poisson(rng.uniform(0.1, 3.0, size=n_features), size=(n_samples, n_features))
+    return X.astype(float), y
+
+
+random_shapes = dict(
+    seed=st.integers(0, 2**32 - 1), n_samples=st.integers(4, 40),
+    n_features=st.integers(1, 8), n_classes=st.integers(2, 4),
+    alpha=st.floats(0.01, 5.0), sparse=st.booleans())
+
+
+@settings(max_examples=60, deadline=None)
+@given(**random_shapes)
+def test_discrete_estimators_match_sklearn_on_random_data(seed, n_samples, n_features, n_classes,
+                                                          alpha, sparse):
+    X, y = _random_counts(seed, n_samples, n_features, n_classes)
+    Xin = sp.csr_matrix(X) if sparse else X
+    for ours, theirs in ((MultinomialNB(alpha=alpha), sk.MultinomialNB(alpha=alpha)),
+                         (BernoulliNB(alpha=alpha, binarize=1.0), sk.BernoulliNB(alpha=alpha, binarize=1.0))):
+        ours.fit(Xin, y)
+        theirs.fit(X, y)
+        np.testing.assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, atol=1e-9)
+        np.testing.assert_allclose(ours.class_log_prior_, theirs.class_log_prior_, atol=1e-12)
+        np.testing.assert_array_equal(ours.class_count_, theirs.class_count_)
+        np.testing.assert_array_equal(ours.feature_count_, theirs.feature_count_)
+        np.testing.assert_allclose(ours.predict_proba(Xin), theirs.predict_proba(X), atol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_samples=st.integers(4, 40), n_features=st.integers(1, 5),
+       n_classes=st.integers(2, 3), alpha=st.floats(0.01, 5.0))
+def test_categorical_matches_sklearn_on_random_data(seed, n_samples, n_features, n_classes, alpha):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({f"f{j}": rng.choice(list("abcd")[: rng.integers(1, 5)], size=n_samples)
+                      for j in range(n_features)})
+    y = np.concatenate([np.arange(n_classes), rng.integers(0, n_classes, n_samples - n_classes)])
+    ours = CategoricalNB(alpha=alpha).fit(X, y)
+    encoder = OrdinalEncoder(categories=[ours.categories_[c] for c in X.columns])
+    codes = encoder.fit_transform(X)
+    theirs = sk.CategoricalNB(alpha=alpha).fit(codes, y)
+    for mine, reference in zip(ours.feature_log_prob_, theirs.feature_log_prob_):
+        np.testing.assert_allclose(mine, reference, atol=1e-9)
+    np.testing.assert_allclose(ours.class_log_prior_, theirs.class_log_prior_, atol=1e-12)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(codes), atol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_samples=st.integers(6, 60), n_features=st.integers(1, 6),
+       n_classes=st.integers(2, 4), var_smoothing=st.sampled_from([1e-9, 1e-6, 1e-2]))
+def test_gaussian_matches_sklearn_on_random_data(seed, n_samples, n_features, n_classes, var_smoothing):
+    rng = np.random.default_rng(seed)
+    y = np.concatenate([np.arange(n_classes), rng.integers(0, n_classes, n_samples - n_classes)])
+    X = rng.normal(size=(n_samples, n_features)) * rng.uniform(0.1, 5, n_features) + y[:, None]
+    ours = GaussianNB(var_smoothing=var_smoothing).fit(X, y)
+    theirs = sk.GaussianNB(var_smoothing=var_smoothing).fit(X, y)
+    np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-9)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(**random_shapes)
+def test_to_linear_equals_predict_on_random_data(seed, n_samples, n_features, n_classes, alpha, sparse):
+    X, y = _random_counts(seed, n_samples, n_features, 2)
+    Xin = sp.csr_matrix(X) if sparse else X
+    for model in (MultinomialNB(alpha=alpha), BernoulliNB(alpha=alpha),
+                  GaussianNB(shared_variance=True)):
+        features = X if isinstance(model, GaussianNB) else Xin
+        model.fit(features, y)
+        if isinstance(model, GaussianNB) and not X.std(axis=0).any():
+            with pytest.raises(ValueError, match="every feature of the training data is constant"):
+                model.to_linear()
+            continue
+        w0, w = model.to_linear()
+        inputs = (X > 0).astype(float) if isinstance(model, BernoulliNB) else X
+        margin = w0 + inputs @ w
+        log_odds = np.diff(model.predict_log_proba(features), axis=1).ravel()
+        np.testing.assert_allclose(margin, log_odds, rtol=1e-6, atol=1e-8)
+        # exact ties are 0 on both sides up to rounding, which may fall either way
+        clear = np.abs(margin) > 1e-6 * (1 + np.abs(margin).max())
+        linear = np.where(margin > 0, model.classes_[1], model.classes_[0])
+        np.testing.assert_array_equal(linear[clear], model.predict(features)[clear])
+
+
+def test_multinomial_wants_whole_counts():
+    with pytest.raises(ValueError, match="whole-number counts.*0.5"):
+        MultinomialNB().fit([[0.5, 1], [1, 0]], [0, 1])
+    model = MultinomialNB().fit([[2, 1], [1, 0]], [0, 1])
+    with pytest.raises(ValueError, match="whole-number counts"):
+        model.predict(sp.csr_matrix([[0.25, 1.0]]))
+    # Bernoulli only asks "present or not", so any non-negative value is fine there
+    BernoulliNB().fit([[0.5, 1], [1, 0]], [0, 1])
