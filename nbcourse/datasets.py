@@ -38,6 +38,7 @@ import urllib.error
 import urllib.request
 import warnings
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.client import HTTPException
 from pathlib import Path, PurePosixPath
@@ -270,28 +271,114 @@ def _parse_sms(text: str, source) -> pd.DataFrame:
     return pd.DataFrame({"label": labels, "text": messages})
 
 
-def _sms_bytes_from_local(path: Path) -> tuple[bytes, str]:
-    """The bytes of SMSSpamCollection from a file, a folder or the UCI zip, and where they came from."""
+@dataclass(frozen=True)
+class _ZippedFile:
+    """A corpus published as one file inside a zip archive, as UCI publishes them.
+
+    The SMS Spam Collection and Spambase are found, checked and downloaded the same way;
+    only their names and the parser differ. The URL and checksum are read from the module
+    constants at call time, so tests can point a download at a local server.
+    """
+
+    corpus: str      # key for _how_to_provide
+    title: str       # for messages: "the SMS Spam Collection"
+    filename: str    # the file inside the zip and in NBCOURSE_DATA/<folder>/
+    folder: str
+    zip_name: str    # what the downloaded archive is saved as while it is checked
+    url_constant: str
+    sha256_constant: str
+    parse: Callable[[bytes, str], pd.DataFrame]
+
+    @property
+    def url(self) -> str:
+        return globals()[self.url_constant]
+
+    @property
+    def sha256(self) -> str:
+        return globals()[self.sha256_constant]
+
+
+def _bytes_from_local(spec: _ZippedFile, path: Path) -> tuple[bytes, str]:
+    """The corpus file's bytes from a file, a folder or the zip, and where they came from."""
     if not path.exists():
-        raise FileNotFoundError(f"path {str(path)!r} does not exist. {_how_to_provide('sms')}")
+        raise FileNotFoundError(f"path {str(path)!r} does not exist. {_how_to_provide(spec.corpus)}")
     if path.is_dir():
-        for candidate in (path / SMS_SPAM_FILENAME, path / "sms_spam" / SMS_SPAM_FILENAME):
+        for candidate in (path / spec.filename, path / spec.folder / spec.filename):
             if candidate.is_file():
                 return candidate.read_bytes(), str(candidate)
         raise FileNotFoundError(
-            f"folder {str(path)!r} contains neither {SMS_SPAM_FILENAME} nor "
-            f"sms_spam/{SMS_SPAM_FILENAME}. {_how_to_provide('sms')}")
+            f"folder {str(path)!r} contains neither {spec.filename} nor "
+            f"{spec.folder}/{spec.filename}. {_how_to_provide(spec.corpus)}")
     if zipfile.is_zipfile(path):
-        return _sms_bytes_from_zip(path), f"{path}!{SMS_SPAM_FILENAME}"
+        return _bytes_from_zip(spec, path), f"{path}!{spec.filename}"
     return path.read_bytes(), str(path)
 
 
-def _sms_bytes_from_zip(path: Path) -> bytes:
+def _bytes_from_zip(spec: _ZippedFile, path: Path) -> bytes:
     with zipfile.ZipFile(path) as archive:
-        members = [m for m in archive.namelist() if PurePosixPath(m).name == SMS_SPAM_FILENAME]
+        members = [m for m in archive.namelist() if PurePosixPath(m).name == spec.filename]
         if not members:
-            raise ValueError(f"zip archive {str(path)!r} has no {SMS_SPAM_FILENAME} file inside")
+            raise ValueError(f"zip archive {str(path)!r} has no {spec.filename} file inside")
         return archive.read(members[0])
+
+
+def _checked_local(spec: _ZippedFile, raw: bytes, source: str) -> pd.DataFrame:
+    """Parse a file the user provided; a copy that differs is used, with a warning."""
+    frame = spec.parse(raw, source)
+    actual = hashlib.sha256(raw).hexdigest()
+    if actual != spec.sha256:
+        warnings.warn(
+            f"{source} is not byte-identical to {spec.title} (sha256 {actual[:12]}..., "
+            f"expected {spec.sha256[:12]}...); counts and accuracies may differ from the course's",
+            stacklevel=4)
+    return frame
+
+
+def _download_zipped(spec: _ZippedFile, cache_file: Path) -> Path:
+    """Download the zip into a scratch folder, check the file, then move it into the cache."""
+    cache_file.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".download-", dir=cache_file.parent) as scratch:
+        archive = Path(scratch) / spec.zip_name
+        _download(spec.url, archive, spec.corpus)
+        try:
+            raw = _bytes_from_zip(spec, archive)
+        except (zipfile.BadZipFile, ValueError) as exc:
+            raise DownloadError(
+                f"{spec.url} did not deliver the expected zip archive ({exc}). "
+                f"Nothing was saved. {_how_to_provide(spec.corpus)}") from exc
+        actual = hashlib.sha256(raw).hexdigest()
+        if actual != spec.sha256:
+            raise _checksum_error(f"{spec.filename} downloaded from {spec.url}",
+                                  spec.sha256, actual, spec.corpus, "Nothing was saved.")
+        staged = Path(scratch) / spec.filename
+        staged.write_bytes(raw)
+        os.replace(staged, cache_file)
+    return cache_file
+
+
+def _load_zipped(spec: _ZippedFile, path, download: bool, cache_dir) -> pd.DataFrame:
+    """path=, then NBCOURSE_DATA, then the cache, then a checksummed download."""
+    if path is not None:
+        raw, source = _bytes_from_local(spec, Path(path).expanduser())
+        return _checked_local(spec, raw, source)
+    shared = _shared_data_dir()
+    if shared is not None and (shared / spec.folder / spec.filename).is_file():
+        local = shared / spec.folder / spec.filename
+        return _checked_local(spec, local.read_bytes(), str(local))
+    cache_file = _cache_root(cache_dir) / spec.folder / spec.filename
+    if cache_file.is_file():
+        actual = _sha256_file(cache_file)
+        if actual == spec.sha256:
+            return spec.parse(cache_file.read_bytes(), str(cache_file))
+        if not download:
+            raise _checksum_error(f"cached file {cache_file}", spec.sha256, actual, spec.corpus,
+                                  "Delete it and download again, or:")
+        warnings.warn(f"cached {cache_file} is damaged (checksum mismatch); downloading it again")
+    if not download:
+        raise CorpusNotFoundError(
+            f"{spec.title} is not on this machine (looked at path=, NBCOURSE_DATA and "
+            f"the cache {cache_file}) and download=False. {_how_to_provide(spec.corpus)}")
+    return spec.parse(_download_zipped(spec, cache_file).read_bytes(), str(cache_file))
 
 
 def _decode_sms(raw: bytes, source: str) -> pd.DataFrame:
@@ -302,25 +389,8 @@ def _decode_sms(raw: bytes, source: str) -> pd.DataFrame:
     return _parse_sms(text, source)
 
 
-def _download_sms(cache_file: Path) -> Path:
-    cache_file.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".download-", dir=cache_file.parent) as scratch:
-        archive = Path(scratch) / "sms_spam_collection.zip"
-        _download(SMS_SPAM_URL, archive, "sms")
-        try:
-            raw = _sms_bytes_from_zip(archive)
-        except (zipfile.BadZipFile, ValueError) as exc:
-            raise DownloadError(
-                f"{SMS_SPAM_URL} did not deliver the expected zip archive ({exc}). "
-                f"Nothing was saved. {_how_to_provide('sms')}") from exc
-        actual = hashlib.sha256(raw).hexdigest()
-        if actual != SMS_SPAM_SHA256:
-            raise _checksum_error(f"{SMS_SPAM_FILENAME} downloaded from {SMS_SPAM_URL}",
-                                  SMS_SPAM_SHA256, actual, "sms", "Nothing was saved.")
-        staged = Path(scratch) / SMS_SPAM_FILENAME
-        staged.write_bytes(raw)
-        os.replace(staged, cache_file)
-    return cache_file
+_SMS = _ZippedFile("sms", "the SMS Spam Collection v.1", SMS_SPAM_FILENAME, "sms_spam",
+                   "sms_spam_collection.zip", "SMS_SPAM_URL", "SMS_SPAM_SHA256", _decode_sms)
 
 
 def load_sms_spam(path=None, *, download: bool = True, cache_dir=None) -> pd.DataFrame:
@@ -331,38 +401,7 @@ def load_sms_spam(path=None, *, download: bool = True, cache_dir=None) -> pd.Dat
     where it is looked for. A local file that parses but differs from the published one
     is used with a warning; a download that differs is rejected.
     """
-    if path is not None:
-        raw, source = _sms_bytes_from_local(Path(path).expanduser())
-        return _checked_local_sms(raw, source)
-    shared = _shared_data_dir()
-    if shared is not None and (shared / "sms_spam" / SMS_SPAM_FILENAME).is_file():
-        local = shared / "sms_spam" / SMS_SPAM_FILENAME
-        return _checked_local_sms(local.read_bytes(), str(local))
-    cache_file = _cache_root(cache_dir) / "sms_spam" / SMS_SPAM_FILENAME
-    if cache_file.is_file():
-        actual = _sha256_file(cache_file)
-        if actual == SMS_SPAM_SHA256:
-            return _decode_sms(cache_file.read_bytes(), str(cache_file))
-        if not download:
-            raise _checksum_error(f"cached file {cache_file}", SMS_SPAM_SHA256, actual, "sms",
-                                  "Delete it and download again, or:")
-        warnings.warn(f"cached {cache_file} is damaged (checksum mismatch); downloading it again")
-    if not download:
-        raise CorpusNotFoundError(
-            "the SMS Spam Collection is not on this machine (looked at path=, NBCOURSE_DATA and "
-            f"the cache {cache_file}) and download=False. {_how_to_provide('sms')}")
-    return _decode_sms(_download_sms(cache_file).read_bytes(), str(cache_file))
-
-
-def _checked_local_sms(raw: bytes, source: str) -> pd.DataFrame:
-    frame = _decode_sms(raw, source)
-    actual = hashlib.sha256(raw).hexdigest()
-    if actual != SMS_SPAM_SHA256:
-        warnings.warn(
-            f"{source} is not byte-identical to SMS Spam Collection v.1 (sha256 {actual[:12]}..., "
-            f"expected {SMS_SPAM_SHA256[:12]}...); counts and accuracies may differ from the course's",
-            stacklevel=3)
-    return frame
+    return _load_zipped(_SMS, path, download, cache_dir)
 
 
 def load_sms_spam_offline(path=None, *, cache_dir=None) -> pd.DataFrame:
@@ -404,30 +443,6 @@ SPAMBASE_FEATURES = tuple(
     + ["capital_run_length_average", "capital_run_length_longest", "capital_run_length_total"])
 
 
-def _spambase_bytes_from_local(path: Path) -> tuple[bytes, str]:
-    """The bytes of spambase.data from a file, a folder or the UCI zip, and where they came from."""
-    if not path.exists():
-        raise FileNotFoundError(f"path {str(path)!r} does not exist. {_how_to_provide('spambase')}")
-    if path.is_dir():
-        for candidate in (path / SPAMBASE_FILENAME, path / "spambase" / SPAMBASE_FILENAME):
-            if candidate.is_file():
-                return candidate.read_bytes(), str(candidate)
-        raise FileNotFoundError(
-            f"folder {str(path)!r} contains neither {SPAMBASE_FILENAME} nor "
-            f"spambase/{SPAMBASE_FILENAME}. {_how_to_provide('spambase')}")
-    if zipfile.is_zipfile(path):
-        return _spambase_bytes_from_zip(path), f"{path}!{SPAMBASE_FILENAME}"
-    return path.read_bytes(), str(path)
-
-
-def _spambase_bytes_from_zip(path: Path) -> bytes:
-    with zipfile.ZipFile(path) as archive:
-        members = [m for m in archive.namelist() if PurePosixPath(m).name == SPAMBASE_FILENAME]
-        if not members:
-            raise ValueError(f"zip archive {str(path)!r} has no {SPAMBASE_FILENAME} file inside")
-        return archive.read(members[0])
-
-
 def _parse_spambase(raw: bytes, source: str) -> pd.DataFrame:
     """58 comma-separated numbers per line -> 57 named features and ``label`` ham/spam."""
     try:
@@ -443,36 +458,8 @@ def _parse_spambase(raw: bytes, source: str) -> pd.DataFrame:
     return frame
 
 
-def _checked_local_spambase(raw: bytes, source: str) -> pd.DataFrame:
-    frame = _parse_spambase(raw, source)
-    actual = hashlib.sha256(raw).hexdigest()
-    if actual != SPAMBASE_SHA256:
-        warnings.warn(
-            f"{source} is not byte-identical to UCI Spambase (sha256 {actual[:12]}..., expected "
-            f"{SPAMBASE_SHA256[:12]}...); counts and accuracies may differ from the course's",
-            stacklevel=3)
-    return frame
-
-
-def _download_spambase(cache_file: Path) -> Path:
-    cache_file.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".download-", dir=cache_file.parent) as scratch:
-        archive = Path(scratch) / "spambase.zip"
-        _download(SPAMBASE_URL, archive, "spambase")
-        try:
-            raw = _spambase_bytes_from_zip(archive)
-        except (zipfile.BadZipFile, ValueError) as exc:
-            raise DownloadError(
-                f"{SPAMBASE_URL} did not deliver the expected zip archive ({exc}). "
-                f"Nothing was saved. {_how_to_provide('spambase')}") from exc
-        actual = hashlib.sha256(raw).hexdigest()
-        if actual != SPAMBASE_SHA256:
-            raise _checksum_error(f"{SPAMBASE_FILENAME} downloaded from {SPAMBASE_URL}",
-                                  SPAMBASE_SHA256, actual, "spambase", "Nothing was saved.")
-        staged = Path(scratch) / SPAMBASE_FILENAME
-        staged.write_bytes(raw)
-        os.replace(staged, cache_file)
-    return cache_file
+_SPAMBASE = _ZippedFile("spambase", "UCI Spambase", SPAMBASE_FILENAME, "spambase",
+                        "spambase.zip", "SPAMBASE_URL", "SPAMBASE_SHA256", _parse_spambase)
 
 
 def load_spambase(path=None, *, download: bool = True, cache_dir=None) -> pd.DataFrame:
@@ -483,27 +470,7 @@ def load_spambase(path=None, *, download: bool = True, cache_dir=None) -> pd.Dat
     file, 1,813 e-mails) or ``'ham'`` (0, 2,788). Looked for like the SMS corpus (path=,
     ``NBCOURSE_DATA/spambase/spambase.data``, the cache, then a checksummed download).
     """
-    if path is not None:
-        raw, source = _spambase_bytes_from_local(Path(path).expanduser())
-        return _checked_local_spambase(raw, source)
-    shared = _shared_data_dir()
-    if shared is not None and (shared / "spambase" / SPAMBASE_FILENAME).is_file():
-        local = shared / "spambase" / SPAMBASE_FILENAME
-        return _checked_local_spambase(local.read_bytes(), str(local))
-    cache_file = _cache_root(cache_dir) / "spambase" / SPAMBASE_FILENAME
-    if cache_file.is_file():
-        actual = _sha256_file(cache_file)
-        if actual == SPAMBASE_SHA256:
-            return _parse_spambase(cache_file.read_bytes(), str(cache_file))
-        if not download:
-            raise _checksum_error(f"cached file {cache_file}", SPAMBASE_SHA256, actual, "spambase",
-                                  "Delete it and download again, or:")
-        warnings.warn(f"cached {cache_file} is damaged (checksum mismatch); downloading it again")
-    if not download:
-        raise CorpusNotFoundError(
-            "Spambase is not on this machine (looked at path=, NBCOURSE_DATA and the cache "
-            f"{cache_file}) and download=False. {_how_to_provide('spambase')}")
-    return _parse_spambase(_download_spambase(cache_file).read_bytes(), str(cache_file))
+    return _load_zipped(_SPAMBASE, path, download, cache_dir)
 
 
 # -- 20 Newsgroups ----------------------------------------------------------------------------
