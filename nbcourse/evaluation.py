@@ -19,6 +19,7 @@ import pandas as pd
 __all__ = [
     "stratified_split", "accuracy", "binary_scores", "confusion_matrix",
     "expected_cost_decision", "total_cost", "reliability_table", "log_loss",
+    "accuracy_by_training_size",
 ]
 
 
@@ -218,3 +219,64 @@ def log_loss(y_true, proba, classes) -> float:
     picked = proba[np.arange(len(y_true)), [column[v] for v in y_true.tolist()]]
     with np.errstate(divide="ignore"):
         return float(-np.mean(np.log(picked)))
+
+
+def accuracy_by_training_size(models, X_train, y_train, X_test, y_test, sizes, *,
+                              n_repeats: int = 5, seed: int = 0):
+    """Test accuracy of each model fitted on random training subsets of each size.
+
+    This is the experiment of Ng & Jordan (2001) behind the plot
+    :func:`nbcourse.plotting.plot_learning_curves`. ``models`` maps a name to a callable that returns a new,
+    unfitted estimator (a class such as ``MultinomialNB`` works). For every size m and
+    repeat r one subset is drawn, seeded by (seed, m, r), and every model is fitted on
+    that same subset. Subsets keep the class proportions of ``y_train`` (with at least one
+    example of each class, since a classifier needs two classes). A row named
+    "majority class" records the accuracy of always predicting the subset's most
+    frequent class, the bar any classifier has to clear.
+
+    Returns a DataFrame with columns model, size, repeat, accuracy.
+    """
+    if not isinstance(models, dict) or not models:
+        raise ValueError("models must be a non-empty dict: name -> callable returning an estimator")
+    for name, make in models.items():
+        if not callable(make):
+            raise TypeError(f"models[{name!r}] must be callable (e.g. a class), got {make!r}")
+    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
+    if y_train.ndim != 1 or y_train.shape[0] != X_train.shape[0]:
+        raise ValueError(f"y_train must hold one label per row of X_train ({X_train.shape[0]}), "
+                         f"got shape {y_train.shape}")
+    if y_test.ndim != 1 or y_test.shape[0] != X_test.shape[0]:
+        raise ValueError(f"y_test must hold one label per row of X_test ({X_test.shape[0]}), "
+                         f"got shape {y_test.shape}")
+    classes, class_sizes = np.unique(y_train, return_counts=True)
+    if len(classes) < 2:
+        raise ValueError("y_train must contain at least two classes")
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
+        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
+    sizes = [int(m) for m in sizes]
+    if not sizes:
+        raise ValueError("sizes is empty: give at least one training-set size")
+    for m in sizes:
+        if not len(classes) <= m <= len(y_train):
+            raise ValueError(f"every size must be between {len(classes)} (one example per class) "
+                             f"and {len(y_train)} (all of y_train), got {m}")
+    members = [np.flatnonzero(y_train == c) for c in classes]
+    biggest = int(np.argmax(class_sizes))
+
+    rows = []
+    for m in sizes:
+        take = np.maximum(1, np.round(m * class_sizes / class_sizes.sum()).astype(int))
+        take[biggest] += m - take.sum()
+        if (take > class_sizes).any() or (take < 1).any():
+            raise ValueError(f"size {m} cannot keep the class proportions of y_train")
+        for repeat in range(n_repeats):
+            rng = np.random.default_rng([seed, m, repeat])
+            subset = np.sort(np.concatenate([rng.choice(idx, k, replace=False)
+                                             for idx, k in zip(members, take)]))
+            X_sub, y_sub = X_train[subset], y_train[subset]
+            for name, make in models.items():
+                predicted = np.asarray(make().fit(X_sub, y_sub).predict(X_test))
+                rows.append((name, m, repeat, float(np.mean(predicted == y_test))))
+            majority = classes[np.argmax(take)]
+            rows.append(("majority class", m, repeat, float(np.mean(y_test == majority))))
+    return pd.DataFrame(rows, columns=["model", "size", "repeat", "accuracy"])

@@ -14,11 +14,11 @@ import scipy.sparse as sp
 from matplotlib.colors import to_hex
 
 from nbcourse import mle
+from nbcourse.evaluation import accuracy_by_training_size
 from nbcourse.linear import LogisticRegression, top_weights
 from nbcourse.naive_bayes import GaussianNB, MultinomialNB
 from nbcourse.plotting import (
     COLORS,
-    accuracy_by_training_size,
     plot_gaussian_boundaries,
     plot_gaussian_log_likelihood,
     plot_learning_curves,
