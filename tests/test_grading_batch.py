@@ -34,10 +34,10 @@ make_fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_fixtures)
 
 # submission -> (status, total); 8 points in all.  "wrong" earns 1 of 6 likelihood cases
-# (2/6 of 2 points) and 1 of 5 predict cases (1/5 of 2 points): 0.33 + 0.4 = 0.73.
+# (1/6 of 2 points) and 2 of 8 predict cases (2/8 of 2 points): 0.33 + 0.5 = 0.83.
 EXPECTED = {
     "correct": ("graded", 8.0),
-    "wrong": ("graded", 0.73),
+    "wrong": ("graded", 0.83),
     "not_json": ("not a notebook", 0.0),
     "not_a_notebook": ("not a notebook", 0.0),
     "empty": ("empty notebook", 0.0),
@@ -50,9 +50,9 @@ EXPECTED = {
     "kernel_killed": ("kernel died", 0.0),
     "memory_bomb": ("memory limit", 8.0),
     "megabytes_printed": ("graded", 8.0),
-    "monkeypatch": ("graded", 0.73),
-    "snoop_disk": ("graded", 0.73),
-    "writes_output": ("graded", 0.73),
+    "monkeypatch": ("graded", 0.83),
+    "snoop_disk": ("graded", 0.83),
+    "writes_output": ("graded", 0.83),
     "orphan_child": ("graded", 8.0),
     "01_weather": ("answer missing", 0.0),  # the student release, nothing answered yet
 }
@@ -114,10 +114,14 @@ def test_reasons_name_what_went_wrong(batch):
     assert "not a Jupyter notebook" in _result(batch, "not_a_notebook")["reasons"][0]
     assert "predict" in " ".join(_result(batch, "answer_deleted")["reasons"])
     assert "joint_scores" in " ".join(_result(batch, "answer_renamed")["reasons"])
-    assert "NameError" in " ".join(_result(batch, "early_exception")["reasons"])
-    assert "did not stop when interrupted" in " ".join(_result(batch, "ignores_sigint")["reasons"])
+    # a cell is named by its first line of code, as the student sees it in Jupyter
+    assert ("the cell starting `from fractions import Fraction` raised NameError: name "
+            "'load_wether' is not defined") in _result(batch, "early_exception")["reasons"]
+    assert "the cell starting `import signal` did not stop when interrupted" in \
+        " ".join(_result(batch, "ignores_sigint")["reasons"])
     assert "predict" in " ".join(_result(batch, "answer_loops")["reasons"])
-    assert "kernel died" in " ".join(_result(batch, "kernel_killed")["reasons"])
+    assert "kernel died while running the cell starting `import os`" in \
+        " ".join(_result(batch, "kernel_killed")["reasons"])
     assert "out of memory" in " ".join(_result(batch, "memory_bomb")["reasons"])
     assert "MB of output" in " ".join(_result(batch, "megabytes_printed")["notes"])
     released = _result(batch, "01_weather")
@@ -139,7 +143,7 @@ def test_the_output_folder_is_complete_and_genuine(batch):
     assert set(rows) == set(EXPECTED)
     assert list(batch["rows"][0]) == ["submission", "status", "q1", "q2", "q3", "q4", "total",
                                       "maximum", "flags", "reason"]
-    assert rows["writes_output"]["total"] == "0.73"  # not the 8 it tried to write
+    assert rows["writes_output"]["total"] == "0.83"  # not the 8 it tried to write
     assert rows["correct"]["total"] == "8"
     feedback = {p.stem for p in (out / "feedback").glob("*.html")}
     assert feedback == set(EXPECTED)
@@ -216,10 +220,14 @@ def joint_scores(table, query, target):
     # predict and p_no reach CategoricalNB through joint_scores: flagged as well
     assert predict.flags == p_no.flags == ["uses CategoricalNB"]
     assert result.total == 2.0 and result.status == "graded"
+    assert (joint.withheld, predict.withheld) == (3.0, 2.0)
     row = (tmp_path / "out" / "grades.csv").read_text().splitlines()[1]
     assert "q2: uses CategoricalNB" in row
-    assert "asks you to write yourself; 3 points withheld" in (
-        tmp_path / "out" / "feedback" / "uses_the_estimator.html").read_text()
+    page = (tmp_path / "out" / "feedback" / "uses_the_estimator.html").read_text()
+    assert "<code>joint_scores</code> &mdash; " \
+        '<span class="fail">flagged</span>: it uses CategoricalNB' in page
+    assert "so it scores 0 of 3 points. Its tests on their own: passed." in page
+    assert "&mdash; passed" not in page.split("<h2>q2")[1].split("<h2>")[0]
 
 
 @pytest.mark.parametrize("exercise", ["02_smoothing", "03_mle", "04_linearity", "05_spam"])

@@ -12,6 +12,7 @@ from nbcourse.grading import forbidden, specs
 from nbcourse.grading.batch import (BatchResult, collect_submissions, feedback_name, gradebook_csv,
                                     summary)
 from nbcourse.grading.feedback import render_html
+from nbcourse.grading.runner import first_code_line
 from nbcourse.grading.scoring import score
 from nbcourse.grading.values import encode_input
 
@@ -102,6 +103,47 @@ def test_feedback_escapes_everything_the_student_controls():
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "<b>eve</b>" not in page
     assert escape("public test: P(outlook = sunny | play = yes) in the lesson's table") in page
+
+
+def test_feedback_says_a_flagged_answer_was_flagged_and_why_it_scored_zero():
+    """Its tests pass, but it calls CategoricalNB: the page must not just say "passed"."""
+    result = score(EXERCISE, EXPECTED, _report(forbidden={"q3": ["CategoricalNB"]}), "s", "s.ipynb")
+    predict = result.questions[2]
+    assert (predict.status, predict.score, predict.withheld) == ("passed", 0.0, 2.0)
+    page = render_html(result, EXERCISE.title)
+    section = page.split("<h2>q3")[1].split("<h2>")[0]
+    assert "(0 / 2)" in section
+    assert "<code>predict</code> &mdash; passed" not in section
+    assert '<span class="fail">flagged</span>: it uses CategoricalNB' in section
+    assert "so it scores 0 of 2 points. Its tests on their own: passed." in section
+    assert section.count("CategoricalNB") == 1  # said once, not again as a note
+    # results.json keeps the note with the points withheld
+    assert any("2 points withheld" in note for note in predict.notes)
+
+
+def test_a_failing_cell_is_named_by_its_first_line_of_code():
+    """Jupyter shows no cell numbers (and counting Markdown cells matches nothing)."""
+    problems = [{"cell": 7, "error": "ValueError: no", "timed_out": False,
+                 "code": "x = int('a')"},
+                {"cell": 9, "error": "still running after 5 s", "timed_out": True,
+                 "code": "while True:"}]
+    result = score(EXERCISE, EXPECTED, _report(problems=problems), "s", "s.ipynb")
+    assert result.reasons == [
+        "the cell starting `x = int('a')` raised ValueError: no",
+        "the cell starting `while True:` was still running after 5 s and was interrupted"]
+    assert not any("cell 7" in r or "cell 9" in r for r in result.reasons)
+
+
+@pytest.mark.parametrize("source, line", [
+    ("weather = load_wether()\nweather", "weather = load_wether()"),
+    ("\n# waiting for something\n\nwhile True:\n    pass", "while True:"),
+    ("# only a comment", "# only a comment"),
+    ("x = " + "1 + " * 40 + "1", "x = " + "1 + " * 13 + "1 +…"),
+    ("", ""),
+])
+def test_a_cell_is_quoted_by_its_first_line_of_code(source, line):
+    assert first_code_line(source) == line
+    assert len(first_code_line(source)) <= 60
 
 
 def test_gradebook_has_one_column_per_question_and_a_summary(tmp_path):

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from nbcourse.cli import build_parser, main
@@ -121,3 +123,154 @@ def test_usage_errors_exit_2_with_a_message(tmp_path, capsys):
     with pytest.raises(SystemExit) as error:
         main(["grade", "weather", "x.ipynb", "--out", "o", "--jobs", "0"])
     assert error.value.code == 2
+
+
+# ---------------------------------------------------------------- common mistakes
+def _decide(w0, w, X, use_w0=True):
+    scores = (w0 if use_w0 else 0.0) + np.asarray(X @ np.asarray(w, dtype=float)).ravel()
+    return (scores > 0).astype(int)
+
+
+def _posterior(w0, w, X, use_w0=True):
+    scores = (w0 if use_w0 else 0.0) + np.asarray(X @ np.asarray(w, dtype=float)).ravel()
+    return 1 / (1 + np.exp(-scores))
+
+
+def _choose_alpha(X_train, y_train, X_validation, y_validation, alphas, score_on="validation",
+                  last_of_ties=False):
+    from nbcourse import MultinomialNB
+    best, best_accuracy = None, -1.0
+    for alpha in alphas:
+        model = MultinomialNB(alpha=alpha).fit(X_train, y_train)
+        X, y = (X_validation, y_validation) if score_on == "validation" else (X_train, y_train)
+        accuracy = float(np.mean(model.predict(X) == np.asarray(y)))
+        if accuracy > best_accuracy or (last_of_ties and accuracy == best_accuracy):
+            best, best_accuracy = alpha, accuracy
+    return best
+
+
+def _smoothed_p_no(prior):
+    day = {"outlook": "sunny", "temperature": "cool", "humidity": "high", "windy": "true"}
+    scores = {}
+    for label in ("no", "yes"):
+        rows = WEATHER[WEATHER["play"] == label]
+        score = prior(len(rows), len(WEATHER))
+        for feature, value in day.items():
+            score *= Fraction(int((rows[feature] == value).sum()) + 1,
+                              len(rows) + WEATHER[feature].nunique())
+        scores[label] = score
+    return scores["no"] / sum(scores.values())
+
+
+def _predict(table, query, target, with_prior=True):
+    scores = {}
+    for label in table[target].unique():
+        rows = table[table[target] == label]
+        score = Fraction(len(rows), len(table)) if with_prior else Fraction(1)
+        for feature, value in query.items():
+            score *= Fraction(int((rows[feature] == value).sum()), len(rows))
+        scores[label] = score
+    return max(scores, key=scores.get)
+
+
+# exercise, question, right answer, wrong answer, what the report must say about it
+MISTAKES = [
+    ("04_linearity", "q2", _decide, lambda w0, w, X: _decide(w0, w, X, use_w0=False),
+     "is w0 part of your score?"),
+    ("04_linearity", "q3", _posterior, lambda w0, w, X: _posterior(w0, w, X, use_w0=False),
+     "is w0 part of your score?"),
+    ("04_linearity", "q4", 1.0, 0.0, "the two rules disagree on 100.0% of the messages"),
+    ("04_linearity", "q4", 1.0, 0.96, "keep w0 in the score"),
+    ("05_spam", "q3", _choose_alpha,
+     lambda *args: _choose_alpha(*args, score_on="training"),
+     "this alpha does best on the training part"),
+    ("05_spam", "q3", _choose_alpha, lambda *args: _choose_alpha(*args, last_of_ties=True),
+     "keep the smallest of them"),
+    ("02_smoothing", "q4", (1, 1), (2, 2), "not the MAP"),
+    ("02_smoothing", "q4", (1, 1), (5, 2), "the rule must hold for every number of heads"),
+    ("02_smoothing", "q6", _smoothed_p_no(lambda n, total: Fraction(n, total)),
+     _smoothed_p_no(lambda n, total: Fraction(n + 1, total + 2)),
+     "the prior P(play) stays the plain share of rows"),
+    ("02_smoothing", "q6", _smoothed_p_no(lambda n, total: Fraction(n, total)),
+     _smoothed_p_no(lambda n, total: Fraction(1)), "the prior P(play) stays the plain share"),
+    ("01_weather", "q3", _predict, lambda t, q, y: _predict(t, q, y, with_prior=False),
+     "prior P(label) included"),
+]
+
+
+@pytest.mark.parametrize("exercise, question, right, wrong, says", MISTAKES)
+def test_public_checks_catch_the_common_mistake_with_a_hint(exercise, question, right, wrong,
+                                                            says):
+    check = check_for(exercise)
+    assert check.run(question, right).all_passed, str(check.run(question, right))
+    report = check.run(question, wrong)
+    assert not report.all_passed
+    assert says in str(report)
+
+
+def test_public_hints_do_not_give_the_answer_away():
+    report = str(check_for("05_spam").run(
+        "q3", lambda *args: _choose_alpha(*args, score_on="training")))
+    assert "1.0" not in report and "alpha = 1" not in report
+    report = str(check_for("02_smoothing").run("q4", (2, 2)))
+    assert "(1, 1)" not in report and "Beta(1, 1)" not in report
+    report = str(check_for("02_smoothing").run("q6", 0.7))
+    assert "0.72" not in report
+
+
+# ---------------------------------------------------------------- forbidden names
+def test_public_checks_flag_the_same_names_as_the_grader():
+    from nbcourse.grading import specs
+    for exercise in sorted(_PACKAGES):
+        graded = specs.load(exercise)
+        public = check_for(exercise).questions
+        for question in graded.questions:
+            assert tuple(public[question.id].forbidden) == tuple(question.forbidden), \
+                f"{exercise} {question.id}"
+
+
+CALLS_THE_ESTIMATOR = [
+    "import pandas as pd\nfrom nbcourse import CategoricalNB as NB",
+    "def helper(table, query, target):\n"
+    "    model = NB(alpha=0).fit(table[list(query)], table[target])\n"
+    "    row = model.joint_proba(pd.DataFrame([query]), exact=True).iloc[0]\n"
+    "    return {label: row[label] for label in model.classes_}",
+    "def joint_scores(table, query, target):\n    return helper(table, query, target)",
+]
+
+
+def test_check_warns_when_the_answer_calls_the_estimator_it_should_rewrite():
+    namespace: dict = {}
+    for cell in CALLS_THE_ESTIMATOR:
+        exec(cell, namespace)  # noqa: S102 - the student's cells
+    check = check_for("01_weather")
+    report = check.run("q2", namespace["joint_scores"], sources=CALLS_THE_ESTIMATOR)
+    assert report.flags == ["CategoricalNB"]
+    text = str(report)
+    assert "2 of 2 public tests passed" in text
+    assert "⚠ joint_scores uses CategoricalNB" in text and "the grader will flag it" in text
+    honest = check.run("q1", right_likelihood, sources=CALLS_THE_ESTIMATOR)
+    assert honest.flags == [] and "⚠" not in str(honest)
+
+
+def test_check_reads_the_notebook_cells_in_a_real_ipython_session(tmp_path):
+    """In Jupyter, check() scans the cells run so far, the way the grader scans the file."""
+    script = f"""
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+cells = {CALLS_THE_ESTIMATOR!r} + [
+    "from nbcourse.grading import check_for\\ncheck = check_for('01_weather')",
+    "check('q2', joint_scores)",
+    "def joint_scores(table, query, target):\\n    return {{}}",
+    "check('q2', joint_scores)",
+]
+for cell in cells:
+    assert shell.run_cell(cell, store_history=True).success, cell
+"""
+    env = dict(os.environ, IPYTHONDIR=str(tmp_path / "ipython"))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, cwd=tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    first, second = out.stdout.split("q2 · joint_scores:")[1:]
+    assert "⚠ joint_scores uses CategoricalNB" in first
+    assert "⚠" not in second  # rewritten without the estimator: no warning any more

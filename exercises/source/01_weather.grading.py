@@ -91,6 +91,14 @@ EXERCISE = Exercise(
                 Case("an overcast day", (WEATHER, {"outlook": "overcast", "windy": "true"}, "play")),
                 Case("a day where 'yes' wins on the likelihoods",
                      (WEATHER, {"temperature": "cool", "humidity": "normal"}, "play")),
+                # The likelihoods alone favour the rarer class; the prior tips the balance
+                # (high, not windy: 4/5 * 2/5 for "no" against 3/9 * 6/9 for "yes").
+                Case("a day where the class prior tips the balance",
+                     (WEATHER, {"humidity": "high", "windy": "false"}, "play")),
+                Case("another table where the class prior tips the balance",
+                     (PICNIC, {"humid": "high", "water": "warm"}, "enjoy")),
+                Case("a day where the less common label wins",
+                     (WEATHER, {"outlook": "sunny", "humidity": "high"}, "play")),
                 Case("a table with three classes", (FRUIT, {"colour": "yellow", "size": "long"}, "label")),
                 Case("another three-class query", (FRUIT, {"colour": "green", "size": "big"}, "label")),
             ]),

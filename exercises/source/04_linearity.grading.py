@@ -11,21 +11,27 @@ from nbcourse.grading.specs import Case, Exercise, Question
 from nbcourse.linear import decision_function
 
 
-def _model(seed: int, n_docs: int, n_words: int, alpha: float):
+def _model(seed: int, n_docs: int, n_words: int, alpha: float, n_spam: int):
+    """A fitted model and seven new documents, the first of them empty.
+
+    The classes are unbalanced, so w0 is not 0; an empty document has the score w0
+    alone, so it is decided by the prior, and an answer that leaves w0 out is caught.
+    """
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 5, size=(n_docs, n_words))
-    y = np.array(["ham", "spam"] * (n_docs // 2) + ["ham"] * (n_docs % 2))
+    y = np.array(["spam"] * n_spam + ["ham"] * (n_docs - n_spam))
     rng.shuffle(y)
     model = MultinomialNB(alpha=alpha).fit(X, y)
     new_docs = rng.integers(0, 4, size=(7, n_words))
+    new_docs[0] = 0
     return model, new_docs
 
 
 MODELS = {name: _model(*settings) for name, settings in {
-    "the lesson's style of model, a few words": (1, 10, 5, 1.0),
-    "a larger vocabulary": (2, 16, 12, 1.0),
-    "weak smoothing": (3, 9, 6, 0.1),
-    "strong smoothing": (4, 12, 4, 5.0),
+    "the lesson's style of model, a few words": (1, 10, 5, 1.0, 3),
+    "a larger vocabulary, more spam than ham": (2, 16, 12, 1.0, 10),
+    "weak smoothing": (3, 9, 6, 0.1, 5),
+    "strong smoothing": (4, 12, 4, 5.0, 4),
 }.items()}
 
 

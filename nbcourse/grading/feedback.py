@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .scoring import SubmissionResult
+from .scoring import QuestionResult, SubmissionResult
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem;
@@ -27,6 +27,21 @@ td, th { border-bottom: 1px solid #ddd; padding: .25rem .4rem; text-align: left;
 
 def _fmt(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+def _verdict(question: QuestionResult) -> str:
+    """What happened to the answer, in words; a flag comes first, since it decides the score."""
+    if not question.flags:
+        return escape(question.status)
+    text = (f"it {'; '.join(question.flags)} (itself or through a function it calls), which "
+            "this exercise asks you to write yourself")
+    if question.withheld and question.score == 0:
+        text += f", so it scores 0 of {_fmt(question.points)} points"
+    elif question.withheld:
+        text += (f", so {_fmt(question.withheld)} of the points its tests earned "
+                 f"{'is' if question.withheld == 1 else 'are'} withheld")
+    text += f". Its tests on their own: {question.status}."
+    return f'<span class="fail">flagged</span>: {escape(text)}'
 
 
 def render_html(result: SubmissionResult, exercise_title: str) -> str:
@@ -50,7 +65,7 @@ def render_html(result: SubmissionResult, exercise_title: str) -> str:
         parts.append(f"<h2>{escape(question.id)}: {escape(question.title)} "
                      f"({_fmt(question.score)} / {_fmt(question.points)})</h2>")
         parts.append(f"<p>Graded answer: <code>{escape(question.name)}</code> "
-                     f"&mdash; {escape(question.status)}</p>")
+                     f"&mdash; {_verdict(question)}</p>")
         if question.cases:
             rows = []
             for case in question.cases:
@@ -62,6 +77,8 @@ def render_html(result: SubmissionResult, exercise_title: str) -> str:
             parts.append("<table><tr><th>test</th><th>result</th><th>why</th></tr>"
                          + "".join(rows) + "</table>")
         for note in question.notes:
+            if question.flags and note.startswith(f"`{question.name}` uses "):
+                continue  # the verdict above already says it
             parts.append(f'<p class="note">{escape(note)}</p>')
     parts.append('<p class="note">Hidden tests call your functions on inputs you have not '
                  "seen. Their inputs and expected values stay with the grader; the messages "

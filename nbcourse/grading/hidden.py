@@ -6,26 +6,41 @@ probe, same JSON round trip, same comparison) and raises AssertionError if any c
 fails.  Because nbval runs every solution notebook in ``pytest``, a spec whose
 expected values disagree with the instructor's own solution is caught before any
 student is graded against it.  The release removes these cells.
+
+``grade_answer`` is the same path for any answer object, so tests can check that a
+spec's hidden cases catch plausible wrong answers.
 """
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from . import specs
 from .probe_source import nbcourse_probe
-from .scoring import score_question
+from .scoring import QuestionResult, score_question
+
+
+def grade_answer(exercise: str | specs.Exercise, question: str, answer,
+                 source_dir: Path | None = None) -> QuestionResult:
+    """Score ``answer`` on ``question``'s cases as the grader would (without a kernel).
+
+    The answer goes through the probe and its JSON report, and is compared in
+    ``score_question``; only the forbidden-name scan (which needs the notebook's
+    source) is left out.
+    """
+    spec = exercise if isinstance(exercise, specs.Exercise) else specs.load(exercise, source_dir)
+    q = spec.question(question)
+    captured: list[str] = []
+    nbcourse_probe({q.name: answer}, "", json.dumps(q.probe_request()), emit=captured.append)
+    return score_question(q, json.loads(captured[0]), q.expected(), 0.0, [])
 
 
 def run_hidden_tests(exercise: str, question: str, answer) -> None:
     """Assert that ``answer`` passes every case of ``question``; print a one-line summary."""
     spec = specs.load(exercise)  # the notebook's own folder when it holds the specs
-    q = spec.question(question)
-    captured: list[str] = []
-    request = q.probe_request()
-    nbcourse_probe({q.name: answer}, "", json.dumps(request), emit=captured.append)
-    result = score_question(q, json.loads(captured[0]), q.expected(), 0.0, [])
+    result = grade_answer(spec, question, answer)
     failed = [case for case in result.cases if not case.passed]
     if failed or result.status not in ("passed",):
         details = "; ".join(f"{c.name}: {c.message}" for c in failed) or "; ".join(result.notes)
-        raise AssertionError(f"{spec.name} {question} ({q.name}): {details}")
+        raise AssertionError(f"{spec.name} {question} ({result.name}): {details}")
     print(f"{question}: {len(result.cases)} of {len(result.cases)} grading cases pass")

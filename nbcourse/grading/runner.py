@@ -75,10 +75,14 @@ class Limits:
 
 @dataclass
 class CellProblem:
+    """A cell that failed.  ``code`` quotes its first line: Jupyter shows no cell numbers,
+    so that is how a student finds it; ``cell`` (the position, Markdown cells included)
+    is kept for the instructor's results.json."""
     cell: int  # 1-based position in the student's notebook
     error: str
     timed_out: bool = False
     not_implemented: bool = False
+    code: str = ""
 
 
 @dataclass
@@ -100,6 +104,22 @@ class RunReport:
         data = dict(self.__dict__)
         data["problems"] = [p.__dict__ for p in self.problems]
         return data
+
+
+def first_code_line(source: str, limit: int = 60) -> str:
+    """The line a person recognises a cell by: its first line of code, shortened.
+
+    Blank lines and comment-only lines are skipped (unless the cell has nothing else).
+    """
+    lines = [line.strip() for line in source.splitlines() if line.strip()]
+    code = next((line for line in lines if not line.startswith("#")), lines[0] if lines else "")
+    code = clean_message(code, limit=10 * limit)
+    return code if len(code) <= limit else code[: limit - 1].rstrip() + "…"
+
+
+def describe_cell(source: str) -> str:
+    """``the cell starting `weather = load_wether()` `` for messages to the student."""
+    return f"the cell starting `{first_code_line(source)}`"
 
 
 def clean_message(text: str, limit: int = 300) -> str:
@@ -467,29 +487,32 @@ async def _run_student_cells(session: KernelSession, cells, limits: Limits, star
         if left <= 1:
             report.kernel = "too slow"
             report.kernel_reason = (f"the notebook ran for more than {limits.total_timeout:.0f} s "
-                                    f"in total; stopped before cell {position}")
+                                    f"in total; stopped before {describe_cell(source)}")
             return
         outcome, cell = await session.run(source, min(limits.cell_timeout, left))
         if outcome == "died":
             report.kernel = "died"
-            report.kernel_reason = f"the kernel died while running cell {position}"
+            report.kernel_reason = f"the kernel died while running {describe_cell(source)}"
             if report.memory_error:
                 report.kernel_reason += " (after running out of memory)"
             return
         if outcome == "timeout":
             report.problems.append(CellProblem(
-                position, f"still running after {min(limits.cell_timeout, left):.0f} s", True))
+                position, f"still running after {min(limits.cell_timeout, left):.0f} s", True,
+                code=first_code_line(source)))
             if not await session.responsive(limits.interrupt_grace):
                 report.kernel = "stuck"
-                report.kernel_reason = (f"cell {position} did not stop when interrupted, so the "
-                                        "kernel was stopped; later cells and answers could not run")
+                report.kernel_reason = (f"{describe_cell(source)} did not stop when interrupted, "
+                                        "so the kernel was stopped; later cells and answers "
+                                        "could not run")
                 return
         elif outcome == "error":
             name = _error_name(cell)
             if name == "MemoryError":
                 report.memory_error = True
             report.problems.append(CellProblem(position, _error_text(cell),
-                                               not_implemented=name == "NotImplementedError"))
+                                               not_implemented=name == "NotImplementedError",
+                                               code=first_code_line(source)))
 
 
 async def _run_probes(session: KernelSession, plan: dict, limits: Limits,

@@ -47,6 +47,7 @@ class QuestionResult:
     cases: list[CaseResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    withheld: float = 0.0  # points the tests earned but a flag took away
 
 
 @dataclass
@@ -74,6 +75,16 @@ class SubmissionResult:
 
 def _round(value: Fraction) -> float:
     return float(round(value, 2))
+
+
+def flag_note(name: str, names: str, lost) -> str:
+    """The note on a flagged answer, kept in results.json (the feedback page turns it into
+    the answer's verdict instead)."""
+    note = (f"`{name}` uses {names} (itself or through a function it calls), "
+            "which this exercise asks you to write yourself")
+    if lost:
+        note += f"; {_round(lost):g} point{'s' if lost != 1 else ''} withheld"
+    return note
 
 
 def score_question(question, probe: dict, expected: list, penalty: float,
@@ -141,11 +152,8 @@ def score_question(question, probe: dict, expected: list, penalty: float,
         result.flags.append(f"uses {names}")
         lost = earned * Fraction(str(penalty))
         earned -= lost
-        note = (f"`{question.name}` uses {names} (itself or through a function it calls), "
-                "which this exercise asks you to write yourself")
-        if lost:
-            note += f"; {_round(lost):g} point{'s' if lost != 1 else ''} withheld"
-        result.notes.append(note)
+        result.withheld = _round(lost)
+        result.notes.append(flag_note(question.name, names, lost))
     result.score = _round(earned)
     if question.hint and result.status in ("failed", "partly passed"):
         result.notes.append(f"hint: {question.hint}")
@@ -172,6 +180,12 @@ def _judge(question, case, outcome, expected) -> str | None:
     except Exception as error:  # noqa: BLE001 - a strange answer must not stop the batch
         return f"the result could not be compared ({type(error).__name__}: " \
                f"{clean_message(error, 120)}); got {describe_value(actual)}"
+
+
+def _cell(problem: dict) -> str:
+    """How the student finds the cell: by its first line (Jupyter shows no cell numbers)."""
+    code = problem.get("code")
+    return f"the cell starting `{code}`" if code else f"cell {problem.get('cell', '?')}"
 
 
 def _names_missing_answer(error: str, missing: set[str]) -> bool:
@@ -219,16 +233,16 @@ def score(exercise: Exercise, expected: dict[str, list], report: dict, submissio
     for problem in problems:
         if problem.get("timed_out"):
             statuses.add("timed out")
-            reasons.append(f"cell {problem['cell']} was {problem['error']} and was interrupted")
+            reasons.append(f"{_cell(problem)} was {problem['error']} and was interrupted")
         elif problem.get("not_implemented"):
-            notes.append(f"cell {problem['cell']} is not done yet ({problem['error']})")
+            notes.append(f"{_cell(problem)} is not done yet ({problem['error']})")
         elif _names_missing_answer(problem.get("error", ""), missing_names):
             # e.g. check("q3", predict) after the predict cell was deleted: that is the
             # missing answer again, reported once as "answer missing"
-            notes.append(f"cell {problem['cell']} raised {problem['error']}")
+            notes.append(f"{_cell(problem)} raised {problem['error']}")
         elif "MemoryError" not in problem.get("error", ""):
             statuses.add("cell error")
-            reasons.append(f"cell {problem['cell']} raised {problem['error']}")
+            reasons.append(f"{_cell(problem)} raised {problem['error']}")
     output_bytes = report.get("output_bytes", 0)
     if output_bytes > 1_000_000:
         notes.append(f"the notebook printed {output_bytes / 1e6:.0f} MB of output; "

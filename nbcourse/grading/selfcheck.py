@@ -4,14 +4,21 @@ Public tests use the lesson's own examples, so they reveal nothing the notes do 
 already show; hints point at the idea that is probably missing, never at the number.
 The real grade comes later, from hidden tests run by the instructor's grader on
 inputs the student has not seen; the report says so every time.
+
+An answer that calls the library function it is asked to re-implement is flagged by
+the grader; ``check`` runs the same scan (``forbidden.find``) over the cells run so far
+in the notebook, so the student hears about it now, not after grading.
 """
 from __future__ import annotations
 
 import copy
 import importlib
+import inspect
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from . import forbidden as forbidden_names
 from .values import Tolerance, compare, describe_value, normalise
 
 _PACKAGES = {  # exercise -> module in nbcourse.grading.public
@@ -43,10 +50,12 @@ class PublicTest:
 
 @dataclass
 class PublicQuestion:
+    """``forbidden``: the names the grader flags for this question (as in its spec)."""
     name: str
     title: str
     tests: Sequence[PublicTest]
     kind: str = "function"
+    forbidden: Sequence[str] = ()
 
 
 @dataclass
@@ -64,6 +73,7 @@ class CheckResult:
     name: str
     outcomes: list[TestOutcome]
     problem: str = ""
+    flags: list[str] = field(default_factory=list)  # forbidden names the answer uses
 
     @property
     def passed(self) -> int:
@@ -78,6 +88,11 @@ class CheckResult:
             return f"{self.question} · {self.name}: {self.problem}"
         lines = [f"{self.question} · {self.name}: {self.passed} of {len(self.outcomes)} "
                  "public tests passed"]
+        if self.flags:
+            lines.append(f"  ⚠ {self.name} uses {', '.join(self.flags)} (itself or through a "
+                         "function or variable it uses), which this exercise asks you to write "
+                         "yourself: the grader will flag it and this question will earn no "
+                         "points")
         for outcome in self.outcomes:
             mark = "✔" if outcome.passed else "✘"
             line = f"  {mark} {outcome.name}"
@@ -100,8 +115,13 @@ class Checker:
         self.exercise = key
         self.questions: dict[str, PublicQuestion] = module.QUESTIONS
 
-    def run(self, question: str, answer) -> CheckResult:
-        """Run the public tests of ``question`` on ``answer`` and return what happened."""
+    def run(self, question: str, answer, sources: Sequence[str] | None = None) -> CheckResult:
+        """Run the public tests of ``question`` on ``answer`` and return what happened.
+
+        ``sources`` is the notebook's code, cell by cell, for the forbidden-name scan;
+        by default the cells run so far in this IPython session (or, outside IPython,
+        the module that defines the answer).
+        """
         if question not in self.questions:
             raise ValueError(f"question must be one of {sorted(self.questions)} for "
                              f"{self.exercise}, got {question!r}")
@@ -111,7 +131,8 @@ class Checker:
                 f"expected the function itself, got {describe_value(answer)}; write "
                 f"check({question!r}, {spec.name}) without parentheses after {spec.name}"))
         outcomes = [self._run_test(spec, test, answer) for test in spec.tests]
-        return CheckResult(question, spec.name, outcomes)
+        return CheckResult(question, spec.name, outcomes,
+                           flags=_forbidden_uses(spec, answer, sources))
 
     @staticmethod
     def _run_test(spec: PublicQuestion, test: PublicTest, answer) -> TestOutcome:
@@ -140,6 +161,40 @@ class Checker:
     def __call__(self, question: str, answer) -> None:
         """Print the report (and return nothing, so a notebook shows it only once)."""
         print(self.run(question, answer))
+
+
+def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None) -> list[str]:
+    """The names the grader would flag for this answer, found the way the grader finds them."""
+    if not spec.forbidden:
+        return []
+    if sources is None:
+        sources = _session_cells() or _defining_module(answer)
+    names = {spec.name}
+    own_name = getattr(answer, "__name__", "")
+    if callable(answer) and own_name.isidentifier() and own_name != "<lambda>":
+        names.add(own_name)  # check("q2", my_scores) scans my_scores too
+    found: set[str] = set()
+    for name in names:
+        found.update(forbidden_names.find(sources, name, spec.forbidden))
+    return sorted(found)
+
+
+def _session_cells() -> list[str]:
+    """The raw code of every cell run so far, when running inside IPython/Jupyter."""
+    ipython = sys.modules.get("IPython")  # never import IPython just to find out
+    shell = ipython.get_ipython() if ipython is not None else None
+    history = getattr(shell, "history_manager", None)
+    cells = getattr(history, "input_hist_raw", None) or []
+    return [cell for cell in cells if isinstance(cell, str) and cell.strip()]
+
+
+def _defining_module(answer) -> list[str]:
+    """Outside IPython: the source of the module that defines the answer, if readable."""
+    module = inspect.getmodule(answer) if callable(answer) else None
+    try:
+        return [inspect.getsource(module)] if module is not None else []
+    except (OSError, TypeError):
+        return []
 
 
 def check_for(exercise: str) -> Checker:

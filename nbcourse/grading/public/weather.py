@@ -29,6 +29,8 @@ def _same_keys(actual, expected):
     return None
 
 
+ESTIMATOR = ("CategoricalNB",)  # what the lesson asks you to do by hand
+
 QUESTIONS = {
     "q1": PublicQuestion("likelihood", "a likelihood by counting", [
         PublicTest("P(outlook = sunny | play = yes) in the lesson's table", lambda: Fraction(2, 9),
@@ -37,21 +39,25 @@ QUESTIONS = {
         PublicTest("a value never seen with the class: P(outlook = overcast | play = no)",
                    lambda: Fraction(0), args=(_weather(), "outlook", "overcast", "play", "no"),
                    hint="no matching row means a likelihood of exactly 0"),
-    ]),
+    ], forbidden=ESTIMATOR),
     "q2": PublicQuestion("joint_scores", "the joint scores", [
         PublicTest("one score per label of the target column", _lesson_scores,
                    args=(_weather(), LESSON_DAY, "play"), judge=_same_keys),
         PublicTest("the lesson's day (sunny, cool, high, true)", _lesson_scores,
                    args=(_weather(), LESSON_DAY, "play"),
                    hint="P(label) first, then one likelihood per feature of the query"),
-    ]),
+    ], forbidden=ESTIMATOR),
     "q3": PublicQuestion("predict", "the predicted class", [
         PublicTest("the lesson's day", lambda: "no", args=(_weather(), LESSON_DAY, "play"),
                    hint="return the label with the largest joint score"),
         PublicTest("an overcast, windy day", lambda: "yes",
                    args=(_weather(), {"outlook": "overcast", "windy": "true"}, "play"),
                    hint="return the label with the largest joint score"),
-    ]),
+        PublicTest("a rainy day, where the class prior matters", lambda: "yes",
+                   args=(_weather(), {"outlook": "rainy"}, "play"),
+                   hint="compare the joint scores, prior P(label) included, not the "
+                        "likelihoods alone"),
+    ], forbidden=ESTIMATOR),
     "q4": PublicQuestion("p_no", "the posterior P(no | the lesson's day)", [
         PublicTest("a probability between 0 and 1",
                    lambda: 0.5, judge=lambda actual, _: None
@@ -60,5 +66,5 @@ QUESTIONS = {
         PublicTest("the lesson's posterior", lambda: _lesson_scores()["no"] / sum(
             _lesson_scores().values()),
                    hint="divide the score of 'no' by the sum of both scores"),
-    ], kind="value"),
+    ], kind="value", forbidden=ESTIMATOR),
 }
