@@ -695,13 +695,7 @@ def plot_learning_curves(table, *, xlabel: str = "training examples (log scale)"
 # ----- notebooks 05-06 (spam filter, Gaussian naive Bayes) --------------------------------
 
 
-def plot_zipf(table, *, n_labels: int = 5, corpus: str = "the corpus"):
-    """Word count against rank on log-log axes, with Zipf's law as a dashed reference.
-
-    ``table`` is :func:`nbcourse.text.zipf_table`. Zipf's law says the word of rank r
-    occurs about count(rank 1) / r times: a straight line of slope -1 on these axes.
-    The ``n_labels`` most common words are written next to their points.
-    """
+def _checked_zipf_table(table):
     import pandas as pd
 
     if not isinstance(table, pd.DataFrame) or not {"word", "count", "rank"} <= set(table.columns):
@@ -710,17 +704,64 @@ def plot_zipf(table, *, n_labels: int = 5, corpus: str = "the corpus"):
     table = table[table["count"] > 0]
     if table.empty:
         raise ValueError("table has no word with a positive count to draw")
+    return table
+
+
+def _zipf_line(table, ranks) -> tuple[float, float, int, int]:
+    """Least-squares line log10(count) = slope * log10(rank) + intercept over ``ranks``."""
+    whole = [r for r in np.atleast_1d(np.asarray(ranks, dtype=object))
+             if isinstance(r, (int, np.integer)) and not isinstance(r, bool)]
+    if len(whole) != 2 or np.ndim(ranks) != 1 or not 1 <= whole[0] < whole[1]:
+        raise ValueError(f"ranks must be two whole numbers 1 <= low < high, got {ranks!r}")
+    low, high = whole
+    chosen = table[(table["rank"] >= low) & (table["rank"] <= high)]
+    if len(chosen) < 2:
+        raise ValueError(f"ranks {low}-{high} hold {len(chosen)} word(s) with a positive count; "
+                         "a slope needs at least two")
+    x = np.log10(chosen["rank"].to_numpy(dtype=float))
+    y = np.log10(chosen["count"].to_numpy(dtype=float))
+    slope, intercept = np.polyfit(x, y, 1)
+    return float(slope), float(intercept), int(chosen["rank"].min()), int(chosen["rank"].max())
+
+
+def zipf_slope(table, ranks=(10, 1000)) -> float:
+    """The slope of log10(count) against log10(rank), fitted by least squares over ``ranks``.
+
+    Zipf's law predicts about -1. The fit skips the first few words on purpose: in short,
+    chatty messages the very top words are much closer in frequency than 1/rank says,
+    and a line through them would hide how well the law holds over the next thousand.
+    ``table`` is :func:`nbcourse.text.zipf_table`; ranks past the end of it are ignored.
+    """
+    return _zipf_line(_checked_zipf_table(table), ranks)[0]
+
+
+def plot_zipf(table, *, n_labels: int = 5, corpus: str = "the corpus", fit_ranks=(10, 1000)):
+    """Word count against rank on log-log axes, with Zipf's law as a dashed reference.
+
+    ``table`` is :func:`nbcourse.text.zipf_table`. Zipf's law says the word of rank r
+    occurs about count(rank 1) / r times: a straight line of slope -1 on these axes.
+    With ``fit_ranks`` (None to leave it out) a dotted line shows the least-squares fit
+    of :func:`zipf_slope` over those ranks, its slope in the legend. The ``n_labels``
+    most common words are written next to their points.
+    """
+    table = _checked_zipf_table(table)
     rank = table["rank"].to_numpy(dtype=float)
     count = table["count"].to_numpy(dtype=float)
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     ax.loglog(rank, count, color=COLORS["blue"], marker=".", markersize=3, linestyle="none",
               label=f"words of {corpus} ({len(table):,})")
     ax.loglog(rank, count[0] / rank, color=COLORS["vermillion"], linestyle="--",
-              label="Zipf's law: count(rank 1) / rank")
+              label="Zipf's law through the top word: count(rank 1) / rank")
+    if fit_ranks is not None:
+        slope, intercept, low, high = _zipf_line(table, fit_ranks)
+        span = np.array([low, high], dtype=float)
+        ax.loglog(span, 10 ** (intercept + slope * np.log10(span)), color=COLORS["black"],
+                  linestyle=":", linewidth=2,
+                  label=f"least-squares line over ranks {low:,}–{high:,}: slope {slope:.2f}")
     for word, r, c in zip(table["word"][:n_labels], rank[:n_labels], count[:n_labels]):
         ax.annotate(str(word), (r, c), xytext=(5, 2), textcoords="offset points", fontsize=9)
     ax.set_xlabel("rank of the word (1 = most common, log scale)")
-    ax.set_ylabel("occurrences in the corpus (log scale)")
+    ax.set_ylabel(f"occurrences in {corpus} (log scale)")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(loc="lower left", fontsize=9)
     fig.tight_layout()
@@ -762,7 +803,7 @@ def plot_underflow(token_log_probs, *, class_names=None):
     ax.axhline(smallest, color=COLORS["black"], linestyle=":",
                label="smallest positive float64 (4.9e-324)")
     ax.set_xlabel("words multiplied so far")
-    ax.set_ylabel("log10 of P(class) × ∏ P(word | class)")
+    ax.set_ylabel("log10 of ∏ P(word | class), words so far")
     ax.legend(loc="lower left", fontsize=8)
     fig.tight_layout()
     return fig

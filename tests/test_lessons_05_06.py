@@ -2,8 +2,9 @@
 
 Scores, splits, costs and calibration are checked against scikit-learn; the alpha slider
 against what nbcourse computes for the same alpha; the claims the notebooks make (the
-present-words shortcut, duplicated features) against their algebra; the Spambase loader
-against the published file; and notebook 05 against a machine without the real corpus.
+present-words shortcut, duplicated features, Zipf's slope) against their algebra; the
+Spambase loader against the published file; and notebooks 05 and 06 against a machine
+without the real corpora.
 """
 import io
 import re
@@ -17,6 +18,7 @@ import pandas as pd
 import pytest
 from nbclient import NotebookClient
 from PIL import Image
+from scipy import stats
 from sklearn import metrics as skm
 from sklearn.calibration import calibration_curve
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
@@ -325,6 +327,45 @@ def test_load_spambase_warns_on_a_modified_copy_and_rejects_a_wrong_format(tmp_p
         datasets.load_spambase(broken)
 
 
+# ----- Zipf's law ----------------------------------------------------------------------------
+
+def test_zipf_slope_is_the_least_squares_slope_over_the_chosen_ranks(sms_split):
+    from nbcourse.text import zipf_table
+    X_train = sms_split[0]
+    table = zipf_table(X_train, np.array([f"w{i}" for i in range(X_train.shape[1])], dtype=object))
+    chosen = table[(table["rank"] >= 10) & (table["rank"] <= 1000)]
+    reference = stats.linregress(np.log10(chosen["rank"]), np.log10(chosen["count"])).slope
+    assert plotting.zipf_slope(table, ranks=(10, 1000)) == pytest.approx(reference)
+    # what notebook 05 says: close to -1 in the middle, much flatter at the top
+    assert -1.1 < plotting.zipf_slope(table, ranks=(10, 1000)) < -0.95
+    assert plotting.zipf_slope(table, ranks=(1, 10)) > -0.7
+
+
+def test_zipf_slope_of_an_exact_power_law_and_its_errors():
+    ranks = np.arange(1, 51)
+    table = pd.DataFrame({"word": [f"w{r}" for r in ranks], "count": 1000.0 / ranks ** 1.5, "rank": ranks})
+    assert plotting.zipf_slope(table, ranks=(1, 50)) == pytest.approx(-1.5)
+    assert plotting.zipf_slope(table, ranks=(40, 5000)) == pytest.approx(-1.5)  # past the end: ignored
+    for bad in [(0, 10), (10, 10), (1.5, 10), (True, 10), (1, 2, 3)]:
+        with pytest.raises(ValueError, match="two whole numbers"):
+            plotting.zipf_slope(table, ranks=bad)
+    with pytest.raises(ValueError, match="at least two"):
+        plotting.zipf_slope(table, ranks=(50, 60))
+
+
+def test_zipf_plot_shows_the_fitted_slope_in_its_legend():
+    ranks = np.arange(1, 2001)
+    table = pd.DataFrame({"word": [f"w{r}" for r in ranks], "count": np.floor(5000 / ranks), "rank": ranks})
+    fig = plotting.plot_zipf(table)
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    slope = plotting.zipf_slope(table, ranks=(10, 1000))
+    assert f"slope {slope:.2f}" in legend[-1] and "10–1,000" in legend[-1]
+    plt.close(fig)
+    fig = plotting.plot_zipf(table, fit_ranks=None)
+    assert len(fig.axes[0].get_legend().get_texts()) == 2
+    plt.close(fig)
+
+
 # ----- plots -------------------------------------------------------------------------------
 
 def _labelled(fig):
@@ -379,9 +420,42 @@ def test_notebook_05_runs_offline_on_the_mini_corpus(monkeypatch, tmp_path):
     first = "".join(o.get("text", "") for o in notebook.cells[3].outputs)
     assert "not on this machine" in first and "NBCOURSE_DATA" in first
     assert "80 messages" in first
-    errors = [o for cell in notebook.cells if cell.cell_type == "code"
-              for o in cell.outputs if o.output_type == "error"]
-    assert not errors
+    _assert_clean_run(notebook)
+
+
+def _assert_clean_run(notebook):
+    """No error and nothing on stderr in any cell: a student sees only the lesson."""
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    assert not [o.text for o in outputs if o.output_type == "stream" and o.name == "stderr"]
+
+
+def test_notebook_06_skips_only_the_newsgroups_section_without_that_corpus(monkeypatch, tmp_path):
+    # Spambase is there (through NBCOURSE_DATA), 20 Newsgroups is not, and the network is
+    # unreachable: a proxy on a closed local port makes the download fail at once.
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "spambase").symlink_to(SHARED_DATA / "spambase", target_is_directory=True)
+    monkeypatch.setenv("NBCOURSE_DATA", str(data))
+    monkeypatch.setenv("NBCOURSE_CACHE", str(tmp_path / "empty-cache"))
+    for name in ("no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+    notebook = nbformat.read(REPO / "notebooks" / "06_gaussian_naive_bayes.ipynb", as_version=4)
+    NotebookClient(notebook, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    _assert_clean_run(notebook)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    loader = next(i for i, cell in enumerate(code) if 'load_20newsgroups("train")' in cell.source)
+    message = "".join(o.get("text", "") for o in code[loader].outputs)
+    assert "Skipping section 5" in message and "NBCOURSE_DATA" in message
+    assert all(not cell.outputs for cell in code[loader + 1:])
+    # the Spambase sections before it ran as usual, figures included
+    pictures = [o for cell in code[:loader] for o in cell.outputs if "image/png" in o.get("data", {})]
+    assert len(pictures) == 3
+    # and the failed download left nothing half-written behind for a later run to trust
+    assert not [p for p in (tmp_path / "empty-cache").rglob("*") if p.is_file()]
 
 
 # ----- benchmarks ----------------------------------------------------------------------------
