@@ -357,10 +357,11 @@ _SIMPLEX_MARK_STYLES = (
     dict(marker="x", markersize=9, color=COLORS["black"], markeredgewidth=2.0),
     dict(marker="+", markersize=12, color=COLORS["sky"], markeredgewidth=2.0),
 )
-# Line styles for several decision boundaries in one picture.
+# Line styles for several decision boundaries in one picture; no orange-like hue, since
+# the second class's points are orange.
 _BOUNDARY_STYLES = (
     dict(colors=COLORS["black"], linestyles="solid"),
-    dict(colors=COLORS["vermillion"], linestyles="dashed"),
+    dict(colors=COLORS["purple"], linestyles="dashed"),
     dict(colors=COLORS["green"], linestyles="dotted"),
 )
 
