@@ -13,6 +13,14 @@ import numpy as np
 import scipy.sparse as sp
 
 
+class NotFittedError(ValueError, AttributeError):
+    """Raised when a model is used before ``fit``.
+
+    A subclass of ValueError and AttributeError, like scikit-learn's, so that code written
+    for scikit-learn (``except NotFittedError``, ``hasattr`` probes) behaves the same.
+    """
+
+
 def check_alpha(alpha, name: str = "alpha") -> float:
     """Return ``alpha`` as a float after checking it is a finite number >= 0."""
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from nbcourse._checks import check_labels, check_matrix
+from nbcourse._checks import NotFittedError, check_labels, check_matrix
 
 __all__ = [
     "ConvergenceWarning",
@@ -35,10 +35,6 @@ __all__ = [
 
 class ConvergenceWarning(UserWarning):
     """The optimiser stopped at max_iter before the gradient was small enough."""
-
-
-class NotFittedError(ValueError, AttributeError):
-    """A method that needs a fitted model was called before `fit`."""
 
 
 def _weight_vector(w) -> np.ndarray:

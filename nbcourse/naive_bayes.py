@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._checks import check_alpha, check_labels, check_matrix, logsumexp
+from ._checks import NotFittedError, check_alpha, check_labels, check_matrix, logsumexp
 
 __all__ = ["CategoricalNB", "MultinomialNB", "BernoulliNB", "GaussianNB"]
 
@@ -62,7 +62,7 @@ class _BaseNB:
 
     def _check_fitted(self):
         if not hasattr(self, "classes_"):
-            raise RuntimeError(
+            raise NotFittedError(
                 f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
 
     def _check_two_classes(self):

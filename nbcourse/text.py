@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ._checks import NotFittedError
+
 #: scikit-learn's default: a word is a run of two or more letters/digits/underscores.
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 
@@ -283,7 +285,7 @@ class BagOfWords:
     def transform(self, documents) -> sp.csr_matrix:
         """Count the fitted vocabulary's words in ``documents``; other words are ignored."""
         if not hasattr(self, "vocabulary_"):
-            raise RuntimeError("this BagOfWords is not fitted yet; call fit(documents) first")
+            raise NotFittedError("this BagOfWords is not fitted yet; call fit(documents) first")
         vocabulary = self.vocabulary_
 
         def encode(tokens):
@@ -299,7 +301,7 @@ class BagOfWords:
     def get_feature_names_out(self) -> np.ndarray:
         """The vocabulary words in column order (alphabetical), as an object array."""
         if not hasattr(self, "vocabulary_"):
-            raise RuntimeError("this BagOfWords is not fitted yet; call fit(documents) first")
+            raise NotFittedError("this BagOfWords is not fitted yet; call fit(documents) first")
         return self._feature_names.copy()
 
     def __repr__(self) -> str:

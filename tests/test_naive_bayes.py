@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 from sklearn import naive_bayes as sk
 from sklearn.preprocessing import OrdinalEncoder
 
+from nbcourse._checks import NotFittedError
 from nbcourse.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 
 WEATHER_ROWS = """\
@@ -121,7 +122,7 @@ def test_categorical_bad_input_is_named(weather):
         CategoricalNB().fit(X.head(3), y)
     with pytest.raises(ValueError, match="missing values"):
         CategoricalNB().fit(X.where(X != "hot"), y)
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         CategoricalNB().predict(QUERY)
     with pytest.raises(ValueError, match="feature must be one of"):
         model.likelihood_table("colour")

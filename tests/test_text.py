@@ -15,6 +15,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from conftest import SHARED_DATA
 from nbcourse import datasets
+from nbcourse._checks import NotFittedError
 from nbcourse.text import BagOfWords, tokenize, zipf_table
 
 SHARED = SHARED_DATA  # tests/conftest.py: $NBCOURSE_DATA, by default ../shared/data
@@ -201,9 +202,9 @@ def test_pruning_that_leaves_nothing_or_contradicts_itself():
 
 
 def test_transform_before_fit():
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         BagOfWords().transform(["hello there"])
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         BagOfWords().get_feature_names_out()
 
 
