@@ -18,7 +18,7 @@ from nbcourse import datasets
 from nbcourse._checks import NotFittedError
 from nbcourse.text import BagOfWords, tokenize, zipf_table
 
-SHARED = SHARED_DATA  # tests/conftest.py: $NBCOURSE_DATA, by default ../shared/data
+SHARED = SHARED_DATA  # tests/conftest.py: the shipped data/ folder
 
 
 @pytest.fixture(scope="session")
@@ -27,11 +27,9 @@ def sms_texts() -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def news_train(tmp_path_factory) -> list[str]:
-    """20 Newsgroups train, extracted once per session (test_datasets.py uses the same folder)."""
-    cache = tmp_path_factory.getbasetemp() / "nbcourse-20news-cache"
-    return datasets.load_20newsgroups("train", path=SHARED / "20newsgroups" / "20news-bydate.tar.gz",
-                                      cache_dir=cache, download=False).data
+def news_train(newsgroups_folder) -> list[str]:
+    """20 Newsgroups train, found or fetched once per session as a student's loader does."""
+    return datasets.load_20newsgroups("train", path=newsgroups_folder, download=False).data
 
 
 def assert_same_matrix(ours, reference):
