@@ -7,7 +7,7 @@ shipped in ``data/``, so only 20 Newsgroups may need the network.
 
 Where this repository's CI keeps the corpora in a ``shared/data`` folder in one of the
 checkout's parent folders, ``NBCOURSE_DATA`` defaults to it; nothing points it at a
-folder that does not exist. nbval's kernels inherit this environment, so it is set
+folder that does not exist. Set ``NBCOURSE_DATA=`` (empty) to test as a fresh clone does. nbval's kernels inherit this environment, so it is set
 here, before any kernel starts.
 
 Before the first test runs, every corpus that a selected test needs is fetched once.
@@ -24,7 +24,7 @@ import pytest
 
 _HERE = Path(__file__).resolve().parent
 
-if not os.environ.get("NBCOURSE_DATA"):
+if "NBCOURSE_DATA" not in os.environ:  # set but empty means "none": the loaders then ignore it
     for _parent in _HERE.parents:
         if (_parent / "shared" / "data" / "20newsgroups").is_dir():
             os.environ["NBCOURSE_DATA"] = str(_parent / "shared" / "data")
@@ -48,7 +48,9 @@ def _corpora_needed(item) -> set[str]:
     return needed
 
 
-def pytest_collection_modifyitems(session, config, items):
+def pytest_collection_finish(session):
+    """After -k, -m and deselection: fetch what the selected tests need, or stop here."""
+    config, items = session.config, session.items
     if config.option.collectonly or not items:
         return
     needed: dict[str, int] = {}

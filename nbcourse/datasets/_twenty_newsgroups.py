@@ -180,7 +180,11 @@ def _from_path(path: Path, cache_root: Path) -> Path:
         raise FileNotFoundError(
             f"folder {str(path)!r} holds neither 20news-bydate-train/ and 20news-bydate-test/ "
             f"nor {NEWSGROUPS_ARCHIVE_NAME}.\n{_how()}")
-    if not tarfile.is_tarfile(path):
+    try:
+        is_archive = tarfile.is_tarfile(path)
+    except (EOFError, OSError, tarfile.TarError) as exc:
+        raise ValueError(f"path {str(path)!r} is not a readable .tar.gz archive ({exc}).\n{_how()}") from exc
+    if not is_archive:
         raise ValueError(
             f"path {str(path)!r} is not a .tar.gz archive, so it is not {NEWSGROUPS_ARCHIVE_NAME}.\n"
             f"{_how()}")
