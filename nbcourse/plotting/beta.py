@@ -73,6 +73,7 @@ class BetaUpdatePlot(LivePlot):
         self.update(a, b, heads, tails)
 
     def update(self, a, b, heads, tails) -> "BetaUpdatePlot":
+        """Redraw the three curves, the marks and the title for new a, b, heads, tails."""
         self.redraw_all()  # the y-axis follows the curves, so every part moves
         summary = _smoothing.beta_summary(a, b, heads, tails)
         post_a, post_b = summary.posterior_a, summary.posterior_b

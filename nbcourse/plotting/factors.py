@@ -105,6 +105,8 @@ class SmoothingEffectPlot(LivePlot):
         self.freeze_layout()
 
     def update(self, curve, model, query) -> "SmoothingEffectPlot":
+        """Show ``model`` (fitted with the new alpha) for ``query``; a new query also
+        brings its own ``curve`` and tick labels, and the whole figure is redrawn."""
         query = _query_dict(model, query)
         classes = list(model.classes_)
         probability = float(model.predict_proba(query)[0, classes.index(self.target)])
