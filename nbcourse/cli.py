@@ -16,6 +16,8 @@ import os
 import sys
 from pathlib import Path
 
+__all__ = ["build_parser", "main"]
+
 
 def _positive_int(text: str) -> int:
     value = int(text)
