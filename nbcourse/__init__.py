@@ -7,5 +7,10 @@ every submission starts a fresh kernel.
 """
 from .naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 
-__version__ = "0.1.0"
+try:  # one source of truth: the version in pyproject.toml, as installed
+    from importlib.metadata import PackageNotFoundError as _NotInstalled
+    from importlib.metadata import version as _installed_version
+    __version__ = _installed_version("nbcourse")
+except _NotInstalled:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 __all__ = ["BernoulliNB", "CategoricalNB", "GaussianNB", "MultinomialNB", "__version__"]

@@ -81,25 +81,20 @@ class CorpusNotFoundError(FileNotFoundError):
 def shipped_data_dir() -> Path:
     """The folder that holds ``weather.csv``, ``picnic.csv`` and ``sms_mini.tsv``.
 
-    Searched in order: ``$NBCOURSE_SHIPPED_DATA``; ``data/`` in the checkout the package
-    was imported from (the editable install the README uses); ``share/nbcourse/data``
-    under the environment's data prefixes (a wheel built with setuptools ``data-files``).
+    ``$NBCOURSE_SHIPPED_DATA`` if set; else the package's own copy of ``data/``, read with
+    importlib.resources (``nbcourse.resources``): inside the installed package for a wheel,
+    the checkout's ``data/`` for the editable install the README uses.
     """
-    candidates = []
     override = os.environ.get("NBCOURSE_SHIPPED_DATA")
     if override:
-        candidates.append(Path(override))
-    candidates.append(Path(__file__).resolve().parent.parent / "data")
-    for prefix in dict.fromkeys([sysconfig.get_path("data"), sys.prefix, sys.base_prefix]):
-        candidates.append(Path(prefix) / "share" / "nbcourse" / "data")
-    for folder in candidates:
-        if (folder / "weather.csv").is_file():
-            return folder
-    searched = "\n  ".join(str(c) for c in candidates)
-    raise FileNotFoundError(
-        "cannot find the course's data folder (the one with weather.csv). Searched:\n  "
-        f"{searched}\nInstall the course from its checkout with `pip install -e .`, or set "
-        "NBCOURSE_SHIPPED_DATA to the checkout's data/ folder.")
+        folder = Path(override)
+        if not (folder / "weather.csv").is_file():
+            raise FileNotFoundError(
+                f"NBCOURSE_SHIPPED_DATA is set to {override!r}, which has no weather.csv; "
+                "unset it to use the data shipped with nbcourse.")
+        return folder
+    from .resources import data_dir
+    return data_dir()
 
 
 def _read_table(filename: str) -> pd.DataFrame:
