@@ -60,7 +60,7 @@ EXPECTED = {
 
 def _survivors() -> list[str]:
     """Processes that only a grading batch starts, still alive (zombies excluded)."""
-    markers = (make_fixtures.ORPHAN_MARKER, "nbcourse-kernel-factory", "nbcourse.grading.worker",
+    markers = (make_fixtures.ORPHAN_MARKER, "nbcourse-kernel-factory", "nbcourse.grading.execution.worker",
                "launch_new_instance")
     found = []
     for process in psutil.process_iter(["pid", "cmdline", "status"]):
@@ -253,7 +253,7 @@ def test_every_solution_scores_full_marks_and_every_release_zero(tmp_path, exerc
 def test_a_worker_that_dies_becomes_a_grader_error_row_and_is_replaced(tmp_path):
     """The machinery itself failing must still give a row, never a crash or a gap."""
     from nbcourse.grading.batch import Worker
-    from nbcourse.grading.runner import Limits
+    from nbcourse.grading.execution.runner import Limits
 
     exercise = specs.load("01_weather")
     job = {"id": 1, "path": str(FIXTURES / "correct.ipynb"), "plan": exercise.probe_plan(),
@@ -270,5 +270,5 @@ def test_a_worker_that_dies_becomes_a_grader_error_row_and_is_replaced(tmp_path)
         assert "KeyError" in broken["grader_error"]
     finally:
         worker.close()
-    from nbcourse.grading.processes import kill_processes_with_token
+    from nbcourse.grading.execution.processes import kill_processes_with_token
     kill_processes_with_token("test-token")
