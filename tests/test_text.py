@@ -23,11 +23,9 @@ def sms_texts(shared_data) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def news_train(tmp_path_factory, shared_data) -> list[str]:
-    """20 Newsgroups train, extracted once per session (test_datasets.py uses the same folder)."""
-    cache = tmp_path_factory.getbasetemp() / "nbcourse-20news-cache"
-    return datasets.load_20newsgroups("train", path=shared_data / "20newsgroups" / "20news-bydate.tar.gz",
-                                      cache_dir=cache, download=False).data
+def news_train(newsgroups_folder) -> list[str]:
+    """20 Newsgroups train, found or fetched once per session as a student's loader does."""
+    return datasets.load_20newsgroups("train", path=newsgroups_folder, download=False).data
 
 
 def assert_same_matrix(ours, reference):
