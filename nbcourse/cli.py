@@ -22,6 +22,8 @@ import os
 import sys
 from pathlib import Path
 
+__all__ = ["build_parser", "main"]
+
 
 def _positive_int(text: str) -> int:
     value = int(text)
@@ -99,6 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--memory-mb", type=_positive_int, default=2048, metavar="MB",
                        help="address-space limit of each kernel in MB (default: 2048)")
     grade.add_argument("--source", type=Path, default=None, help=source_help)
+    grade.add_argument("--sandbox", choices=("auto", "bwrap", "off"), default="auto",
+                       help="run each submission in its own bubblewrap sandbox (auto, the "
+                            "default, and bwrap: stop with a message if it cannot isolate here); "
+                            "off: no isolation, at your own risk")
     grade.add_argument("--quiet", action="store_true",
                        help="no progress lines, only the summary")
     return parser
@@ -184,7 +190,7 @@ def _grade(args) -> int:
 
     batch = grade_batch(args.exercise, args.submissions, args.out, jobs=args.jobs,
                         timeout=args.timeout, memory_mb=args.memory_mb,
-                        source_dir=_course_source(args),
+                        source_dir=_course_source(args), sandbox=args.sandbox,
                         progress=None if args.quiet else sys.stderr)
     print(summary(batch))
     return 0
@@ -195,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {"init": _init, "list": _list, "release": _release, "grade": _grade}
     try:
         return handlers[args.command](args)
-    except (FileNotFoundError, FileExistsError, ValueError, NoCourseFolder) as error:
+    except (FileNotFoundError, FileExistsError, ValueError, RuntimeError,  # incl. SandboxUnavailable
+            NoCourseFolder) as error:
         print(f"nbcourse {args.command}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `nbcourse list | head`
