@@ -201,8 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {"init": _init, "list": _list, "release": _release, "grade": _grade}
     try:
         return handlers[args.command](args)
-    except (FileNotFoundError, FileExistsError, ValueError, RuntimeError,  # incl. SandboxUnavailable
-            NoCourseFolder) as error:
+    except (FileNotFoundError, FileExistsError, ValueError, RuntimeError,
+            NoCourseFolder) as error:  # RuntimeError includes SandboxUnavailable
         print(f"nbcourse {args.command}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `nbcourse list | head`

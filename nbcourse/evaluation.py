@@ -122,19 +122,19 @@ def confusion_matrix(y_true, y_pred, labels=None) -> pd.DataFrame:
 
 
 def _cost_table(cost, classes) -> np.ndarray:
-    """The cost matrix as an array indexed [predicted, true] in the order of ``classes``."""
+    """The cost matrix as an array indexed [true, predicted] in the order of ``classes``."""
     classes = np.asarray(classes)
     if isinstance(cost, pd.DataFrame):
         missing = [c for c in classes.tolist() if c not in cost.index or c not in cost.columns]
         if missing:
             raise ValueError(
-                f"cost must have a row (predicted) and a column (true) for every class; "
+                f"cost must have a row (true) and a column (predicted) for every class; "
                 f"missing {missing}")
         cost = cost.loc[classes, classes].to_numpy()
     table = np.asarray(cost, dtype=np.float64)
     if table.shape != (len(classes), len(classes)):
         raise ValueError(
-            f"cost must be a {len(classes)} x {len(classes)} table (predicted x true), "
+            f"cost must be a {len(classes)} x {len(classes)} table (true x predicted), "
             f"got shape {table.shape}")
     if not np.all(np.isfinite(table)):
         raise ValueError("cost contains NaN or infinite values")
@@ -144,9 +144,9 @@ def _cost_table(cost, classes) -> np.ndarray:
 def expected_cost_decision(proba, classes, cost) -> np.ndarray:
     """For each sample, the class whose prediction has the smallest expected cost.
 
-    E[cost of predicting k | x] = sum_j P(y = j | x) * cost[k, j], where ``cost`` is
-    indexed [predicted, true] (a DataFrame with class labels, or an array in the order
-    of ``classes``). With cost 1 for every mistake and 0 on the diagonal this is the
+    E[cost of predicting k | x] = sum_j P(y = j | x) * cost[j, k], where ``cost`` is
+    indexed [true, predicted] like a confusion matrix (a DataFrame with class labels,
+    or an array in the order of ``classes``). With cost 1 for every mistake and 0 on the diagonal this is the
     usual rule "pick the most probable class".
     """
     proba = np.asarray(proba, dtype=np.float64)
@@ -156,15 +156,15 @@ def expected_cost_decision(proba, classes, cost) -> np.ndarray:
             f"proba must be samples x {len(classes)} classes, got shape {proba.shape}")
     if not np.all(np.isfinite(proba)) or (proba < 0).any():
         raise ValueError("proba must hold probabilities (finite, >= 0)")
-    expected = proba @ _cost_table(cost, classes).T
+    expected = proba @ _cost_table(cost, classes)
     return classes[np.argmin(expected, axis=1)]
 
 
 def total_cost(y_true, y_pred, cost, classes) -> float:
-    """The summed cost of all decisions, with ``cost`` indexed [predicted, true]."""
+    """The summed cost of all decisions, with ``cost`` indexed [true, predicted]."""
     y_true, y_pred = _same_length(y_true, y_pred)
     matrix = confusion_matrix(y_true, y_pred, labels=classes).to_numpy()  # [true, predicted]
-    return float(np.sum(matrix.T * _cost_table(cost, classes)))
+    return float(np.sum(matrix * _cost_table(cost, classes)))
 
 
 def reliability_table(y_true, proba_positive, positive, n_bins: int = 10) -> pd.DataFrame:

@@ -86,7 +86,8 @@ def test_confusion_matrix_matches_scikit_learn_rows_true_columns_predicted():
 
 # ----- decision theory -----------------------------------------------------------------------
 
-COST = pd.DataFrame([[0, 10], [100, 0]], index=["ham", "spam"], columns=["ham", "spam"])
+# rows: the true class, columns: the decision (the orientation of a confusion matrix)
+COST = pd.DataFrame([[0, 100], [10, 0]], index=["ham", "spam"], columns=["ham", "spam"])
 
 
 def test_expected_cost_rule_flags_spam_only_above_ten_elevenths():

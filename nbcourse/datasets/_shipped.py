@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import os
-import sys
-import sysconfig
 from pathlib import Path
 
 import pandas as pd
@@ -13,8 +11,8 @@ def shipped_data_dir() -> Path:
     """The folder of data shipped with the course: ``weather.csv``, ``picnic.csv``,
     ``sms_mini.tsv``, ``sms_spam/SMSSpamCollection`` and ``spambase/spambase.data``.
 
-    This is the only place that knows where shipped data lives. ``$NBCOURSE_SHIPPED_DATA``
-    if set (it must be such a folder); else the package's own copy of ``data/``, read with
+    This is the only place that knows where shipped data lives: ``$NBCOURSE_SHIPPED_DATA``
+    (if set, it must be such a folder); else the package's own copy of ``data/``, read with
     importlib.resources (``nbcourse.resources``): inside the installed package for a wheel,
     the checkout's ``data/`` for the editable install the README uses.
     """

@@ -73,7 +73,7 @@ def plot_confusion_matrices(tables, *, cost=None):
     """One heat map per confusion matrix (rows: true class, columns: predicted class).
 
     ``tables`` maps a title to a DataFrame from :func:`nbcourse.evaluation.confusion_matrix`.
-    With a ``cost`` table (same labels, indexed [predicted, true]) each cell also shows
+    With a ``cost`` table (same labels, indexed [true, predicted]) each cell also shows
     what its mistakes cost, and the title gives the total.
     """
     if not isinstance(tables, dict) or not tables:
@@ -90,7 +90,7 @@ def plot_confusion_matrices(tables, *, cost=None):
             for j, predicted in enumerate(table.columns):
                 text = f"{counts[i, j]:,}"
                 if cost is not None:
-                    cell = counts[i, j] * float(cost.loc[predicted, true])
+                    cell = counts[i, j] * float(cost.loc[true, predicted])
                     total += cell
                     text += f"\ncost {cell:,.0f}"
                 dark = counts[i, j] > 0.6 * counts.max()
