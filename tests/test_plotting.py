@@ -224,3 +224,10 @@ def test_a_cell_that_returns_a_plot_shows_it_once_as_a_png(tmp_path):
     for cell in notebook.cells:
         pictures = [o for o in cell.outputs if "image/png" in o.get("data", {})]
         assert len(pictures) == 1, cell.source
+
+
+def test_a_figure_reads_as_a_figure():
+    """The text a notebook stores beside the picture (nbval compares it) is matplotlib's."""
+    fig = plotting.plot_beta_densities()
+    assert repr(fig) == "<Figure size 750x360 with 1 Axes>"
+    assert fig._repr_png_().startswith(b"\x89PNG\r\n\x1a\n")

@@ -37,6 +37,9 @@ class NotebookFigure(Figure):
     on, its own formatter is used instead: either way the picture appears once.
     """
 
+    def __repr__(self) -> str:  # "<Figure size 640x480 with 1 Axes>", as for any Figure
+        return super().__repr__().replace(type(self).__name__, "Figure", 1)
+
     def _repr_png_(self) -> bytes:
         buffer = io.BytesIO()
         self.savefig(buffer, format="png", bbox_inches="tight")
