@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -34,11 +36,17 @@ def config():
 
 def _inside(config, tmp_path, script: str, *args: str) -> dict:
     """Run ``script`` in a submission's sandbox; it prints one JSON object."""
-    channel = tmp_path / "channel"
-    channel.mkdir(exist_ok=True)
-    command = sandbox.bwrap_command(config, channel)
-    command = command[: command.index("--") + 1] + [sys.executable, "-c", script, *args]
-    run = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    # like a worker's folder: under the system's temporary folder, which the sandbox's
+    # unprivileged user (when the grader is root) can traverse; pytest's tmp_path is not
+    folder = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
+    try:
+        channel = folder / "channel"
+        channel.mkdir()
+        sandbox.prepare_channel(config, channel)
+        command = sandbox.bwrap_command(config, channel, [sys.executable, "-c", script, *args])
+        run = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout.strip().splitlines()[-1])
 
@@ -155,7 +163,7 @@ def test_auto_stops_with_a_way_out_when_bwrap_is_missing(monkeypatch):
 def test_the_self_test_notices_a_sandbox_that_does_not_isolate(monkeypatch, config):
     """bwrap being present is not enough: the probe must not see a file planted outside."""
     monkeypatch.setattr(sandbox, "bwrap_command",
-                        lambda config, channel: ["env", "--", sys.executable, "-c", "pass"])
+                        lambda config, channel, program: ["env", "--", *program])
     with pytest.raises(sandbox.SandboxUnavailable, match="does not isolate"):
         sandbox.self_test(config)
 
@@ -222,3 +230,43 @@ def test_a_planted_undecodable_name_in_the_output_folder_loses_nothing(tmp_path)
     data = json.loads((out / "results.json").read_text())
     assert data["warnings"][-1].endswith("planted-\\xff.html")
     assert (out / "grades.csv").is_file() and (out / "feedback" / "not_json.html").is_file()
+
+
+def test_the_process_count_limit_holds_inside(config, tmp_path):
+    """The limit the kernel launcher sets before any student code (RLIMIT_NPROC) stops a
+    fork loop; from root this needs the unprivileged sandbox user, which the grader uses."""
+    found = _inside(config, tmp_path, """
+import json, os, resource, time
+resource.setrlimit(resource.RLIMIT_NPROC, (int(os.environ.get("TASKS", "64")),) * 2)
+children, error = [], ""
+for _ in range(200):
+    try:
+        pid = os.fork()
+    except OSError as failure:
+        error = type(failure).__name__
+        break
+    if pid == 0:
+        time.sleep(3)
+        os._exit(0)
+    children.append(pid)
+print(json.dumps({"forked": len(children), "error": error}))
+""")
+    assert found["error"] == "BlockingIOError" and found["forked"] < sandbox.MAX_TASKS
+
+
+def test_a_root_grader_never_runs_a_submission_as_root(config):
+    """Seen from the host: every process of a ready sandbox has an unprivileged user
+    (nobody when the grader is root, else the grader's own user)."""
+    import psutil
+
+    expected = config.run_as if os.geteuid() == 0 else os.getuid()
+    assert expected != 0
+    base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
+    warm = sandbox.WarmSandbox(config, base)
+    try:
+        assert warm.wait_ready()
+        inside = psutil.Process(warm.pid).children(recursive=True)
+        assert inside and all(p.uids().real == p.uids().effective == expected for p in inside)
+    finally:
+        warm.kill()
+        shutil.rmtree(base, ignore_errors=True)
