@@ -16,6 +16,8 @@ import os
 import sys
 from pathlib import Path
 
+__all__ = ["build_parser", "main"]
+
 
 def _positive_int(text: str) -> int:
     value = int(text)
@@ -76,6 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--memory-mb", type=_positive_int, default=2048, metavar="MB",
                        help="address-space limit of each kernel in MB (default: 2048)")
     grade.add_argument("--source", type=Path, default=None, help=source_help)
+    grade.add_argument("--sandbox", choices=("auto", "bwrap", "off"), default="auto",
+                       help="run each submission in its own bubblewrap sandbox (auto, the "
+                            "default, and bwrap: stop with a message if it cannot isolate here); "
+                            "off: no isolation, at your own risk")
     grade.add_argument("--quiet", action="store_true",
                        help="no progress lines, only the summary")
     return parser
@@ -120,7 +126,7 @@ def _grade(args) -> int:
 
     batch = grade_batch(args.exercise, args.submissions, args.out, jobs=args.jobs,
                         timeout=args.timeout, memory_mb=args.memory_mb, source_dir=args.source,
-                        progress=None if args.quiet else sys.stderr)
+                        sandbox=args.sandbox, progress=None if args.quiet else sys.stderr)
     print(summary(batch))
     return 0
 
@@ -130,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {"list": _list, "release": _release, "grade": _grade}
     try:
         return handlers[args.command](args)
-    except (FileNotFoundError, ValueError) as error:
+    except (FileNotFoundError, ValueError, RuntimeError) as error:  # incl. SandboxUnavailable
         print(f"nbcourse {args.command}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `nbcourse list | head`

@@ -12,7 +12,7 @@ from nbcourse.grading import forbidden, specs
 from nbcourse.grading.batch import (BatchResult, collect_submissions, feedback_name, gradebook_csv,
                                     summary)
 from nbcourse.grading.feedback import render_html
-from nbcourse.grading.runner import first_code_line
+from nbcourse.grading.execution.report import RunReport, first_code_line
 from nbcourse.grading.scoring import score
 from nbcourse.grading.values import encode_input
 
@@ -43,7 +43,7 @@ def _report(**changes):
     report = {"notebook": "ok", "problems": [], "kernel": "ok", "memory_error": False,
               "probes": _perfect_probes(), "forbidden": {}, "output_bytes": 0}
     report.update(changes)
-    return report
+    return RunReport.from_json(report)
 
 
 def test_a_perfect_run_is_graded_full_marks():

@@ -353,9 +353,9 @@ def choose_fitting_on_validation_too(X_train, y_train, X_validation, y_validatio
 def _sms_recipe(choose, report_on="test"):
     """The experiment of questions 4 and 5 with one step done the wrong way."""
     from nbcourse import MultinomialNB
-    from nbcourse.datasets import load_sms_spam_offline
+    from nbcourse.datasets import load_sms_spam_or_mini
     from nbcourse.text import BagOfWords
-    sms = load_sms_spam_offline()
+    sms = load_sms_spam_or_mini()
     order = np.random.default_rng(0).permutation(len(sms))
     n_train, n_validation = int(0.8 * len(sms)), int(0.1 * len(sms))
     parts = {"train": order[:n_train], "validation": order[n_train:n_train + n_validation],

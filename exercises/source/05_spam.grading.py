@@ -2,14 +2,14 @@
 
 Expected values come from the lecture's recipe run in the grader's process: the split
 below, nbcourse's BagOfWords and MultinomialNB, alpha chosen on the validation part.
-The SMS corpus is the one ``load_sms_spam_offline`` finds (the real SMS Spam
-Collection when NBCOURSE_DATA points at it, else the course's mini corpus); the
-grader passes NBCOURSE_DATA to the student's kernel, so both sides see the same data.
+The SMS corpus is the one ``load_sms_spam_or_mini`` finds (the real SMS Spam
+Collection, which the course ships in data/; the mini corpus only if that copy is
+gone); the grader passes NBCOURSE_DATA to the student's kernel, so both sides see the same data.
 """
 import numpy as np
 
 from nbcourse import MultinomialNB
-from nbcourse.datasets import load_sms_spam_offline
+from nbcourse.datasets import load_sms_spam_or_mini
 from nbcourse.grading.specs import Case, Exercise, Question
 from nbcourse.grading.values import Tolerance
 from nbcourse.text import BagOfWords
@@ -53,7 +53,7 @@ def _toy(seed, n_train, n_validation, n_words, signal):
 
 
 def _sms_pipeline():
-    sms = load_sms_spam_offline()
+    sms = load_sms_spam_or_mini()
     train, validation, test = ref_split(len(sms), 0)
     vectorizer = BagOfWords()
     X_train = vectorizer.fit_transform(sms["text"].iloc[train])

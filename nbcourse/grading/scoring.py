@@ -10,7 +10,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-from .runner import clean_message
+from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .specs import Exercise
 from .values import decode_answer, describe_value
 
@@ -164,8 +164,13 @@ def _judge(question, case, outcome, expected) -> str | None:
     if not isinstance(outcome, dict):
         return "the grader could not read this result"
     if "error" in outcome:
+        if case.hidden:  # its message may quote the hidden input: only a known type's name
+            kind = str(outcome["error"]).split(":", 1)[0]
+            return f"raised {kind if _builtin_exception(kind) else 'an exception of its own class'}"
         return f"raised {clean_message(outcome['error'])}"
     if "unreadable" in outcome:
+        if case.hidden:
+            return "the result cannot be read as plain data"
         return f"the result cannot be read as plain data ({clean_message(outcome['unreadable'])})"
     if "grader_error" in outcome:
         return f"grader error: {clean_message(outcome['grader_error'])}"
@@ -173,13 +178,21 @@ def _judge(question, case, outcome, expected) -> str | None:
         return "no result"
     try:
         actual = decode_answer(outcome["value"])
-    except (ValueError, TypeError, KeyError, RecursionError) as error:
-        return f"the result cannot be read ({clean_message(error)})"
+    except Exception as error:  # noqa: BLE001 - e.g. Fraction(1, 0): fails the case only
+        return f"the result cannot be read ({type(error).__name__})"
     try:
         return question.judge_case(actual, expected, case)
     except Exception as error:  # noqa: BLE001 - a strange answer must not stop the batch
+        if case.hidden:
+            return f"the result could not be compared ({type(error).__name__})"
         return f"the result could not be compared ({type(error).__name__}: " \
                f"{clean_message(error, 120)}); got {describe_value(actual)}"
+
+
+def _builtin_exception(name: str) -> bool:
+    import builtins
+    kind = getattr(builtins, name, None)
+    return isinstance(kind, type) and issubclass(kind, BaseException)
 
 
 def _cell(problem: dict) -> str:
@@ -193,7 +206,7 @@ def _names_missing_answer(error: str, missing: set[str]) -> bool:
     return bool(match) and match.group(1) in missing
 
 
-def score(exercise: Exercise, expected: dict[str, list], report: dict, submission: str,
+def score(exercise: Exercise, expected: dict[str, list], report: RunReport, submission: str,
           path: str) -> SubmissionResult:
     """Status, points and reasons for one submission from its run report."""
     maximum = exercise.maximum
@@ -202,32 +215,31 @@ def score(exercise: Exercise, expected: dict[str, list], report: dict, submissio
     empty = [QuestionResult(q.id, q.name, q.title, float(q.points), 0.0, "not run")
              for q in exercise.questions]
 
-    if "grader_error" in report:
+    if report.grader_error:
         return SubmissionResult(submission, path, "grader error",
-                                [clean_message(report["grader_error"], 500)], 0.0, maximum, empty)
-    notebook = report.get("notebook", "ok")
-    if notebook == "not a notebook":
+                                [clean_message(report.grader_error, 500)], 0.0, maximum, empty)
+    if report.notebook is NotebookVerdict.NOT_A_NOTEBOOK:
         return SubmissionResult(submission, path, "not a notebook",
-                                [report.get("notebook_reason", "")], 0.0, maximum, empty)
-    if notebook == "empty":
+                                [report.notebook_reason], 0.0, maximum, empty)
+    if report.notebook is NotebookVerdict.EMPTY:
         return SubmissionResult(submission, path, "empty notebook",
-                                [report.get("notebook_reason", "")], 0.0, maximum, empty)
+                                [report.notebook_reason], 0.0, maximum, empty)
 
-    problems = report.get("problems", [])
+    problems = [p.__dict__ for p in report.problems]
     missing_names = {q.name for q in exercise.questions
-                     if report.get("probes", {}).get(q.id, {}).get("missing")}
+                     if report.probes.get(q.id, {}).get("missing")}
     statuses = set()
-    kernel = report.get("kernel", "ok")
-    if kernel == "failed to start":
+    kernel = report.kernel
+    if kernel is KernelOutcome.FAILED_TO_START:
         statuses.add("grader error")
-        reasons.append(f"the kernel did not start: {report.get('kernel_reason', '')}")
-    elif kernel == "died":
+        reasons.append(f"the kernel did not start: {report.kernel_reason}")
+    elif kernel is KernelOutcome.DIED:
         statuses.add("kernel died")
-        reasons.append(report.get("kernel_reason", "the kernel died"))
-    elif kernel in ("stuck", "too slow"):
+        reasons.append(report.kernel_reason or "the kernel died")
+    elif kernel in (KernelOutcome.STUCK, KernelOutcome.TOO_SLOW):
         statuses.add("timed out")
-        reasons.append(report.get("kernel_reason", "timed out"))
-    if report.get("memory_error"):
+        reasons.append(report.kernel_reason or "timed out")
+    if report.memory_error:
         statuses.add("memory limit")
         reasons.append("the notebook ran out of memory (it is limited while grading)")
     for problem in problems:
@@ -243,14 +255,14 @@ def score(exercise: Exercise, expected: dict[str, list], report: dict, submissio
         elif "MemoryError" not in problem.get("error", ""):
             statuses.add("cell error")
             reasons.append(f"{_cell(problem)} raised {problem['error']}")
-    output_bytes = report.get("output_bytes", 0)
+    output_bytes = report.output_bytes
     if output_bytes > 1_000_000:
         notes.append(f"the notebook printed {output_bytes / 1e6:.0f} MB of output; "
                      "the grader ignored it")
 
     questions = []
-    probes = report.get("probes", {})
-    forbidden = report.get("forbidden", {})
+    probes = report.probes
+    forbidden = report.forbidden
     for question in exercise.questions:
         probe = probes.get(question.id, {"not_run": "the answer was not evaluated"})
         result = score_question(question, probe, expected[question.id],
@@ -275,4 +287,4 @@ def score(exercise: Exercise, expected: dict[str, list], report: dict, submissio
     status = next((s for s in STATUSES if s in statuses), "graded")
     total = _round(sum(Fraction(str(q.score)) for q in questions))
     return SubmissionResult(submission, path, status, reasons, total, maximum, questions, notes,
-                            seconds=float(report.get("seconds", 0.0)))
+                            seconds=float(report.seconds))
