@@ -23,7 +23,7 @@ def test_every_public_module_declares_what_it_exports(name):
 def test_import_nbcourse_gives_the_estimators_and_loaders_without_plotting():
     code = ("import sys, nbcourse\n"
             "from nbcourse import (BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB,\n"
-            "    LogisticRegression, load_weather, load_picnic, load_sms_spam_offline,\n"
+            "    LogisticRegression, load_weather, load_picnic, load_sms_spam_or_mini,\n"
             "    load_spambase, load_20newsgroups)\n"
             "assert load_weather().shape == (14, 5)\n"
             "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'sklearn') if m in sys.modules))")

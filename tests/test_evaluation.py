@@ -86,7 +86,7 @@ def test_confusion_matrix_matches_scikit_learn_rows_true_columns_predicted():
 
 # ----- decision theory -----------------------------------------------------------------------
 
-# rows: the true class, columns: the decision (like a confusion matrix)
+# rows: the true class, columns: the decision (the orientation of a confusion matrix)
 COST = pd.DataFrame([[0, 100], [10, 0]], index=["ham", "spam"], columns=["ham", "spam"])
 
 

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import os
-import sys
-import sysconfig
 from pathlib import Path
 
 import pandas as pd
@@ -13,11 +11,10 @@ def shipped_data_dir() -> Path:
     """The folder of data shipped with the course: ``weather.csv``, ``picnic.csv``,
     ``sms_mini.tsv``, ``sms_spam/SMSSpamCollection`` and ``spambase/spambase.data``.
 
-    This is the only place that knows where shipped data lives. Searched in order:
-    ``$NBCOURSE_SHIPPED_DATA`` (if set, it must be such a folder); ``data/`` in the
-    checkout the package was imported from (the editable install the README uses);
-    ``share/nbcourse/data`` under the environment's data prefixes (a wheel built with
-    setuptools ``data-files``).
+    This is the only place that knows where shipped data lives: ``$NBCOURSE_SHIPPED_DATA``
+    (if set, it must be such a folder); else the package's own copy of ``data/``, read with
+    importlib.resources (``nbcourse.resources``): inside the installed package for a wheel,
+    the checkout's ``data/`` for the editable install the README uses.
     """
     override = os.environ.get("NBCOURSE_SHIPPED_DATA")
     if override:
@@ -28,17 +25,8 @@ def shipped_data_dir() -> Path:
                 f"NBCOURSE_SHIPPED_DATA is set to {override!r}, which {what}. Point it at the "
                 "course's data/ folder, or unset it to use the copy that came with nbcourse.")
         return folder
-    candidates = [Path(__file__).resolve().parents[2] / "data"]
-    for prefix in dict.fromkeys([sysconfig.get_path("data"), sys.prefix, sys.base_prefix]):
-        candidates.append(Path(prefix) / "share" / "nbcourse" / "data")
-    for folder in candidates:
-        if (folder / "weather.csv").is_file():
-            return folder
-    searched = "\n  ".join(str(c) for c in candidates)
-    raise FileNotFoundError(
-        "cannot find the course's data folder (the one with weather.csv). Searched:\n  "
-        f"{searched}\nInstall the course from its checkout with `pip install -e .`, or set "
-        "NBCOURSE_SHIPPED_DATA to the checkout's data/ folder.")
+    from ..resources import data_dir
+    return data_dir()
 
 
 def read_table(filename: str) -> pd.DataFrame:

@@ -136,7 +136,7 @@ def default_source_dir() -> Path:
     """Where the instructor's sources are when no folder is given.
 
     ``$NBCOURSE_EXERCISES``; else the current folder if it holds specs; else
-    ``exercises/source`` under the current folder; else the one in this checkout.
+    ``exercises/source`` under the current folder; else the one nbcourse ships.
     """
     override = os.environ.get("NBCOURSE_EXERCISES")
     if override:
@@ -146,7 +146,8 @@ def default_source_dir() -> Path:
     here = Path.cwd() / "exercises" / "source"
     if here.is_dir():
         return here
-    return Path(__file__).resolve().parents[2] / "exercises" / "source"
+    from ..resources import course_root  # the package's copy of the course, or the checkout
+    return Path(course_root()) / "exercises" / "source"
 
 
 def available(source_dir: Path | None = None) -> list[str]:

@@ -106,13 +106,14 @@ class LivePlot:
             FigureCanvasAgg(fig)
         if self._background is None or fig.dpi != dpi:
             fig.set_dpi(dpi)
-            visible = [artist.get_visible() for artist in self.moving]
+            # "Animated" artists are left out of a full draw but keep their size: a title
+            # that was hidden instead would measure as empty and be pushed off the figure.
             for artist in self.moving:
-                artist.set_visible(False)
+                artist.set_animated(True)
             fig.canvas.draw()
             self._background = fig.canvas.copy_from_bbox(fig.bbox)
-            for artist, was_visible in zip(self.moving, visible):
-                artist.set_visible(was_visible)
+            for artist in self.moving:
+                artist.set_animated(False)
         else:
             fig.canvas.restore_region(self._background)
         for artist in self.moving:

@@ -393,9 +393,11 @@ class KernelSession:
             await self.km.cleanup_resources()
         except Exception:  # noqa: BLE001
             pass
-        # The worker is a child subreaper: anything that escaped the group is ours now.
-        spare = {self.factory.pid} if self.factory is not None and self.factory.pid else set()
-        kill_descendants(spare=spare)
+        if self.sandbox is None:
+            # The worker is a child subreaper: anything that escaped the group is ours now.
+            # (A sandbox needs no sweep: its PID namespace died with it.)
+            spare = {self.factory.pid} if self.factory is not None and self.factory.pid else set()
+            kill_descendants(spare=spare)
 
 
 def _error_text(cell) -> str:
@@ -492,6 +494,7 @@ async def _run(path: Path, plan: dict, limits: Limits, base: Path, cache_dir: Pa
     private = Path(tempfile.mkdtemp(prefix="kernel-", dir=base))
     os.chmod(private, 0o700)
     notebook = ""
+    sandbox = sandbox() if sandbox is not None else None  # taken only for a real notebook
     if sandbox is None:
         shutil.copyfile(path, workdir / "submission.ipynb")
     else:
@@ -594,7 +597,8 @@ def run_submission(path: str | Path, plan: dict, limits: Limits, base: Path, cac
                    token: str, factory=None, sandbox=None) -> RunReport:
     """Grade-side facts for one submission; never raises for anything the file contains.
 
-    ``sandbox`` (a started ``WarmSandbox``) confines the kernel; without it, ``factory``
+    ``sandbox`` (a function returning a ready ``WarmSandbox``) confines the kernel;
+    without it, ``factory``
     (a ``KernelFactory``) makes an unconfined kernel's start-up cheap.
     """
     started = time.monotonic()

@@ -25,8 +25,6 @@ import tempfile
 import traceback
 from pathlib import Path
 
-import psutil
-
 from .kernel_factory import KernelFactory
 from .processes import TOKEN_VARIABLE, become_subreaper, kill_descendants
 from .report import RunReport
@@ -63,16 +61,6 @@ class Sandboxes:
             raise RuntimeError("the sandbox did not start (is bubblewrap still working?)")
         return sandbox
 
-    def pids(self) -> set[int]:
-        """The spare sandbox and everything in it, which must survive a clean-up."""
-        if self.spare is None:
-            return set()
-        try:
-            root = psutil.Process(self.spare.pid)
-            return {self.spare.pid} | {p.pid for p in root.children(recursive=True)}
-        except psutil.Error:
-            return {self.spare.pid}
-
     def close(self) -> None:
         if self.spare is not None:
             self.spare.kill()
@@ -103,7 +91,7 @@ def main() -> int:
 
     def spare_pids() -> set[int]:
         pids = {factory.pid} if factory and factory.pid else set()
-        return pids | (sandboxes.pids() if sandboxes else set())
+        return pids | ({sandboxes.spare.pid} if sandboxes and sandboxes.spare else set())
 
     try:
         for line in sys.stdin:
@@ -112,10 +100,9 @@ def main() -> int:
             job = json.loads(line)
             try:
                 limits = Limits(**job["limits"])
-                sandbox = sandboxes.take() if sandboxes else None
                 report = run_submission(job["path"], job["plan"], limits, base,
                                         Path(job["cache_dir"]), job["token"], factory,
-                                        sandbox)
+                                        sandboxes.take if sandboxes else None)
                 report.isolation = config.describe()
                 report = report.to_json()
             except Exception as error:  # noqa: BLE001 - report it, keep the worker alive
