@@ -12,7 +12,8 @@ from nbcourse import evaluation, plotting
 from nbcourse.naive_bayes import GaussianNB
 from nbcourse.text import zipf_slope
 
-COST = pd.DataFrame([[0, 10], [100, 0]], index=["ham", "spam"], columns=["ham", "spam"])
+# rows: the true class, columns: the decision (like a confusion matrix)
+COST = pd.DataFrame([[0, 100], [10, 0]], index=["ham", "spam"], columns=["ham", "spam"])
 
 
 def test_alpha_curve_plot_redraws_only_what_moves():
