@@ -1,16 +1,23 @@
 """The ``nbcourse`` command: list exercises, build student versions, grade submissions.
 
+    nbcourse init DIR [--instructor] [--force]
     nbcourse list
     nbcourse new NN_name
     nbcourse validate [EXERCISE]
     nbcourse release [--check]
     nbcourse grade EXERCISE SUBMISSION... --out DIR [--jobs N] [--timeout SECONDS]
+    nbcourse --version
+
+``list``, ``release`` and ``grade`` work on a course folder: the one given by ``--source``,
+else the ``exercises/source`` folder found from the current folder (see
+``nbcourse.resources.find_exercise_source``), such as one made by ``nbcourse init --instructor``.
 
 Exit status: 0 when the command did its job (a batch with broken submissions still
 exits 0: each one has a row and a status), 1 when ``release --check`` finds the
 student versions out of date or ``validate`` finds an error, 2 for a usage error
-(unknown exercise, no submissions, a spec that does not load, ``release`` refused
-because an exercise does not validate).
+(unknown exercise, no submissions, a spec that does not load, no course folder, a
+non-empty folder for ``init``, ``release`` refused because an exercise does not
+validate).
 """
 from __future__ import annotations
 
@@ -18,6 +25,8 @@ import argparse
 import os
 import sys
 from pathlib import Path
+
+__all__ = ["build_parser", "main"]
 
 
 def _positive_int(text: str) -> int:
@@ -39,10 +48,27 @@ def build_parser() -> argparse.ArgumentParser:
         prog="nbcourse",
         description="Exercises of the nbcourse naive Bayes course: student releases and "
                     "safe auto-grading.")
+    parser.add_argument("--version", action="version", version=f"nbcourse {_version()}",
+                        help="print the installed version of nbcourse and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
+    init = commands.add_parser(
+        "init", help="copy the lessons, exercises and data into a new folder",
+        description="Write the course (lessons, student exercises, the small data sets and "
+                    "their licences) into DIR, ready for `jupyter lab DIR`. With --instructor "
+                    "also the exercise sources and grading specs, so that list, release and "
+                    "grade work inside DIR.")
+    init.add_argument("folder", metavar="DIR", type=Path,
+                      help="the folder to create (it must not exist or be empty)")
+    init.add_argument("--instructor", action="store_true",
+                      help="also copy the solutions, hidden tests and *.grading.py specs "
+                           "(exercises/source/): never give these to students")
+    init.add_argument("--force", action="store_true",
+                      help="write into DIR even if it is not empty, overwriting the course's "
+                           "own files there (other files are left alone)")
+
     source_help = ("folder with the instructor's solution notebooks and *.grading.py specs "
-                   "(default: exercises/source of this course)")
+                   "(default: exercises/source of the course folder you are in)")
 
     listing = commands.add_parser(
         "list", help="list the exercises, their questions and points",
@@ -101,15 +127,60 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--memory-mb", type=_positive_int, default=2048, metavar="MB",
                        help="address-space limit of each kernel in MB (default: 2048)")
     grade.add_argument("--source", type=Path, default=None, help=source_help)
+    grade.add_argument("--sandbox", choices=("auto", "bwrap", "off"), default="auto",
+                       help="run each submission in its own bubblewrap sandbox (auto, the "
+                            "default, and bwrap: stop with a message if it cannot isolate here); "
+                            "off: no isolation, at your own risk")
     grade.add_argument("--quiet", action="store_true",
                        help="no progress lines, only the summary")
     return parser
 
 
+def _version() -> str:
+    from . import __version__
+    return __version__
+
+
+class NoCourseFolder(Exception):
+    """list/release/grade found no exercise sources to work on."""
+
+
+def _course_source(args) -> Path:
+    """The folder with the exercise sources and specs: --source, else found from the cwd."""
+    from .resources import SPEC_SUFFIX, find_exercise_source, has_specs
+
+    if args.source is not None:
+        if not has_specs(args.source):
+            raise NoCourseFolder(f"--source {args.source} holds no grading specs (*{SPEC_SUFFIX})")
+        return args.source
+    found, looked = find_exercise_source()
+    if found is None:
+        where = "\n  ".join(str(p) for p in looked)
+        raise NoCourseFolder(
+            f"no course folder found: looked for grading specs (*{SPEC_SUFFIX}) in\n  {where}\n"
+            "Create one with `nbcourse init --instructor my-course` and run this command "
+            "inside my-course, or pass --source FOLDER.")
+    return found
+
+
+def _init(args) -> int:
+    from .resources import init_course
+
+    written = init_course(args.folder, instructor=args.instructor, force=args.force)
+    for path in written:
+        print(f"wrote {path}")
+    kind = "instructor" if args.instructor else "student"
+    print(f"{len(written)} files written to {args.folder} ({kind} copy). "
+          f"Open the lessons with: jupyter lab {args.folder}")
+    if args.instructor:
+        print(f"Then, from {args.folder}: nbcourse list / nbcourse release / nbcourse grade")
+    return 0
+
+
 def _list(args) -> int:
     from .grading import specs
 
-    source = args.source or specs.default_source_dir()
+    source = _course_source(args)
     for name in specs.available(source):
         exercise = specs.load(name, source)
         print(f"{name}: {exercise.title} ({exercise.maximum:g} points)")
@@ -119,9 +190,9 @@ def _list(args) -> int:
 
 
 def _new(args) -> int:
-    from .grading import scaffold, specs
+    from .grading import scaffold
 
-    source = Path(args.source or specs.default_source_dir())
+    source = Path(args.source) if args.source is not None else _course_source(args)
     for path in scaffold.new_exercise(args.name, source):
         print(f"wrote {path}")
     print(f"next: edit them (every '# EDIT' comment), then 'nbcourse validate {args.name}"
@@ -130,9 +201,9 @@ def _new(args) -> int:
 
 
 def _validate(args) -> int:
-    from .grading import specs, validate
+    from .grading import validate
 
-    source = Path(args.source or specs.default_source_dir())
+    source = Path(_course_source(args))
     if args.exercise:
         found = {args.exercise: validate.validate(args.exercise, source)}
     else:
@@ -150,7 +221,7 @@ def _validate(args) -> int:
 def _release(args) -> int:
     from .grading import authoring, specs
 
-    source = args.source or specs.default_source_dir()
+    source = _course_source(args)
     target = args.release_dir or Path(source).parent
     report = authoring.release(source, target, check=args.check)
     if args.check:
@@ -173,7 +244,8 @@ def _grade(args) -> int:
     from .grading.batch import grade_batch, summary
 
     batch = grade_batch(args.exercise, args.submissions, args.out, jobs=args.jobs,
-                        timeout=args.timeout, memory_mb=args.memory_mb, source_dir=args.source,
+                        timeout=args.timeout, memory_mb=args.memory_mb,
+                        source_dir=_course_source(args), sandbox=args.sandbox,
                         progress=None if args.quiet else sys.stderr)
     print(summary(batch))
     return 0
@@ -181,11 +253,12 @@ def _grade(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handlers = {"list": _list, "new": _new, "validate": _validate, "release": _release,
-                "grade": _grade}
+    handlers = {"init": _init, "list": _list, "new": _new, "validate": _validate,
+                "release": _release, "grade": _grade}
     try:
         return handlers[args.command](args)
-    except (FileNotFoundError, ValueError) as error:
+    except (FileNotFoundError, FileExistsError, ValueError, RuntimeError,
+            NoCourseFolder) as error:  # RuntimeError includes SandboxUnavailable
         print(f"nbcourse {args.command}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `nbcourse list | head`

@@ -12,7 +12,7 @@ from nbcourse.grading import forbidden, specs
 from nbcourse.grading.batch import (BatchResult, collect_submissions, feedback_name, gradebook_csv,
                                     summary)
 from nbcourse.grading.feedback import render_html
-from nbcourse.grading.runner import first_code_line
+from nbcourse.grading.execution.report import RunReport, first_code_line
 from nbcourse.grading.scoring import score
 from nbcourse.grading.values import encode_input
 
@@ -43,7 +43,7 @@ def _report(**changes):
     report = {"notebook": "ok", "problems": [], "kernel": "ok", "memory_error": False,
               "probes": _perfect_probes(), "forbidden": {}, "output_bytes": 0}
     report.update(changes)
-    return report
+    return RunReport.from_json(report)
 
 
 def test_a_perfect_run_is_graded_full_marks():
@@ -174,9 +174,12 @@ def test_collect_submissions_keeps_students_with_the_same_file_name_apart(tmp_pa
     assert [s.id for s in found] == ["alice/ex1/01_weather", "bob/ex1/01_weather", "late.pdf",
                                      "late.pdf~2"]
     assert warnings == [f"no notebooks (*.ipynb) found in {tmp_path / 'nothing'}"]
-    assert feedback_name("alice/ex1/01_weather") == "alice__ex1__01_weather"
-    assert feedback_name("../../etc/passwd") == "..__..__etc__passwd"
+    # a readable name, with a short hash when characters had to be replaced, so that two
+    # ids never share a page
+    assert feedback_name("alice/ex1/01_weather").startswith("alice__ex1__01_weather-")
+    assert feedback_name("alice") == "alice" != feedback_name(" alice")
     assert "/" not in feedback_name("../../etc/passwd")
+    assert not feedback_name("../../etc/passwd").startswith(".")
 
 
 @pytest.mark.parametrize("sources, expected", [

@@ -5,7 +5,7 @@ below, nbcourse's BagOfWords and MultinomialNB, alpha chosen on the validation p
 The recipe is also a graded function (q4), tested on small corpora where a leaky
 vocabulary, alpha scored on the training part or the validation accuracy reported
 instead of the test accuracy each give another answer.  The SMS corpus of q5 and q6
-is the one ``load_sms_spam_offline`` finds (the real SMS Spam Collection, shipped in
+is the one ``load_sms_spam_or_mini`` finds (the real SMS Spam Collection, shipped in
 data/ or found through NBCOURSE_DATA, else the course's mini corpus); the grader
 passes NBCOURSE_DATA to the student's kernel, so both sides see the same data.  Their
 public checks only test the form of the answer, so they never mark a correct answer
@@ -16,7 +16,7 @@ import numpy as np
 from nbcourse import MultinomialNB
 import scipy.sparse as sp
 
-from nbcourse.datasets import load_sms_mini, load_sms_spam_offline
+from nbcourse.datasets import load_sms_mini, load_sms_spam_or_mini
 from nbcourse.grading.judges import OneOf, Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
 from nbcourse.grading.values import Tolerance
@@ -135,7 +135,7 @@ _SMS = {}
 
 
 def _sms_texts_and_labels():
-    sms = load_sms_spam_offline()
+    sms = load_sms_spam_or_mini()
     return sms["text"].tolist(), sms["label"].tolist()
 
 

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from . import specs
-from .probe_source import nbcourse_probe
+from .execution.probe_source import nbcourse_probe
 from .scoring import QuestionResult, score_question
 
 

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 from .diagnosis import NO_VALUE, diagnose, explain
+from .execution.report import KernelOutcome, NotebookVerdict, RunReport
 from .specs import FAILED, Exercise
 from .values import decode_answer, describe_value
 
@@ -220,10 +221,16 @@ def _judge(question, case, outcome, expected):
         return "the grader could not read this result", NO_VALUE
     if "error" in outcome:
         error = clean_message(outcome["error"])
-        if error.startswith("NotImplementedError"):
+        kind = str(outcome["error"]).split(":", 1)[0].strip()
+        if kind == "NotImplementedError":
             return f"{NOT_ANSWERED} (it still raises NotImplementedError)", NO_VALUE
+        if case.hidden:  # its message may quote the hidden input: only a known type's name
+            return (f"raised {kind if _builtin_exception(kind) else 'an exception of its own class'}",
+                    NO_VALUE)
         return f"raised {error}", NO_VALUE
     if "unreadable" in outcome:
+        if case.hidden:
+            return "the result cannot be read as plain data", NO_VALUE
         return (f"the result cannot be read as plain data "
                 f"({clean_message(outcome['unreadable'])})"), NO_VALUE
     if "grader_error" in outcome:
@@ -232,13 +239,21 @@ def _judge(question, case, outcome, expected):
         return "no result", NO_VALUE
     try:
         actual = decode_answer(outcome["value"])
-    except (ValueError, TypeError, KeyError, RecursionError) as error:
-        return f"the result cannot be read ({clean_message(error)})", NO_VALUE
+    except Exception as error:  # noqa: BLE001 - e.g. Fraction(1, 0): fails the case only
+        return f"the result cannot be read ({type(error).__name__})", NO_VALUE
     try:
         return question.judge_case(actual, expected, case), actual
     except Exception as error:  # noqa: BLE001 - a strange answer must not stop the batch
+        if case.hidden:
+            return f"the result could not be compared ({type(error).__name__})", actual
         return (f"the result could not be compared ({type(error).__name__}: "
                 f"{clean_message(error, 120)}); got {describe_value(actual)}"), actual
+
+
+def _builtin_exception(name: str) -> bool:
+    import builtins
+    kind = getattr(builtins, name, None)
+    return isinstance(kind, type) and issubclass(kind, BaseException)
 
 
 def _cell(problem: dict) -> str:
@@ -252,7 +267,7 @@ def _names_missing_answer(error: str, missing: set[str]) -> bool:
     return bool(match) and match.group(1) in missing
 
 
-def score(exercise: Exercise, expected: dict[str, list], report: dict, submission: str,
+def score(exercise: Exercise, expected: dict[str, list], report: RunReport, submission: str,
           path: str) -> SubmissionResult:
     """Status, points and reasons for one submission from its run report."""
     maximum = exercise.maximum
@@ -261,32 +276,31 @@ def score(exercise: Exercise, expected: dict[str, list], report: dict, submissio
     empty = [QuestionResult(q.id, q.name, q.title, float(q.points), 0.0, "not run")
              for q in exercise.questions]
 
-    if "grader_error" in report:
+    if report.grader_error:
         return SubmissionResult(submission, path, "grader error",
-                                [clean_message(report["grader_error"], 500)], 0.0, maximum, empty)
-    notebook = report.get("notebook", "ok")
-    if notebook == "not a notebook":
+                                [clean_message(report.grader_error, 500)], 0.0, maximum, empty)
+    if report.notebook is NotebookVerdict.NOT_A_NOTEBOOK:
         return SubmissionResult(submission, path, "not a notebook",
-                                [report.get("notebook_reason", "")], 0.0, maximum, empty)
-    if notebook == "empty":
+                                [report.notebook_reason], 0.0, maximum, empty)
+    if report.notebook is NotebookVerdict.EMPTY:
         return SubmissionResult(submission, path, "empty notebook",
-                                [report.get("notebook_reason", "")], 0.0, maximum, empty)
+                                [report.notebook_reason], 0.0, maximum, empty)
 
-    problems = report.get("problems", [])
+    problems = [p.__dict__ for p in report.problems]
     missing_names = {q.name for q in exercise.questions
-                     if report.get("probes", {}).get(q.id, {}).get("missing")}
+                     if report.probes.get(q.id, {}).get("missing")}
     statuses = set()
-    kernel = report.get("kernel", "ok")
-    if kernel == "failed to start":
+    kernel = report.kernel
+    if kernel is KernelOutcome.FAILED_TO_START:
         statuses.add("grader error")
-        reasons.append(f"the kernel did not start: {report.get('kernel_reason', '')}")
-    elif kernel == "died":
+        reasons.append(f"the kernel did not start: {report.kernel_reason}")
+    elif kernel is KernelOutcome.DIED:
         statuses.add("kernel died")
-        reasons.append(report.get("kernel_reason", "the kernel died"))
-    elif kernel in ("stuck", "too slow"):
+        reasons.append(report.kernel_reason or "the kernel died")
+    elif kernel in (KernelOutcome.STUCK, KernelOutcome.TOO_SLOW):
         statuses.add("timed out")
-        reasons.append(report.get("kernel_reason", "timed out"))
-    if report.get("memory_error"):
+        reasons.append(report.kernel_reason or "timed out")
+    if report.memory_error:
         statuses.add("memory limit")
         reasons.append("the notebook ran out of memory (it is limited while grading)")
     problems = [dict(problem, error=clean_message(problem.get("error", "")))
@@ -306,14 +320,14 @@ def score(exercise: Exercise, expected: dict[str, list], report: dict, submissio
         elif "MemoryError" not in problem.get("error", ""):
             statuses.add("cell error")
             reasons.append(f"{_cell(problem)} raised {problem['error']}")
-    output_bytes = report.get("output_bytes", 0)
+    output_bytes = report.output_bytes
     if output_bytes > 1_000_000:
         notes.append(f"the notebook printed {output_bytes / 1e6:.0f} MB of output; "
                      "the grader ignored it")
 
     questions = []
-    probes = report.get("probes", {})
-    forbidden = report.get("forbidden", {})
+    probes = report.probes
+    forbidden = report.forbidden
     for question in exercise.questions:
         probe = probes.get(question.id, {"not_run": "the answer was not evaluated"})
         result = score_question(question, probe, expected[question.id],
@@ -344,4 +358,4 @@ def score(exercise: Exercise, expected: dict[str, list], report: dict, submissio
     status = next((s for s in STATUSES if s in statuses), "graded")
     total = _round(sum(Fraction(str(q.score)) for q in questions))
     return SubmissionResult(submission, path, status, reasons, total, maximum, questions, notes,
-                            seconds=float(report.get("seconds", 0.0)))
+                            seconds=float(report.seconds))

@@ -210,8 +210,8 @@ class Question:
                 continue
             entry = {"name": case.name, "hint": case.hint,
                      "judge": case.judge.to_json() if isinstance(case.judge, Judge) else None,
-                     "expected": encode_input(expected[index]),
-                     "mistakes": {name: encode_input(values[index])
+                     "expected": encode_input(_canonical(expected[index])),
+                     "mistakes": {name: encode_input(_canonical(values[index]))
                                   for name, values in mistaken.items()
                                   if values[index] is not FAILED}}
             if self.kind == "function":
@@ -224,6 +224,16 @@ class Question:
                 "judge": self.judge.to_json() if isinstance(self.judge, Judge) else None,
                 "mistakes": [{"name": m.name, "feedback": m.feedback} for m in self.mistakes],
                 "cases": cases}
+
+
+def _canonical(value):
+    """Dicts in a fixed key order, so a release writes the same bytes whatever the order a
+    reference built them in (a dict from a set differs between runs)."""
+    if isinstance(value, dict):
+        return {k: _canonical(value[k]) for k in sorted(value, key=repr)}
+    if isinstance(value, list):
+        return [_canonical(item) for item in value]
+    return value
 
 
 @dataclass
@@ -276,7 +286,7 @@ def default_source_dir() -> Path:
     """Where the instructor's sources are when no folder is given.
 
     ``$NBCOURSE_EXERCISES``; else the current folder if it holds specs; else
-    ``exercises/source`` under the current folder; else the one in this checkout.
+    ``exercises/source`` under the current folder; else the one nbcourse ships.
     """
     override = os.environ.get("NBCOURSE_EXERCISES")
     if override:
@@ -286,7 +296,8 @@ def default_source_dir() -> Path:
     here = Path.cwd() / "exercises" / "source"
     if here.is_dir():
         return here
-    return Path(__file__).resolve().parents[2] / "exercises" / "source"
+    from ..resources import course_root  # the package's copy of the course, or the checkout
+    return Path(course_root()) / "exercises" / "source"
 
 
 def available(source_dir: Path | None = None) -> list[str]:

@@ -59,7 +59,7 @@ def kill_descendants(root: psutil.Process | None = None, spare: set[int] = froze
     killed: list[int] = []
     for _ in range(rounds):
         try:
-            children = [p for p in root.children(recursive=True) if p.pid not in spare]
+            children = [p for p in root.children(recursive=True) if not _spared(p, spare, root)]
         except psutil.NoSuchProcess:
             break
         alive = []
@@ -81,6 +81,22 @@ def kill_descendants(root: psutil.Process | None = None, spare: set[int] = froze
             _reap(child.pid)
         time.sleep(0.01)
     return killed
+
+
+def _spared(process: psutil.Process, spare: set[int], root: psutil.Process) -> bool:
+    """Is ``process`` in ``spare`` or below one of them (a whole spared subtree)?"""
+    if not spare:
+        return False
+    try:
+        chain = [process] + process.parents()
+    except psutil.Error:
+        return False
+    for member in chain:
+        if member.pid == root.pid:
+            return False
+        if member.pid in spare:
+            return True
+    return False
 
 
 def _reap(pid: int) -> None:

@@ -5,8 +5,8 @@ a student's Run All reproduces exactly these stored outputs. Widget state is dro
 (it is a snapshot of one session, not part of the lesson) and the time each notebook
 took is printed, because a lesson must run in a few seconds.
 
-    python notebooks/refresh.py                 # every notebook in notebooks/
-    python notebooks/refresh.py notebooks/02_*.ipynb exercises/source/*.ipynb
+    python tools/refresh.py                     # every notebook in notebooks/
+    python tools/refresh.py notebooks/02_*.ipynb exercises/source/*.ipynb
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-HERE = Path(__file__).resolve().parent
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 
 def refresh(path: Path, timeout: int = 120) -> float:
@@ -42,7 +42,7 @@ def main(argv=None) -> int:
                         help="notebooks to refresh (default: every notebook in notebooks/)")
     parser.add_argument("--timeout", type=int, default=120, help="seconds allowed per cell")
     args = parser.parse_args(argv)
-    paths = args.paths or sorted(HERE.glob("[0-9]*.ipynb"))
+    paths = args.paths or sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
     total = 0.0
     for path in paths:
         seconds = refresh(path, timeout=args.timeout)
