@@ -316,4 +316,4 @@ def merge_gaussian_summaries(a, b) -> tuple[int, np.ndarray, np.ndarray]:
         return n_a, np.asarray(mean_a, dtype=np.float64), np.asarray(m2_a, dtype=np.float64)
     n = n_a + n_b
     delta = np.asarray(mean_b, dtype=np.float64) - mean_a
-    return n, mean_a + delta * (n_b / n), m2_a + m2_b + delta ** 2 * (n_a * n_b / n)
+    return n, mean_a + delta * n_b / n, m2_a + m2_b + delta ** 2 * n_a * n_b / n
