@@ -19,6 +19,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from nbcourse._checks import _as_counts, _as_numbers, _as_scalar
+
 __all__ = [
     "SimplexMLEResult",
     "barycentric_to_cartesian",
@@ -34,78 +36,8 @@ __all__ = [
 ]
 
 
-# ---------------------------------------------------------------------------
-# Input checking shared with nbcourse.smoothing.  Numbers come in as floats
-# (numpy float64) or, with exact=True, as fractions.Fraction held in numpy
-# object arrays, so that a notebook can show 4/5 rather than 0.8.
-# ---------------------------------------------------------------------------
-
-
-def _to_fraction(value, name: str) -> Fraction:
-    """One number as an exact Fraction.
-
-    A float is read as the decimal it prints as (0.1 -> 1/10, not the binary
-    value 3602879701896397/2**55), which is what a person typing 0.1 means.
-    """
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must contain numbers, not booleans (got {value!r})")
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, numbers.Integral):
-        return Fraction(int(value))
-    if isinstance(value, numbers.Real):
-        value = float(value)
-        if math.isnan(value):
-            raise ValueError(f"{name} contains NaN")
-        if math.isinf(value):
-            raise ValueError(f"{name} contains an infinite value")
-        return Fraction(repr(value))
-    raise TypeError(f"{name} must contain numbers, got {type(value).__name__} {value!r}")
-
-
-def _as_numbers(values, name: str, *, exact: bool = False) -> np.ndarray:
-    """A finite numeric array: float64, or an object array of Fractions if exact."""
-    if exact:
-        array = np.asarray(values, dtype=object)
-        if array.size == 0:
-            return array.astype(float)
-        converted = np.frompyfunc(lambda v: _to_fraction(v, name), 1, 1)(array)
-        return np.asarray(converted, dtype=object)
-    if isinstance(values, (str, bytes)):
-        raise TypeError(f"{name} must be numeric, got the string {values!r}")
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as error:
-        raise TypeError(
-            f"{name} must be a number or a rectangular array of numbers ({error})"
-        ) from None
-    if np.isnan(array).any():
-        raise ValueError(f"{name} contains NaN")
-    if np.isinf(array).any():
-        raise ValueError(f"{name} contains an infinite value")
-    return array
-
-
-def _as_scalar(value, name: str, *, exact: bool = False):
-    """A single finite number (float, or Fraction when exact)."""
-    array = _as_numbers(value, name, exact=exact)
-    if array.ndim != 0:
-        raise ValueError(f"{name} must be a single number, got an array of shape {array.shape}")
-    return array.item() if exact else float(array)
-
-
-def _as_counts(counts, name: str = "counts", *, exact: bool = False) -> np.ndarray:
-    """Non-negative counts; the last axis runs over the K outcomes."""
-    array = _as_numbers(counts, name, exact=exact)
-    if array.ndim == 0:
-        raise ValueError(
-            f"{name} must be an array with one count per outcome, got the single number {array.item()!r}"
-        )
-    if array.size == 0 or array.shape[-1] == 0:
-        raise ValueError(f"{name} is empty: expected at least one outcome")
-    if np.any(array < 0):
-        raise ValueError(f"{name} must be non-negative, got {np.asarray(array).tolist()}")
-    return array
+# Input checks (_as_numbers, _as_scalar, _as_counts) live in nbcourse._checks
+# with every other check of the library.
 
 
 def _output(array: np.ndarray, exact: bool):
@@ -281,48 +213,72 @@ def numeric_simplex_mle(counts, *, tol: float = 1e-10, max_iter: int = 10_000, s
     if not (isinstance(max_iter, numbers.Integral) and max_iter >= 1):
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
 
-    k = n.shape[0]
-    if start is None:
-        log_theta = np.full(k, -math.log(k))
-    else:
-        start_point = _as_simplex_points(start, k, 1e-9, name="start")
-        if start_point.ndim != 1 or np.any(start_point <= 0):
-            raise ValueError("start must be a single point strictly inside the simplex (all entries > 0)")
-        log_theta = np.log(start_point / start_point.sum())
-
-    seen = n > 0
-    # Work with the log-likelihood divided by N so that one step size suits any
-    # sample size; only the gradient of this objective drives the iteration.
-    scaled_counts = n[seen] / total
-
-    def objective(log_t: np.ndarray) -> float:
-        return float(scaled_counts @ log_t[seen])
-
-    def normalise(log_t: np.ndarray) -> np.ndarray:
-        top = log_t.max()
-        return log_t - (top + math.log(np.exp(log_t - top).sum()))
-
-    value = objective(log_theta)
-    eta = 1.0
-    step = math.inf
+    objective = _ScaledLogLikelihood(n)
+    log_theta = _starting_log_theta(start, n.shape[0])
+    value, eta, step = objective(log_theta), 1.0, math.inf
     for iteration in range(1, max_iter + 1):
-        theta = np.exp(log_theta)
-        gradient = np.zeros(k)
-        gradient[seen] = scaled_counts / theta[seen]
-        while True:
-            candidate = normalise(log_theta + eta * gradient)
-            new_theta = np.exp(candidate)
-            new_value = objective(candidate)
-            rise = float(gradient @ (new_theta - theta))
-            if new_value >= value + 1e-4 * rise - 1e-15 * abs(value) or eta < 1e-12:
-                break
-            eta /= 2.0
-        step = float(np.abs(new_theta - theta).max())
-        log_theta, value = candidate, new_value
-        eta = min(1.0, 2.0 * eta)
+        log_theta, value, eta, step = _armijo_step(objective, log_theta, value, eta)
+        eta = min(1.0, 2.0 * eta)  # let the step grow again after a success
         if step <= tol:
-            return SimplexMLEResult(np.exp(log_theta), float(value * total), iteration, True, step)
-    return SimplexMLEResult(np.exp(log_theta), float(value * total), max_iter, False, step)
+            return SimplexMLEResult(np.exp(log_theta), float(value * objective.total), iteration,
+                                    True, step)
+    return SimplexMLEResult(np.exp(log_theta), float(value * objective.total), max_iter, False, step)
+
+
+class _ScaledLogLikelihood:
+    """sum_k n_k log theta_k divided by N, as a function of log theta.
+
+    Dividing by N lets one step size suit any sample size; only the gradient
+    n_k / (N theta_k) of this objective drives the iteration, never n_k / N itself.
+    """
+
+    def __init__(self, n: np.ndarray):
+        self.seen = n > 0
+        self.total = n.sum()
+        self.weights = n[self.seen] / self.total
+
+    def __call__(self, log_theta: np.ndarray) -> float:
+        return float(self.weights @ log_theta[self.seen])
+
+    def gradient(self, theta: np.ndarray) -> np.ndarray:
+        gradient = np.zeros(theta.shape[0])
+        gradient[self.seen] = self.weights / theta[self.seen]
+        return gradient
+
+
+def _starting_log_theta(start, k: int) -> np.ndarray:
+    """log theta of the starting point: the centre of the simplex, or ``start``."""
+    if start is None:
+        return np.full(k, -math.log(k))
+    start_point = _as_simplex_points(start, k, 1e-9, name="start")
+    if start_point.ndim != 1 or np.any(start_point <= 0):
+        raise ValueError("start must be a single point strictly inside the simplex (all entries > 0)")
+    return np.log(start_point / start_point.sum())
+
+
+def _normalised(log_theta: np.ndarray) -> np.ndarray:
+    """Subtract log sum exp, so that exp(log_theta) sums to one."""
+    top = log_theta.max()
+    return log_theta - (top + math.log(np.exp(log_theta - top).sum()))
+
+
+def _armijo_step(objective, log_theta, value, eta):
+    """One mirror-ascent step from ``log_theta``, halving ``eta`` until the objective rises
+    by at least a small share of what the gradient promises (Armijo's rule).
+
+    Returns the new log theta, its objective value, the step size used and the largest
+    change of any theta_k.
+    """
+    theta = np.exp(log_theta)
+    gradient = objective.gradient(theta)
+    while True:
+        candidate = _normalised(log_theta + eta * gradient)
+        new_theta = np.exp(candidate)
+        new_value = objective(candidate)
+        rise = float(gradient @ (new_theta - theta))
+        if new_value >= value + 1e-4 * rise - 1e-15 * abs(value) or eta < 1e-12:
+            return candidate, new_value, eta, float(np.abs(new_theta - theta).max())
+        eta /= 2.0
 
 
 def simplex_grid(n: int, k: int = 3, *, include_boundary: bool = True) -> np.ndarray:
