@@ -9,6 +9,7 @@ others (other developers' clusters, other tests).
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
 from pathlib import Path
@@ -19,6 +20,42 @@ import pytest
 from nbclient import NotebookClient
 
 LESSON = Path(__file__).resolve().parents[1] / "notebooks" / "07_counts_add_up.ipynb"
+EXERCISE = Path(__file__).resolve().parents[1] / "exercises" / "07_merging.ipynb"
+ANSWER = re.compile(r"<details><summary>Answer[^<]*</summary>(.+?)</details>", re.S)
+
+
+def _markdown():
+    return [cell.source for cell in nbformat.read(LESSON, as_version=4).cells
+            if cell.cell_type == "markdown"]
+
+
+def test_lesson_07_says_what_it_teaches_asks_and_links_its_exercise():
+    cells = _markdown()
+    assert "What you will learn" in cells[0]
+    assert re.search(r"\*\*Estimated time:\*\* \d+ min", cells[0])
+    text = "\n".join(cells)
+    answers = [a.strip() for a in ANSWER.findall(text)]
+    assert len(answers) >= 3 and all(len(a) > 20 for a in answers)
+    assert "Check your understanding" in text and "**Predict**" in text
+    recap = next(i for i, source in enumerate(cells) if "## Recap" in source)
+    assert any("](../exercises/07_merging.ipynb)" in source for source in cells[recap:])
+    assert EXERCISE.is_file()
+
+
+def test_lesson_07_tells_how_to_use_a_real_cluster():
+    text = "\n".join(_markdown())
+    assert 'Client("tcp://scheduler-host:8786")' in text
+    assert "storage" in text
+
+
+def test_no_timing_or_address_reaches_a_compared_output():
+    """Outputs that nbval compares must not carry ports, dashboard links or seconds."""
+    for cell in nbformat.read(LESSON, as_version=4).cells:
+        if cell.cell_type != "code" or cell.source.startswith("# NBVAL_IGNORE_OUTPUT"):
+            continue
+        for output in cell.get("outputs", []):
+            text = output.get("text", "") + str(output.get("data", {}).get("text/plain", ""))
+            assert not re.search(r"tcp://|127\.0\.0\.1|:\d{4,5}/|\d+\.\d+ s\b|status", text), text
 
 
 def _lesson_cell(notebook, marker: str) -> str:
