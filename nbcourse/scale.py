@@ -209,13 +209,15 @@ def add_counts(tables: Iterable[CountTable]) -> CountTable:
     return total
 
 
-def tree_reduce(client, futures: Sequence, combine: Callable = add_counts):
+def tree_reduce(client, futures: Sequence, combine: Callable | None = None):
     """Combine Dask futures pairwise on the cluster; return the future of the total.
 
-    ``combine`` receives a list of two results. Pairs are combined level by level, like a
-    knock-out tournament, so 20 shards take 5 rounds and no single worker receives all 20
-    tables at once. The client is any object with Dask's ``Client.submit``.
+    ``combine`` (default :func:`add_counts`) receives a list of two results. Pairs are
+    combined level by level, like a knock-out tournament, so 20 shards take 5 rounds and
+    no single worker receives all 20 tables at once. The client is any object with Dask's
+    ``Client.submit``.
     """
+    combine = add_counts if combine is None else combine
     level = list(futures)
     if not level:
         raise ValueError("tree_reduce needs at least one future")
