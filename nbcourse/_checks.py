@@ -165,6 +165,47 @@ def _as_counts(counts, name: str = "counts", *, exact: bool = False) -> np.ndarr
     return array
 
 
+def _as_simplex_points(theta, k: int, atol: float, name: str = "theta") -> np.ndarray:
+    points = _as_numbers(theta, name)
+    if points.ndim == 0 or points.shape[-1] != k:
+        raise ValueError(
+            f"{name} must have one probability per outcome (last axis of length {k}), "
+            f"got shape {points.shape}"
+        )
+    if np.any(points < 0):
+        raise ValueError(f"{name} must be non-negative: probabilities cannot be negative")
+    sums = points.sum(axis=-1)
+    if not np.allclose(sums, 1.0, rtol=0.0, atol=atol):
+        worst = sums.flat[np.argmax(np.abs(sums - 1.0))]
+        raise ValueError(
+            f"{name} must sum to 1 (a point on the probability simplex), got a sum of {plain(worst)!r}"
+        )
+    return points
+
+
+def _as_samples(x) -> np.ndarray:
+    samples = _as_numbers(x, "x")
+    if samples.ndim not in (1, 2):
+        raise ValueError(f"x must be 1-D (samples) or 2-D (samples x features), got shape {samples.shape}")
+    if samples.shape[0] == 0:
+        raise ValueError("x is empty: need at least one sample")
+    return samples
+
+
+def _beta_shape(value, name: str, exact: bool):
+    number = _as_scalar(value, name, exact=exact)
+    if number <= 0:
+        raise ValueError(f"{name} must be positive (a Beta prior needs a > 0 and b > 0), got {number}")
+    return number
+
+
+def _nonnegative_count(value, name: str, exact: bool):
+    number = _as_scalar(value, name, exact=exact)
+    if number < 0:
+        raise ValueError(f"{name} must be a non-negative count, got {number}")
+    return number
+
+
 # ---------------------------------------------------------------------------
 # Hyper-parameters.  The estimators call these in fit, never in __init__, as
 # scikit-learn does: set_params and clone must accept anything.
