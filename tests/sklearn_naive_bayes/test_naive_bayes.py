@@ -32,9 +32,10 @@
 # OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
 # OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
 #
-# Changed: only the import of the estimators (nbcourse's four classes; nbcourse has no
-# ComplementNB, so its tests still run on scikit-learn's). Deliberate differences of
-# nbcourse are marked xfail(strict=True) in conftest.py of this folder, with the reason.
+# Changed: only the import of the estimators (nbcourse's four classes; ComplementNB, which
+# nbcourse does not have, still comes from scikit-learn and its tests are not collected).
+# Deliberate differences of nbcourse are marked xfail(strict=True), with the reason, in
+# conftest.py of this folder.
 
 import re
 import warnings
