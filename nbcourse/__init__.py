@@ -1,11 +1,26 @@
 """nbcourse: a from-scratch naive Bayes library for the course notebooks.
 
-The estimators are importable from the top level; the other modules are imported
-explicitly (``from nbcourse import smoothing``) so that importing the package stays
-fast and does not pull in matplotlib or ipywidgets, which matters for grading where
-every submission starts a fresh kernel.
+The estimators and the data loaders that the lessons use are importable from the top
+level (``from nbcourse import CategoricalNB, load_weather``). The other modules are
+imported explicitly (``from nbcourse import smoothing``, ``from nbcourse.plotting import
+plot_zipf``) so that importing the package stays fast and does not pull in matplotlib or
+ipywidgets, which matters for grading, where every submission starts a fresh kernel.
 """
+from .datasets import (load_20newsgroups, load_picnic, load_sms_mini, load_sms_spam,
+                       load_sms_spam_or_mini, load_spambase, load_weather)
+from .linear import LogisticRegression
 from .naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 
-__version__ = "0.1.0"
-__all__ = ["BernoulliNB", "CategoricalNB", "GaussianNB", "MultinomialNB", "__version__"]
+try:  # one source of truth: the version in pyproject.toml, as installed
+    from importlib.metadata import PackageNotFoundError as _NotInstalled
+    from importlib.metadata import version as _installed_version
+    __version__ = _installed_version("nbcourse")
+except _NotInstalled:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
+
+__all__ = [
+    "BernoulliNB", "CategoricalNB", "GaussianNB", "MultinomialNB", "LogisticRegression",
+    "load_weather", "load_picnic", "load_sms_mini", "load_sms_spam", "load_sms_spam_or_mini",
+    "load_spambase", "load_20newsgroups",
+    "__version__",
+]

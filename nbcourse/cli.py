@@ -1,13 +1,23 @@
 """The ``nbcourse`` command: list exercises, build student versions, grade submissions.
 
+    nbcourse init DIR [--instructor] [--force]
     nbcourse list
+    nbcourse new NN_name
+    nbcourse validate [EXERCISE]
     nbcourse release [--check]
     nbcourse grade EXERCISE SUBMISSION... --out DIR [--jobs N] [--timeout SECONDS]
+    nbcourse --version
+
+``list``, ``release`` and ``grade`` work on a course folder: the one given by ``--source``,
+else the ``exercises/source`` folder found from the current folder (see
+``nbcourse.resources.find_exercise_source``), such as one made by ``nbcourse init --instructor``.
 
 Exit status: 0 when the command did its job (a batch with broken submissions still
 exits 0: each one has a row and a status), 1 when ``release --check`` finds the
-student versions out of date, 2 for a usage error (unknown exercise, no submissions,
-a spec that does not load).
+student versions out of date or ``validate`` finds an error, 2 for a usage error
+(unknown exercise, no submissions, a spec that does not load, no course folder, a
+non-empty folder for ``init``, ``release`` refused because an exercise does not
+validate).
 """
 from __future__ import annotations
 
@@ -15,6 +25,8 @@ import argparse
 import os
 import sys
 from pathlib import Path
+
+__all__ = ["build_parser", "main"]
 
 
 def _positive_int(text: str) -> int:
@@ -36,15 +48,54 @@ def build_parser() -> argparse.ArgumentParser:
         prog="nbcourse",
         description="Exercises of the nbcourse naive Bayes course: student releases and "
                     "safe auto-grading.")
+    parser.add_argument("--version", action="version", version=f"nbcourse {_version()}",
+                        help="print the installed version of nbcourse and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
+    init = commands.add_parser(
+        "init", help="copy the lessons, exercises and data into a new folder",
+        description="Write the course (lessons, student exercises, the small data sets and "
+                    "their licences) into DIR, ready for `jupyter lab DIR`. With --instructor "
+                    "also the exercise sources and grading specs, so that list, release and "
+                    "grade work inside DIR.")
+    init.add_argument("folder", metavar="DIR", type=Path,
+                      help="the folder to create (it must not exist or be empty)")
+    init.add_argument("--instructor", action="store_true",
+                      help="also copy the solutions, hidden tests and *.grading.py specs "
+                           "(exercises/source/): never give these to students")
+    init.add_argument("--force", action="store_true",
+                      help="write into DIR even if it is not empty, overwriting the course's "
+                           "own files there (other files are left alone)")
+
     source_help = ("folder with the instructor's solution notebooks and *.grading.py specs "
-                   "(default: exercises/source of this course)")
+                   "(default: exercises/source of the course folder you are in)")
 
     listing = commands.add_parser(
         "list", help="list the exercises, their questions and points",
         description="List the exercises that can be graded, with their questions and points.")
     listing.add_argument("--source", type=Path, default=None, help=source_help)
+
+    new = commands.add_parser(
+        "new", help="start a new exercise: a source notebook, its spec and known mistakes",
+        description="Write NN_name.ipynb (a source notebook with an example question: "
+                    "solution markers, a check cell and a hidden-test cell) and "
+                    "NN_name.grading.py (its grading spec, with public and hidden cases and a "
+                    "list of known mistakes to fill in) into the source folder. Every part to "
+                    "edit is marked with a comment. Nothing is overwritten.")
+    new.add_argument("name", metavar="NN_name",
+                     help="the exercise's file name without extension, e.g. 06_laplace")
+    new.add_argument("--source", type=Path, default=None, help=source_help)
+
+    validate = commands.add_parser(
+        "validate", help="check exercises before release: specs, markers, answer names",
+        description="Check every exercise (or one): the solution markers of the source "
+                    "notebook, that every reference runs on every case, that every graded name "
+                    "is defined by the solution, that function questions have hidden cases, and "
+                    "that every known mistake loses points and is recognised. 'nbcourse "
+                    "release' runs the same checks and refuses to release on an error.")
+    validate.add_argument("exercise", metavar="EXERCISE", nargs="?", default=None,
+                          help="one exercise (default: all of them)")
+    validate.add_argument("--source", type=Path, default=None, help=source_help)
 
     release = commands.add_parser(
         "release", help="build the student versions of the exercises",
@@ -76,15 +127,60 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--memory-mb", type=_positive_int, default=2048, metavar="MB",
                        help="address-space limit of each kernel in MB (default: 2048)")
     grade.add_argument("--source", type=Path, default=None, help=source_help)
+    grade.add_argument("--sandbox", choices=("auto", "bwrap", "off"), default="auto",
+                       help="run each submission in its own bubblewrap sandbox (auto, the "
+                            "default, and bwrap: stop with a message if it cannot isolate here); "
+                            "off: no isolation, at your own risk")
     grade.add_argument("--quiet", action="store_true",
                        help="no progress lines, only the summary")
     return parser
 
 
+def _version() -> str:
+    from . import __version__
+    return __version__
+
+
+class NoCourseFolder(Exception):
+    """list/release/grade found no exercise sources to work on."""
+
+
+def _course_source(args) -> Path:
+    """The folder with the exercise sources and specs: --source, else found from the cwd."""
+    from .resources import SPEC_SUFFIX, find_exercise_source, has_specs
+
+    if args.source is not None:
+        if not has_specs(args.source):
+            raise NoCourseFolder(f"--source {args.source} holds no grading specs (*{SPEC_SUFFIX})")
+        return args.source
+    found, looked = find_exercise_source()
+    if found is None:
+        where = "\n  ".join(str(p) for p in looked)
+        raise NoCourseFolder(
+            f"no course folder found: looked for grading specs (*{SPEC_SUFFIX}) in\n  {where}\n"
+            "Create one with `nbcourse init --instructor my-course` and run this command "
+            "inside my-course, or pass --source FOLDER.")
+    return found
+
+
+def _init(args) -> int:
+    from .resources import init_course
+
+    written = init_course(args.folder, instructor=args.instructor, force=args.force)
+    for path in written:
+        print(f"wrote {path}")
+    kind = "instructor" if args.instructor else "student"
+    print(f"{len(written)} files written to {args.folder} ({kind} copy). "
+          f"Open the lessons with: jupyter lab {args.folder}")
+    if args.instructor:
+        print(f"Then, from {args.folder}: nbcourse list / nbcourse release / nbcourse grade")
+    return 0
+
+
 def _list(args) -> int:
     from .grading import specs
 
-    source = args.source or specs.default_source_dir()
+    source = _course_source(args)
     for name in specs.available(source):
         exercise = specs.load(name, source)
         print(f"{name}: {exercise.title} ({exercise.maximum:g} points)")
@@ -93,10 +189,39 @@ def _list(args) -> int:
     return 0
 
 
+def _new(args) -> int:
+    from .grading import scaffold
+
+    source = Path(args.source) if args.source is not None else _course_source(args)
+    for path in scaffold.new_exercise(args.name, source):
+        print(f"wrote {path}")
+    print(f"next: edit them (every '# EDIT' comment), then 'nbcourse validate {args.name}"
+          f"{' --source ' + str(args.source) if args.source else ''}' and 'nbcourse release'")
+    return 0
+
+
+def _validate(args) -> int:
+    from .grading import validate
+
+    source = Path(_course_source(args))
+    if args.exercise:
+        found = {args.exercise: validate.validate(args.exercise, source)}
+    else:
+        found = validate.validate_all(source)
+    n_errors = 0
+    for name, problems in found.items():
+        for problem in problems:
+            print(problem, file=sys.stderr if problem.level == "error" else sys.stdout)
+        n_errors += len(validate.errors(problems))
+    print(f"{len(found)} exercise{'s' if len(found) != 1 else ''} checked in {source}: "
+          f"{n_errors} error{'s' if n_errors != 1 else ''}")
+    return 1 if n_errors else 0
+
+
 def _release(args) -> int:
     from .grading import authoring, specs
 
-    source = args.source or specs.default_source_dir()
+    source = _course_source(args)
     target = args.release_dir or Path(source).parent
     report = authoring.release(source, target, check=args.check)
     if args.check:
@@ -105,7 +230,7 @@ def _release(args) -> int:
         for name in report.stale:
             print(f"no source for: {target / name}")
         if report.up_to_date:
-            print(f"{len(report.unchanged)} student notebooks in {target} are up to date")
+            print(f"{len(report.unchanged)} student files in {target} are up to date")
         return 0 if report.up_to_date else 1
     for name in report.written:
         print(f"wrote {target / name}")
@@ -117,9 +242,20 @@ def _release(args) -> int:
 
 def _grade(args) -> int:
     from .grading.batch import grade_batch, summary
+    from .grading.execution.sandbox import SandboxUnavailable
+
+    try:
+        return _grade_with(args, grade_batch, summary)
+    except SandboxUnavailable as error:
+        print(f"nbcourse grade: error: {error}", file=sys.stderr)
+        return 2
+
+
+def _grade_with(args, grade_batch, summary) -> int:
 
     batch = grade_batch(args.exercise, args.submissions, args.out, jobs=args.jobs,
-                        timeout=args.timeout, memory_mb=args.memory_mb, source_dir=args.source,
+                        timeout=args.timeout, memory_mb=args.memory_mb,
+                        source_dir=_course_source(args), sandbox=args.sandbox,
                         progress=None if args.quiet else sys.stderr)
     print(summary(batch))
     return 0
@@ -127,10 +263,12 @@ def _grade(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handlers = {"list": _list, "release": _release, "grade": _grade}
+    handlers = {"init": _init, "list": _list, "new": _new, "validate": _validate,
+                "release": _release, "grade": _grade}
     try:
         return handlers[args.command](args)
-    except (FileNotFoundError, ValueError) as error:
+    except (FileNotFoundError, FileExistsError, ValueError, RuntimeError,
+            NoCourseFolder) as error:  # RuntimeError includes SandboxUnavailable
         print(f"nbcourse {args.command}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `nbcourse list | head`

@@ -20,6 +20,8 @@ __all__ = [
     "stratified_split", "accuracy", "binary_scores", "confusion_matrix",
     "expected_cost_decision", "total_cost", "reliability_table", "log_loss",
     "accuracy_by_training_size",
+    "WEATHER_ALPHAS", "posterior_of", "fit_each_alpha", "alpha_curve",
+    "SPAM_ALPHAS", "spam_validation_scores", "spam_alpha_curve",
 ]
 
 
@@ -120,19 +122,19 @@ def confusion_matrix(y_true, y_pred, labels=None) -> pd.DataFrame:
 
 
 def _cost_table(cost, classes) -> np.ndarray:
-    """The cost matrix as an array indexed [predicted, true] in the order of ``classes``."""
+    """The cost matrix as an array indexed [true, predicted] in the order of ``classes``."""
     classes = np.asarray(classes)
     if isinstance(cost, pd.DataFrame):
         missing = [c for c in classes.tolist() if c not in cost.index or c not in cost.columns]
         if missing:
             raise ValueError(
-                f"cost must have a row (predicted) and a column (true) for every class; "
+                f"cost must have a row (true) and a column (predicted) for every class; "
                 f"missing {missing}")
         cost = cost.loc[classes, classes].to_numpy()
     table = np.asarray(cost, dtype=np.float64)
     if table.shape != (len(classes), len(classes)):
         raise ValueError(
-            f"cost must be a {len(classes)} x {len(classes)} table (predicted x true), "
+            f"cost must be a {len(classes)} x {len(classes)} table (true x predicted), "
             f"got shape {table.shape}")
     if not np.all(np.isfinite(table)):
         raise ValueError("cost contains NaN or infinite values")
@@ -142,9 +144,9 @@ def _cost_table(cost, classes) -> np.ndarray:
 def expected_cost_decision(proba, classes, cost) -> np.ndarray:
     """For each sample, the class whose prediction has the smallest expected cost.
 
-    E[cost of predicting k | x] = sum_j P(y = j | x) * cost[k, j], where ``cost`` is
-    indexed [predicted, true] (a DataFrame with class labels, or an array in the order
-    of ``classes``). With cost 1 for every mistake and 0 on the diagonal this is the
+    E[cost of predicting k | x] = sum_j P(y = j | x) * cost[j, k], where ``cost`` is
+    indexed [true, predicted] like a confusion matrix (a DataFrame with class labels,
+    or an array in the order of ``classes``). With cost 1 for every mistake and 0 on the diagonal this is the
     usual rule "pick the most probable class".
     """
     proba = np.asarray(proba, dtype=np.float64)
@@ -154,15 +156,15 @@ def expected_cost_decision(proba, classes, cost) -> np.ndarray:
             f"proba must be samples x {len(classes)} classes, got shape {proba.shape}")
     if not np.all(np.isfinite(proba)) or (proba < 0).any():
         raise ValueError("proba must hold probabilities (finite, >= 0)")
-    expected = proba @ _cost_table(cost, classes).T
+    expected = proba @ _cost_table(cost, classes)
     return classes[np.argmin(expected, axis=1)]
 
 
 def total_cost(y_true, y_pred, cost, classes) -> float:
-    """The summed cost of all decisions, with ``cost`` indexed [predicted, true]."""
+    """The summed cost of all decisions, with ``cost`` indexed [true, predicted]."""
     y_true, y_pred = _same_length(y_true, y_pred)
     matrix = confusion_matrix(y_true, y_pred, labels=classes).to_numpy()  # [true, predicted]
-    return float(np.sum(matrix.T * _cost_table(cost, classes)))
+    return float(np.sum(matrix * _cost_table(cost, classes)))
 
 
 def reliability_table(y_true, proba_positive, positive, n_bins: int = 10) -> pd.DataFrame:
@@ -280,3 +282,60 @@ def accuracy_by_training_size(models, X_train, y_train, X_test, y_test, sizes, *
             majority = classes[np.argmax(take)]
             rows.append(("majority class", m, repeat, float(np.mean(y_test == majority))))
     return pd.DataFrame(rows, columns=["model", "size", "repeat", "accuracy"])
+
+
+# ----- how the smoothing strength alpha moves the answers (lessons 02 and 05) -------------
+
+#: Points of the weather curve: fine steps near zero, where P(no | x) leaves 0 quickly,
+#: then the slider's own values 0.5, 1.0, ..., 20.0.
+WEATHER_ALPHAS = (0.0, 0.05, 0.1, 0.2, 0.3) + tuple(k / 2 for k in range(1, 41))
+
+#: The spam filter's alphas: 1-2-5 steps on a log scale, so a printed alpha is exactly
+#: the value used (a reader can re-run it and get the same line).
+SPAM_ALPHAS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+
+
+def posterior_of(model, query, target) -> float:
+    """P(target | query) under a fitted categorical ``model`` (``query`` is a dict)."""
+    classes = list(model.classes_)
+    if target not in classes:
+        raise ValueError(f"target must be one of the classes {classes}, got {target!r}")
+    return float(model.predict_proba(dict(query))[0, classes.index(target)])
+
+
+def fit_each_alpha(X, y, alphas) -> dict:
+    """One ``CategoricalNB(alpha)`` fitted on (X, y) per alpha, keyed by float(alpha)."""
+    from .naive_bayes import CategoricalNB
+
+    return {float(a): CategoricalNB(alpha=a).fit(X, y) for a in alphas}
+
+
+def alpha_curve(X, y, queries, alphas=WEATHER_ALPHAS, target="no", *, models=None) -> pd.DataFrame:
+    """P(target | query) for every alpha (rows) and every named query (columns).
+
+    ``queries`` maps a name to a query dict. One CategoricalNB is fitted per alpha and
+    asked about every query (``models`` may pass the fits of :func:`fit_each_alpha`).
+    """
+    models = models if models is not None else fit_each_alpha(X, y, alphas)
+    rows = [[posterior_of(models[float(a)], queries[name], target) for name in queries]
+            for a in alphas]
+    return pd.DataFrame(rows, index=pd.Index([float(a) for a in alphas], name="alpha"),
+                        columns=pd.Index(list(queries), name="query"))
+
+
+def spam_validation_scores(alpha, X_train, y_train, X_val, y_val, positive="spam") -> dict:
+    """Fit multinomial naive Bayes with ``alpha`` on the training part and score it on
+    the validation part: accuracy, precision and recall for the class ``positive``."""
+    from .naive_bayes import MultinomialNB
+
+    model = MultinomialNB(alpha=alpha).fit(X_train, y_train)
+    return binary_scores(y_val, model.predict(X_val), positive)
+
+
+def spam_alpha_curve(X_train, y_train, X_val, y_val, alphas=SPAM_ALPHAS,
+                     positive="spam") -> pd.DataFrame:
+    """Validation accuracy, precision and recall for every alpha in ``alphas`` (a DataFrame
+    with columns alpha, accuracy, precision, recall: one row per alpha)."""
+    rows = [{"alpha": a, **spam_validation_scores(a, X_train, y_train, X_val, y_val, positive)}
+            for a in alphas]
+    return pd.DataFrame(rows, columns=["alpha", "accuracy", "precision", "recall"])

@@ -195,48 +195,72 @@ def numeric_simplex_mle(counts, *, tol: float = 1e-10, max_iter: int = 10_000, s
     if not (isinstance(max_iter, numbers.Integral) and max_iter >= 1):
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
 
-    k = n.shape[0]
-    if start is None:
-        log_theta = np.full(k, -math.log(k))
-    else:
-        start_point = _as_simplex_points(start, k, 1e-9, name="start")
-        if start_point.ndim != 1 or np.any(start_point <= 0):
-            raise ValueError("start must be a single point strictly inside the simplex (all entries > 0)")
-        log_theta = np.log(start_point / start_point.sum())
-
-    seen = n > 0
-    # Work with the log-likelihood divided by N so that one step size suits any
-    # sample size; only the gradient of this objective drives the iteration.
-    scaled_counts = n[seen] / total
-
-    def objective(log_t: np.ndarray) -> float:
-        return float(scaled_counts @ log_t[seen])
-
-    def normalise(log_t: np.ndarray) -> np.ndarray:
-        top = log_t.max()
-        return log_t - (top + math.log(np.exp(log_t - top).sum()))
-
-    value = objective(log_theta)
-    eta = 1.0
-    step = math.inf
+    objective = _ScaledLogLikelihood(n)
+    log_theta = _starting_log_theta(start, n.shape[0])
+    value, eta, step = objective(log_theta), 1.0, math.inf
     for iteration in range(1, max_iter + 1):
-        theta = np.exp(log_theta)
-        gradient = np.zeros(k)
-        gradient[seen] = scaled_counts / theta[seen]
-        while True:
-            candidate = normalise(log_theta + eta * gradient)
-            new_theta = np.exp(candidate)
-            new_value = objective(candidate)
-            rise = float(gradient @ (new_theta - theta))
-            if new_value >= value + 1e-4 * rise - 1e-15 * abs(value) or eta < 1e-12:
-                break
-            eta /= 2.0
-        step = float(np.abs(new_theta - theta).max())
-        log_theta, value = candidate, new_value
-        eta = min(1.0, 2.0 * eta)
+        log_theta, value, eta, step = _armijo_step(objective, log_theta, value, eta)
+        eta = min(1.0, 2.0 * eta)  # let the step grow again after a success
         if step <= tol:
-            return SimplexMLEResult(np.exp(log_theta), float(value * total), iteration, True, step)
-    return SimplexMLEResult(np.exp(log_theta), float(value * total), max_iter, False, step)
+            return SimplexMLEResult(np.exp(log_theta), float(value * objective.total), iteration,
+                                    True, step)
+    return SimplexMLEResult(np.exp(log_theta), float(value * objective.total), max_iter, False, step)
+
+
+class _ScaledLogLikelihood:
+    """sum_k n_k log theta_k divided by N, as a function of log theta.
+
+    Dividing by N lets one step size suit any sample size; only the gradient
+    n_k / (N theta_k) of this objective drives the iteration, never n_k / N itself.
+    """
+
+    def __init__(self, n: np.ndarray):
+        self.seen = n > 0
+        self.total = n.sum()
+        self.weights = n[self.seen] / self.total
+
+    def __call__(self, log_theta: np.ndarray) -> float:
+        return float(self.weights @ log_theta[self.seen])
+
+    def gradient(self, theta: np.ndarray) -> np.ndarray:
+        gradient = np.zeros(theta.shape[0])
+        gradient[self.seen] = self.weights / theta[self.seen]
+        return gradient
+
+
+def _starting_log_theta(start, k: int) -> np.ndarray:
+    """log theta of the starting point: the centre of the simplex, or ``start``."""
+    if start is None:
+        return np.full(k, -math.log(k))
+    start_point = _as_simplex_points(start, k, 1e-9, name="start")
+    if start_point.ndim != 1 or np.any(start_point <= 0):
+        raise ValueError("start must be a single point strictly inside the simplex (all entries > 0)")
+    return np.log(start_point / start_point.sum())
+
+
+def _normalised(log_theta: np.ndarray) -> np.ndarray:
+    """Subtract log sum exp, so that exp(log_theta) sums to one."""
+    top = log_theta.max()
+    return log_theta - (top + math.log(np.exp(log_theta - top).sum()))
+
+
+def _armijo_step(objective, log_theta, value, eta):
+    """One mirror-ascent step from ``log_theta``, halving ``eta`` until the objective rises
+    by at least a small share of what the gradient promises (Armijo's rule).
+
+    Returns the new log theta, its objective value, the step size used and the largest
+    change of any theta_k.
+    """
+    theta = np.exp(log_theta)
+    gradient = objective.gradient(theta)
+    while True:
+        candidate = _normalised(log_theta + eta * gradient)
+        new_theta = np.exp(candidate)
+        new_value = objective(candidate)
+        rise = float(gradient @ (new_theta - theta))
+        if new_value >= value + 1e-4 * rise - 1e-15 * abs(value) or eta < 1e-12:
+            return candidate, new_value, eta, float(np.abs(new_theta - theta).max())
+        eta /= 2.0
 
 
 def simplex_grid(n: int, k: int = 3, *, include_boundary: bool = True) -> np.ndarray:

@@ -9,6 +9,16 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
+from .evaluation import (SPAM_ALPHAS, WEATHER_ALPHAS, alpha_curve, fit_each_alpha, posterior_of,
+                         spam_alpha_curve, spam_validation_scores)
+from .smoothing import beta_summary
+
+__all__ = [
+    "BetaExplorer", "beta_explorer", "beta_estimates_line",
+    "SmoothingExplorer", "smoothing_explorer", "smoothing_line",
+    "SpamAlphaExplorer", "spam_alpha_slider", "format_alpha_line",
+]
+
 # ----- notebook 02 (Beta pseudo-counts, smoothing strength on the weather example) -------
 # Both explorers print exactly one line into an Output widget and show the plot as a PNG
 # in an Image widget, so a test (or a browser) can read the line and see the image change.
@@ -24,8 +34,6 @@ def beta_estimates_line(a, b, heads, tails) -> str:
     """The coin-toss slider's printed line, computed by ``nbcourse.smoothing.beta_summary``:
     ``posterior Beta(5, 2): MLE = 1.0000, MAP = 0.8000, mean = 0.7143`` (prior Beta(2, 2),
     3 heads, 0 tails). An estimate that does not exist is printed as ``undefined``."""
-    from .smoothing import beta_summary
-
     s = beta_summary(a, b, heads, tails)
     return (f"posterior Beta({s.posterior_a:g}, {s.posterior_b:g}): "
             f"MLE = {_estimate_text(s.mle)}, MAP = {_estimate_text(s.map)}, "
@@ -99,58 +107,17 @@ def beta_explorer(a=2.0, b=2.0, heads=3, tails=0) -> BetaExplorer:
     return BetaExplorer(a, b, heads, tails)
 
 
-#: Points of the weather curve: fine steps near zero, where P(no | x) leaves 0 quickly,
-#: then the slider's own values 0.5, 1.0, ..., 20.0.
-WEATHER_ALPHAS = (0.0, 0.05, 0.1, 0.2, 0.3) + tuple(k / 2 for k in range(1, 41))
-
-
-def _posterior(model, query, target):
-    classes = list(model.classes_)
-    if target not in classes:
-        raise ValueError(f"target must be one of the classes {classes}, got {target!r}")
-    probability = float(model.predict_proba(dict(query))[0, classes.index(target)])
-    return probability, str(model.predict(dict(query))[0])
-
-
-def smoothed_posterior(X, y, query, alpha, target="no"):
-    """Fit ``CategoricalNB(alpha)`` on (X, y): (P(target | query), prediction, model)."""
-    from .naive_bayes import CategoricalNB
-
-    model = CategoricalNB(alpha=alpha).fit(X, y)
-    return (*_posterior(model, query, target), model)
-
-
-def format_smoothing_line(alpha, probability, prediction, target="no") -> str:
+def _smoothing_line(model, query, alpha, target) -> str:
     """``alpha = 2.0 -> P(no | x) = 0.4630, prediction: yes``; alpha is printed in full."""
-    return (f"alpha = {float(alpha)} -> P({target} | x) = {probability:.4f}, "
-            f"prediction: {prediction}")
+    probability = posterior_of(model, query, target)
+    prediction = str(model.predict(dict(query))[0])
+    return f"alpha = {float(alpha)} -> P({target} | x) = {probability:.4f}, prediction: {prediction}"
 
 
 def smoothing_line(X, y, query, alpha, target="no") -> str:
-    """The weather slider's printed line for one alpha: refit, then format."""
-    probability, prediction, _ = smoothed_posterior(X, y, query, alpha, target)
-    return format_smoothing_line(alpha, probability, prediction, target)
-
-
-def _fit_each_alpha(X, y, alphas) -> dict:
-    from .naive_bayes import CategoricalNB
-
-    return {float(a): CategoricalNB(alpha=a).fit(X, y) for a in alphas}
-
-
-def alpha_curve(X, y, queries, alphas=WEATHER_ALPHAS, target="no", *, models=None):
-    """P(target | query) for every alpha (rows) and every named query (columns).
-
-    ``queries`` maps a name to a query dict. One CategoricalNB is fitted per alpha and
-    asked about every query (``models`` may pass fits already made, keyed by alpha).
-    """
-    import pandas as pd
-
-    models = models if models is not None else _fit_each_alpha(X, y, alphas)
-    rows = [[_posterior(models[float(a)], queries[name], target)[0] for name in queries]
-            for a in alphas]
-    return pd.DataFrame(rows, index=pd.Index([float(a) for a in alphas], name="alpha"),
-                        columns=pd.Index(list(queries), name="query"))
+    """The weather slider's printed line for one alpha: fit ``CategoricalNB(alpha)`` on
+    (X, y), then print P(target | query) and the prediction."""
+    return _smoothing_line(fit_each_alpha(X, y, [alpha])[float(alpha)], query, alpha, target)
 
 
 class SmoothingExplorer(widgets.VBox):
@@ -161,7 +128,7 @@ class SmoothingExplorer(widgets.VBox):
     CSS classes: ``nbcourse-alpha`` (slider, 0 to 20 in steps of 0.5), ``nbcourse-query``
     (menu, shown when there is more than one query), ``nbcourse-alpha-readout`` (the line)
     and ``nbcourse-alpha-plot`` (the image). ``curves`` may pass the result of
-    :func:`alpha_curve` for these queries, to avoid computing it twice; each alpha's
+    :func:`nbcourse.evaluation.alpha_curve` for these queries, to avoid computing it twice; each alpha's
     model is fitted the first time the slider reaches it and then kept.
     """
 
@@ -173,7 +140,7 @@ class SmoothingExplorer(widgets.VBox):
         self.X, self.y, self.queries, self.target = X, y, dict(queries), target
         self._models = {}
         if curves is None:
-            self._models = _fit_each_alpha(X, y, WEATHER_ALPHAS)
+            self._models = fit_each_alpha(X, y, WEATHER_ALPHAS)
             curves = alpha_curve(X, y, self.queries, WEATHER_ALPHAS, target,
                                  models=self._models)
         missing = [name for name in self.queries if name not in curves.columns]
@@ -201,7 +168,7 @@ class SmoothingExplorer(widgets.VBox):
     def _model(self, alpha):
         alpha = float(alpha)
         if alpha not in self._models:
-            self._models.update(_fit_each_alpha(self.X, self.y, [alpha]))
+            self._models.update(fit_each_alpha(self.X, self.y, [alpha]))
         return self._models[alpha]
 
     @property
@@ -212,9 +179,7 @@ class SmoothingExplorer(widgets.VBox):
     def _refresh(self, change=None):
         name, alpha = self.query.value, self.alpha.value
         model = self._model(alpha)
-        probability, prediction = _posterior(model, self.queries[name], self.target)
-        _print_line(self.readout,
-                    format_smoothing_line(alpha, probability, prediction, self.target))
+        _print_line(self.readout, _smoothing_line(model, self.queries[name], alpha, self.target))
         self.image.value = self.plot.update(self.curves[name], model,
                                             self.queries[name]).to_png()
 
@@ -226,35 +191,11 @@ def smoothing_explorer(X, y, queries, alpha=0.0, target="no", curves=None) -> Sm
 
 # ----- notebook 05 (alpha on the spam filter's validation set) ----------------------------
 
-#: The values the spam filter's alpha slider offers: 1-2-5 steps on a log scale, so the
-#: printed alpha is exactly the value used (a reader can re-run it and get the same line).
-SPAM_ALPHAS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
-
-
-def spam_validation_scores(alpha, X_train, y_train, X_val, y_val, positive="spam") -> dict:
-    """Fit multinomial naive Bayes with ``alpha`` on the training part and score it on
-    the validation part: accuracy, precision and recall for the class ``positive``."""
-    from .evaluation import binary_scores
-    from .naive_bayes import MultinomialNB
-
-    model = MultinomialNB(alpha=alpha).fit(X_train, y_train)
-    return binary_scores(y_val, model.predict(X_val), positive)
-
-
 def format_alpha_line(alpha, scores) -> str:
     """The slider's printed line, e.g.
     ``alpha = 0.1 -> validation accuracy 0.9928, precision 0.9861, recall 0.9595``."""
     return (f"alpha = {alpha:g} -> validation accuracy {scores['accuracy']:.4f}, "
             f"precision {scores['precision']:.4f}, recall {scores['recall']:.4f}")
-
-
-def spam_alpha_curve(X_train, y_train, X_val, y_val, alphas=SPAM_ALPHAS, positive="spam"):
-    """Validation accuracy, precision and recall for every alpha in ``alphas`` (a DataFrame)."""
-    import pandas as pd
-
-    rows = [{"alpha": a, **spam_validation_scores(a, X_train, y_train, X_val, y_val, positive)}
-            for a in alphas]
-    return pd.DataFrame(rows, columns=["alpha", "accuracy", "precision", "recall"])
 
 
 class SpamAlphaExplorer(widgets.VBox):

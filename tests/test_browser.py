@@ -207,11 +207,11 @@ def weather_example():
 @lru_cache(maxsize=1)
 def spam_split():
     """Training and validation parts exactly as notebook 05 builds them before its slider."""
-    from nbcourse.datasets import load_sms_spam_offline
+    from nbcourse.datasets import load_sms_spam_or_mini
     from nbcourse.evaluation import stratified_split
     from nbcourse.text import BagOfWords
 
-    sms = load_sms_spam_offline()
+    sms = load_sms_spam_or_mini()
     texts, y = sms["text"].tolist(), sms["label"].to_numpy()
     train, val, _ = stratified_split(y, sizes=(0.8, 0.1, 0.1), seed=0)
     bag = BagOfWords()

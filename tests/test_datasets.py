@@ -1,132 +1,74 @@
-"""The loaders: shipped tables, real corpora from every source, and downloads that go wrong.
+"""The loaders on local sources: shipped tables and corpora, path=, NBCOURSE_DATA, the cache.
 
-Downloads are tested against a web server on 127.0.0.1 run in a thread. Real files come
-from the shared data folder (``$NBCOURSE_DATA``, by default ``../shared/data``
-next to the checkout) and are never copied into the project.
+Downloads and mirrors are tested in test_datasets_download.py. Nothing here reads a
+shared data folder: the SMS Spam Collection and Spambase come from the copies shipped
+in data/, and 20 Newsgroups from the ``newsgroups_folder`` fixture, which finds or
+fetches it as a student's loader does (or from a small generated archive).
 """
 from __future__ import annotations
 
 import csv
 import hashlib
-import http.server
-import io
-import os
-import tarfile
-import threading
-import zipfile
-from pathlib import Path
+import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import SHARED_DATA
+from conftest import REPO
+from datasets_support import (SHIPPED, SMALL_POSTS, SMS_FILE, SPAMBASE_FILE, content_digest,
+                              files_under, tar_gz_bytes, zip_bytes)
 from nbcourse import datasets
+from nbcourse.datasets import _twenty_newsgroups
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = SHARED_DATA  # tests/conftest.py: $NBCOURSE_DATA, by default ../shared/data
-SMS_FILE = SHARED / "sms_spam" / "SMSSpamCollection"
-NEWS_ARCHIVE = SHARED / "20newsgroups" / "20news-bydate.tar.gz"
-UNREACHABLE = "http://127.0.0.1:9/nothing-listens-here"
+UNREACHABLE_PROXY = "http://127.0.0.1:9"
+#: Weka 3.8's weather.nominal.arff, row by row (PROVENANCE.md lists the same 14 rows).
+WEKA_WEATHER_ROWS = """
+sunny,hot,high,FALSE,no        sunny,hot,high,TRUE,no         overcast,hot,high,FALSE,yes
+rainy,mild,high,FALSE,yes      rainy,cool,normal,FALSE,yes    rainy,cool,normal,TRUE,no
+overcast,cool,normal,TRUE,yes  sunny,mild,high,FALSE,no       sunny,cool,normal,FALSE,yes
+rainy,mild,normal,FALSE,yes    sunny,mild,normal,TRUE,yes     overcast,mild,high,TRUE,yes
+overcast,hot,normal,FALSE,yes  rainy,mild,high,TRUE,no
+""".split()
 
 
 @pytest.fixture(autouse=True)
 def isolated_environment(monkeypatch, tmp_path):
     """No test reads the user's cache or NBCOURSE_DATA, and none can reach the internet."""
-    monkeypatch.delenv("NBCOURSE_DATA", raising=False)
-    monkeypatch.delenv("NBCOURSE_SHIPPED_DATA", raising=False)
+    for name in ("NBCOURSE_DATA", "NBCOURSE_SHIPPED_DATA", "NBCOURSE_MIRROR", "NBCOURSE_DOWNLOAD_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NBCOURSE_CACHE", str(tmp_path / "default-cache"))
-    monkeypatch.setattr(datasets, "SMS_SPAM_URL", UNREACHABLE + "/sms.zip")
-    monkeypatch.setattr(datasets, "NEWSGROUPS_URL", UNREACHABLE + "/20news.tar.gz")
-
-
-@pytest.fixture(scope="session")
-def news_cache(tmp_path_factory):
-    """20 Newsgroups extracted once per session (test_text.py uses the same folder)."""
-    cache = tmp_path_factory.getbasetemp() / "nbcourse-20news-cache"
-    datasets.load_20newsgroups("test", path=NEWS_ARCHIVE, cache_dir=cache, download=False)
-    return cache
-
-
-@pytest.fixture(scope="session")
-def news_folder(news_cache):
-    return news_cache / "20newsgroups" / "20news-bydate"
-
-
-def files_under(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
-
-
-# -- a small web server -------------------------------------------------------------------------
-
-class Server:
-    """Serves ``routes[path] = (status, body, extra_headers)`` and counts requests."""
-
-    def __init__(self):
-        self.routes: dict[str, tuple[int, bytes, dict]] = {}
-        self.requests: list[str] = []
-        server = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                server.requests.append(self.path)
-                status, body, headers = server.routes.get(self.path, (404, b"not found", {}))
-                self.send_response(status)
-                headers = {"Content-Length": str(len(body)), **headers}
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                       daemon=True)
-
-    def serve(self, path: str, body: bytes, status: int = 200, **headers) -> str:
-        self.routes[path] = (status, body, headers)
-        return self.url + path
+    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"):
+        monkeypatch.setenv(name, UNREACHABLE_PROXY)
+    for name in ("no_proxy", "NO_PROXY"):
+        monkeypatch.setenv(name, "")
 
 
 @pytest.fixture
-def server():
-    web = Server()
-    web.thread.start()
-    try:
-        yield web
-    finally:
-        web.httpd.shutdown()
-        web.httpd.server_close()
-        web.thread.join(timeout=5)
+def without_shipped_corpora(monkeypatch, tmp_path):
+    """A data folder with the small tables only, like an install that lost the corpora."""
+    folder = tmp_path / "shipped-tables-only"
+    folder.mkdir()
+    for name in ("weather.csv", "picnic.csv", "sms_mini.tsv"):
+        shutil.copy(SHIPPED / name, folder / name)
+    monkeypatch.setenv("NBCOURSE_SHIPPED_DATA", str(folder))
+    return folder
 
 
-def zip_bytes(members: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, content in members.items():
-            archive.writestr(name, content)
-    return buffer.getvalue()
-
-
-def tar_gz_bytes(members: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for name, content in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(content)
-            archive.addfile(info, io.BytesIO(content))
-    return buffer.getvalue()
+@pytest.fixture
+def small_newsgroups(monkeypatch, tmp_path):
+    """A four-post archive in 20 Newsgroups' layout, with its own content digest."""
+    monkeypatch.setattr(_twenty_newsgroups, "NEWSGROUPS_CONTENT_SHA256", content_digest(SMALL_POSTS))
+    archive = tmp_path / "small" / "20newsgroups" / "20news-bydate.tar.gz"
+    archive.parent.mkdir(parents=True)
+    archive.write_bytes(tar_gz_bytes(SMALL_POSTS))
+    return archive
 
 
 # -- shipped tables -----------------------------------------------------------------------------
 
 def test_weather_matches_weka_arff_row_by_row():
-    arff = (SHARED / "weather" / "weather.nominal.arff").read_text(encoding="ascii")
-    data_lines = arff.split("@data", 1)[1].split()
-    expected = [line.lower().split(",") for line in data_lines]
+    expected = [line.lower().split(",") for line in WEKA_WEATHER_ROWS]
 
     weather = datasets.load_weather()
 
@@ -151,13 +93,26 @@ def test_picnic_is_mitchells_enjoysport_table():
     assert all(isinstance(value, str) for value in picnic.to_numpy().ravel())
 
 
-def test_every_shipped_file_is_documented_in_the_data_readme():
+def test_every_shipped_file_is_documented_with_its_checksum_in_the_data_readme():
     readme = (REPO / "data" / "README.md").read_text(encoding="utf-8")
-    shipped = [p.name for p in (REPO / "data").iterdir() if p.is_file() and p.name != "README.md"]
+    shipped = sorted(str(p.relative_to(REPO / "data")) for p in (REPO / "data").rglob("*")
+                     if p.is_file() and p.name not in ("README.md", ".gitattributes"))
 
-    assert sorted(shipped) == ["picnic.csv", "sms_mini.tsv", "weather.csv"]
+    assert shipped == ["picnic.csv", "sms_mini.tsv", "sms_spam/SMSSpamCollection", "sms_spam/readme",
+                       "spambase/spambase.DOCUMENTATION", "spambase/spambase.data",
+                       "spambase/spambase.names", "weather.csv"]
     for name in shipped:
-        assert f"`{name}`" in readme
+        assert f"`{name}`" in readme, name
+    for corpus_file in ("sms_spam/SMSSpamCollection", "spambase/spambase.data"):
+        assert hashlib.sha256((REPO / "data" / corpus_file).read_bytes()).hexdigest() in readme
+    assert "CC BY 4.0" in readme and "https://creativecommons.org/licenses/by/4.0/" in readme
+
+
+def test_shipped_corpora_are_the_published_files_kept_byte_for_byte():
+    assert hashlib.sha256(SMS_FILE.read_bytes()).hexdigest() == datasets.SMS_SPAM_SHA256
+    assert hashlib.sha256(SPAMBASE_FILE.read_bytes()).hexdigest() == datasets.SPAMBASE_SHA256
+    attributes = (REPO / "data" / ".gitattributes").read_text(encoding="utf-8")
+    assert "sms_spam/** -text" in attributes and "spambase/** -text" in attributes
 
 
 def test_shipped_data_folder_is_the_checkout_data_folder_unless_overridden(monkeypatch, tmp_path):
@@ -166,6 +121,24 @@ def test_shipped_data_folder_is_the_checkout_data_folder_unless_overridden(monke
     monkeypatch.setenv("NBCOURSE_SHIPPED_DATA", str(tmp_path))
     (tmp_path / "weather.csv").write_text("outlook,play\nsunny,no\n", encoding="utf-8")
     assert datasets.load_weather().values.tolist() == [["sunny", "no"]]
+
+
+@pytest.mark.parametrize("problem", ["missing folder", "folder without the tables"])
+def test_a_bad_nbcourse_shipped_data_is_an_error_that_names_it(monkeypatch, tmp_path, problem):
+    folder = tmp_path / "nowhere" if problem == "missing folder" else tmp_path
+    monkeypatch.setenv("NBCOURSE_SHIPPED_DATA", str(folder))
+    expected = "is not a folder" if problem == "missing folder" else "has no weather.csv"
+
+    with pytest.raises(FileNotFoundError, match=f"NBCOURSE_SHIPPED_DATA is set to .*{expected}"):
+        datasets.load_weather()
+    with pytest.raises(FileNotFoundError, match="NBCOURSE_SHIPPED_DATA"):
+        datasets.load_sms_spam()
+
+
+def test_a_bad_nbcourse_data_is_an_error_that_names_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("NBCOURSE_DATA", str(tmp_path / "nowhere"))
+    with pytest.raises(FileNotFoundError, match="NBCOURSE_DATA is set to .* which is not a folder"):
+        datasets.load_spambase()
 
 
 def test_sms_mini_is_our_own_and_well_formed():
@@ -180,7 +153,7 @@ def test_sms_mini_is_our_own_and_well_formed():
     assert not set(mini["text"]) & real_messages
 
 
-# -- SMS Spam Collection: local sources ---------------------------------------------------------
+# -- SMS Spam Collection and Spambase: local sources ------------------------------------------------
 
 def assert_is_real_sms(frame: pd.DataFrame):
     assert list(frame.columns) == ["label", "text"]
@@ -200,28 +173,63 @@ def test_sms_spam_agrees_with_an_independent_reader():
     assert frame["text"].tolist() == expected["text"].tolist()
 
 
-@pytest.mark.parametrize("where", ["file", "folder", "shared root", "zip"])
+def test_both_shipped_corpora_load_with_no_network_and_no_cache(tmp_path):
+    cache = tmp_path / "cache"
+    assert_is_real_sms(datasets.load_sms_spam(cache_dir=cache))
+    assert datasets.load_spambase(cache_dir=cache).shape == (4601, 58)
+    assert datasets.fetch_corpus("sms_spam", download=False, cache_dir=cache) == SMS_FILE
+    assert datasets.fetch_corpus("spambase", download=False, cache_dir=cache) == SPAMBASE_FILE
+    assert files_under(cache) == []
+
+
+@pytest.mark.parametrize("where", ["file", "folder", "data root", "zip"])
 def test_sms_spam_from_an_explicit_path(where, tmp_path):
     if where == "zip":
         path = tmp_path / "smsspamcollection.zip"
         path.write_bytes(zip_bytes({"readme": b"hello", "SMSSpamCollection": SMS_FILE.read_bytes()}))
     else:
-        path = {"file": SMS_FILE, "folder": SMS_FILE.parent, "shared root": SHARED}[where]
+        path = {"file": SMS_FILE, "folder": SMS_FILE.parent, "data root": SHIPPED}[where]
 
     assert_is_real_sms(datasets.load_sms_spam(path, download=False))
 
 
-def test_sms_spam_from_nbcourse_data_and_the_cache_stays_empty(monkeypatch, tmp_path):
-    monkeypatch.setenv("NBCOURSE_DATA", str(SHARED))
+def test_nbcourse_data_comes_before_the_shipped_copy_and_the_cache_stays_empty(monkeypatch, tmp_path):
+    data = tmp_path / "data"
+    (data / "sms_spam").mkdir(parents=True)
+    shorter = b"".join(SMS_FILE.read_bytes().splitlines(keepends=True)[:-1])
+    (data / "sms_spam" / "SMSSpamCollection").write_bytes(shorter)
+    monkeypatch.setenv("NBCOURSE_DATA", str(data))
 
-    assert_is_real_sms(datasets.load_sms_spam(cache_dir=tmp_path / "cache"))
+    with pytest.warns(UserWarning, match="not byte-identical"):
+        frame = datasets.load_sms_spam(cache_dir=tmp_path / "cache")
+    assert len(frame) == 5573
     assert files_under(tmp_path / "cache") == []
 
 
-def test_sms_spam_nowhere_and_no_download_says_how_to_provide_it(tmp_path):
-    with pytest.raises(datasets.CorpusNotFoundError, match="NBCOURSE_DATA") as error:
+def test_a_damaged_shipped_copy_is_not_used(without_shipped_corpora, tmp_path):
+    (without_shipped_corpora / "spambase").mkdir()
+    (without_shipped_corpora / "spambase" / "spambase.data").write_bytes(SPAMBASE_FILE.read_bytes()[:-100])
+
+    with pytest.warns(UserWarning, match="damaged"), pytest.raises(datasets.CorpusNotFoundError):
+        datasets.load_spambase(download=False, cache_dir=tmp_path / "cache")
+
+
+def test_a_verified_cached_copy_is_used_when_nothing_is_shipped(without_shipped_corpora, tmp_path):
+    cached = tmp_path / "cache" / "sms_spam" / "SMSSpamCollection"
+    cached.parent.mkdir(parents=True)
+    shutil.copy(SMS_FILE, cached)
+
+    assert_is_real_sms(datasets.load_sms_spam(download=False, cache_dir=tmp_path / "cache"))
+    assert datasets.fetch_corpus("sms_spam", download=False, cache_dir=tmp_path / "cache") == cached
+
+
+def test_sms_spam_nowhere_and_no_download_says_how_to_provide_it(without_shipped_corpora, tmp_path):
+    with pytest.raises(datasets.CorpusNotFoundError) as error:
         datasets.load_sms_spam(download=False, cache_dir=tmp_path)
-    assert "path=" in str(error.value)
+    message = str(error.value)
+    for way in ("NBCOURSE_DATA", "NBCOURSE_MIRROR", "sms+spam+collection.zip", datasets.SMS_SPAM_URL,
+                "path="):
+        assert way in message
 
 
 def test_sms_spam_missing_path_names_it(tmp_path):
@@ -232,15 +240,17 @@ def test_sms_spam_missing_path_names_it(tmp_path):
         datasets.load_sms_spam(tmp_path)
 
 
-@pytest.mark.parametrize("wrong", ["weather/weather.nominal.arff", "spambase/spambase.data"])
+@pytest.mark.parametrize("wrong", ["weather.csv", "spambase/spambase.data"])
 def test_sms_spam_wrong_text_file_is_rejected_with_the_line(wrong):
     with pytest.raises(ValueError, match=r"not in SMS Spam Collection format: line 1"):
-        datasets.load_sms_spam(SHARED / wrong)
+        datasets.load_sms_spam(SHIPPED / wrong)
 
 
-def test_sms_spam_binary_file_is_rejected():
+def test_sms_spam_binary_file_is_rejected(tmp_path):
+    binary = tmp_path / "archive.tar.gz"
+    binary.write_bytes(tar_gz_bytes(SMALL_POSTS))
     with pytest.raises(ValueError, match="not UTF-8"):
-        datasets.load_sms_spam(NEWS_ARCHIVE)
+        datasets.load_sms_spam(binary)
 
 
 def test_sms_spam_copy_with_windows_line_endings_gives_the_same_messages(tmp_path):
@@ -252,142 +262,52 @@ def test_sms_spam_copy_with_windows_line_endings_gives_the_same_messages(tmp_pat
     assert frame.equals(datasets.load_sms_spam(SMS_FILE))
 
 
-def test_sms_spam_modified_local_copy_loads_with_a_warning(tmp_path):
-    shorter = tmp_path / "SMSSpamCollection"
-    shorter.write_bytes(b"".join(SMS_FILE.read_bytes().splitlines(keepends=True)[:-1]))
-
-    with pytest.warns(UserWarning, match="not byte-identical"):
-        frame = datasets.load_sms_spam(shorter)
-    assert len(frame) == 5573
-
-
-def test_offline_loader_prefers_the_real_corpus_and_never_downloads(monkeypatch, capsys, server):
-    monkeypatch.setattr(datasets, "SMS_SPAM_URL", server.url + "/sms.zip")
-    monkeypatch.setenv("NBCOURSE_DATA", str(SHARED))
-
-    frame = datasets.load_sms_spam_offline()
+def test_sms_spam_or_mini_gives_the_shipped_real_corpus_and_never_downloads(recwarn):
+    frame = datasets.load_sms_spam_or_mini()
 
     assert_is_real_sms(frame)
     assert frame.attrs["source"] == "SMS Spam Collection v.1"
-    assert capsys.readouterr().out == ""
-    assert server.requests == []
+    assert not [w for w in recwarn if issubclass(w.category, UserWarning)]
 
 
-def test_offline_loader_falls_back_to_the_mini_corpus_and_says_so(monkeypatch, capsys, server, tmp_path):
-    monkeypatch.setattr(datasets, "SMS_SPAM_URL", server.url + "/sms.zip")
-
-    frame = datasets.load_sms_spam_offline(cache_dir=tmp_path)
+def test_sms_spam_or_mini_falls_back_to_the_mini_corpus_with_a_warning(without_shipped_corpora, tmp_path,
+                                                                      capsys):
+    with pytest.warns(UserWarning, match="80-message mini corpus") as caught:
+        frame = datasets.load_sms_spam_or_mini(cache_dir=tmp_path)
 
     assert frame.equals(datasets.load_sms_mini())
     assert "mini" in frame.attrs["source"]
-    printed = capsys.readouterr().out
-    assert "80-message mini corpus" in printed and "NBCOURSE_DATA" in printed
-    assert server.requests == []
+    assert "NBCOURSE_MIRROR" in str(caught[0].message) and "NBCOURSE_DATA" in str(caught[0].message)
+    assert capsys.readouterr().out == ""
 
 
-def test_offline_loader_does_not_hide_a_wrong_explicit_path(tmp_path):
+def test_sms_spam_or_mini_does_not_hide_a_wrong_explicit_path(tmp_path):
     with pytest.raises(FileNotFoundError):
-        datasets.load_sms_spam_offline(tmp_path / "missing")
+        datasets.load_sms_spam_or_mini(tmp_path / "missing")
 
 
-# -- SMS Spam Collection: downloads -------------------------------------------------------------
-
-def test_sms_download_verifies_caches_and_is_reused(monkeypatch, server, tmp_path, capsys):
-    url = server.serve("/sms.zip", zip_bytes({"SMSSpamCollection": SMS_FILE.read_bytes(),
-                                               "readme": b"readme"}))
-    monkeypatch.setattr(datasets, "SMS_SPAM_URL", url)
-    cache = tmp_path / "cache"
-
-    assert_is_real_sms(datasets.load_sms_spam(cache_dir=cache))
-
-    assert files_under(cache) == [cache / "sms_spam" / "SMSSpamCollection"]
-    assert hashlib.sha256((cache / "sms_spam" / "SMSSpamCollection").read_bytes()).hexdigest() \
-        == datasets.SMS_SPAM_SHA256
-    assert "downloading sms.zip" in capsys.readouterr().err
-    assert_is_real_sms(datasets.load_sms_spam(cache_dir=cache))
-    assert server.requests == ["/sms.zip"]
+def test_the_old_name_still_works_but_says_it_was_renamed():
+    with pytest.warns(DeprecationWarning, match="load_sms_spam_or_mini"):
+        assert_is_real_sms(datasets.load_sms_spam_offline())
+    assert "load_sms_spam_offline" not in datasets.__all__
 
 
-def test_sms_download_over_a_file_url(monkeypatch, tmp_path):
-    archive = tmp_path / "sms.zip"
-    archive.write_bytes(zip_bytes({"SMSSpamCollection": SMS_FILE.read_bytes()}))
-    monkeypatch.setattr(datasets, "SMS_SPAM_URL", archive.as_uri())
-
-    assert_is_real_sms(datasets.load_sms_spam(cache_dir=tmp_path / "cache"))
+def test_fetch_corpus_names_the_choices():
+    with pytest.raises(ValueError, match="'sms_spam', 'spambase', '20newsgroups'"):
+        datasets.fetch_corpus("iris")
 
 
-def test_sms_download_with_wrong_checksum_leaves_the_cache_clean(monkeypatch, server, tmp_path):
-    tampered = SMS_FILE.read_bytes().replace(b"Go until jurong", b"Go until jurung", 1)
-    url = server.serve("/sms.zip", zip_bytes({"SMSSpamCollection": tampered}))
-    monkeypatch.setattr(datasets, "SMS_SPAM_URL", url)
-    cache = tmp_path / "cache"
-
-    with pytest.raises(datasets.ChecksumError) as error:
-        datasets.load_sms_spam(cache_dir=cache)
-
-    message = str(error.value)
-    assert url in message
-    assert datasets.SMS_SPAM_SHA256 in message
-    assert hashlib.sha256(tampered).hexdigest() in message
-    assert "NBCOURSE_DATA" in message and "path=" in message
-    assert files_under(cache) == []
-    assert not list(cache.rglob(".download-*"))
-
-
-@pytest.mark.parametrize("status", [404, 500])
-def test_sms_download_server_error_is_clear(monkeypatch, server, tmp_path, status):
-    url = server.serve("/sms.zip", b"oops", status=status)
-    monkeypatch.setattr(datasets, "SMS_SPAM_URL", url)
-
-    with pytest.raises(datasets.DownloadError, match=f"HTTP {status}") as error:
-        datasets.load_sms_spam(cache_dir=tmp_path)
-    assert url in str(error.value) and "NBCOURSE_DATA" in str(error.value)
-    assert files_under(tmp_path) == []
-
-
-def test_sms_download_cut_short_is_an_error(monkeypatch, server, tmp_path):
-    body = zip_bytes({"SMSSpamCollection": SMS_FILE.read_bytes()})
-    url = server.serve("/sms.zip", body[:1000], **{"Content-Length": str(len(body))})
-    monkeypatch.setattr(datasets, "SMS_SPAM_URL", url)
-
-    with pytest.raises(datasets.DownloadError, match="could not download|stopped after"):
-        datasets.load_sms_spam(cache_dir=tmp_path)
-    assert files_under(tmp_path) == []
-
-
-def test_sms_download_of_something_that_is_not_a_zip(monkeypatch, server, tmp_path):
-    monkeypatch.setattr(datasets, "SMS_SPAM_URL", server.serve("/sms.zip", b"<html>moved</html>"))
-
-    with pytest.raises(datasets.DownloadError, match="did not deliver the expected zip"):
-        datasets.load_sms_spam(cache_dir=tmp_path)
-    assert files_under(tmp_path) == []
-
-
-def test_sms_damaged_cache_is_replaced_by_a_fresh_download(monkeypatch, server, tmp_path):
-    cached = tmp_path / "sms_spam" / "SMSSpamCollection"
-    cached.parent.mkdir(parents=True)
-    cached.write_bytes(SMS_FILE.read_bytes()[:5000])
-    with pytest.raises(datasets.ChecksumError, match="cached file"):
-        datasets.load_sms_spam(cache_dir=tmp_path, download=False)
-
-    url = server.serve("/sms.zip", zip_bytes({"SMSSpamCollection": SMS_FILE.read_bytes()}))
-    monkeypatch.setattr(datasets, "SMS_SPAM_URL", url)
-    with pytest.warns(UserWarning, match="damaged"):
-        assert_is_real_sms(datasets.load_sms_spam(cache_dir=tmp_path))
-    assert cached.read_bytes() == SMS_FILE.read_bytes()
-
-
-# -- 20 Newsgroups ------------------------------------------------------------------------------
+# -- 20 Newsgroups --------------------------------------------------------------------------------
 
 def published_counts() -> dict[tuple[str, str], tuple[int, int]]:
-    rows = (SHARED / "20newsgroups" / "COUNTS.tsv").read_text(encoding="ascii").splitlines()[1:]
+    rows = (REPO / "tests" / "20newsgroups_counts.tsv").read_text(encoding="ascii").splitlines()[1:]
     return {(split, group): (int(n), int(size))
             for split, group, n, size in (row.split("\t") for row in rows)}
 
 
 @pytest.mark.parametrize("subset, n_docs", [("train", 11314), ("test", 7532)])
-def test_newsgroups_counts_match_the_published_table(news_cache, subset, n_docs):
-    corpus = datasets.load_20newsgroups(subset, cache_dir=news_cache, download=False)
+def test_newsgroups_counts_match_the_published_table(newsgroups_folder, subset, n_docs):
+    corpus = datasets.load_20newsgroups(subset, path=newsgroups_folder)
     counts = published_counts()
 
     assert len(corpus) == len(corpus.data) == len(corpus.target) == len(corpus.filenames) == n_docs
@@ -400,12 +320,18 @@ def test_newsgroups_counts_match_the_published_table(news_cache, subset, n_docs)
         assert (len(in_group), sum(map(len, in_group))) == counts[(subset, group)]
 
 
-def test_newsgroups_matches_sklearn_load_files(news_folder, news_cache):
+def test_newsgroups_folder_carries_the_verified_marker(newsgroups_folder):
+    marker = (newsgroups_folder / "VERIFIED.json").read_text(encoding="utf-8")
+    assert datasets.NEWSGROUPS_CONTENT_SHA256 in marker
+
+
+def test_newsgroups_matches_sklearn_load_files(newsgroups_folder):
     from sklearn.datasets import load_files
 
     for subset in ("train", "test"):
-        expected = load_files(news_folder / f"20news-bydate-{subset}", shuffle=False, encoding="latin-1")
-        corpus = datasets.load_20newsgroups(subset, cache_dir=news_cache)
+        expected = load_files(newsgroups_folder / f"20news-bydate-{subset}", shuffle=False,
+                              encoding="latin-1")
+        corpus = datasets.load_20newsgroups(subset, path=newsgroups_folder)
 
         assert corpus.data == expected.data
         assert np.array_equal(corpus.target, expected.target)
@@ -413,10 +339,10 @@ def test_newsgroups_matches_sklearn_load_files(news_folder, news_cache):
         assert corpus.filenames.tolist() == [str(f) for f in expected.filenames]
 
 
-def test_newsgroups_all_is_train_then_test(news_cache):
-    train = datasets.load_20newsgroups("train", cache_dir=news_cache)
-    test = datasets.load_20newsgroups("test", cache_dir=news_cache)
-    everything = datasets.load_20newsgroups("all", cache_dir=news_cache)
+def test_newsgroups_all_is_train_then_test(newsgroups_folder):
+    train = datasets.load_20newsgroups("train", path=newsgroups_folder)
+    test = datasets.load_20newsgroups("test", path=newsgroups_folder)
+    everything = datasets.load_20newsgroups("all", path=newsgroups_folder)
 
     assert len(everything) == 18846
     assert everything.data == train.data + test.data
@@ -425,8 +351,8 @@ def test_newsgroups_all_is_train_then_test(news_cache):
     assert repr(everything) == "TextCorpus(18846 documents, 20 classes)"
 
 
-def test_newsgroups_posts_are_read_byte_for_byte(news_cache):
-    everything = datasets.load_20newsgroups("all", cache_dir=news_cache)
+def test_newsgroups_posts_are_read_byte_for_byte(newsgroups_folder):
+    everything = datasets.load_20newsgroups("all", path=newsgroups_folder)
     by_file = dict(zip((f.split("20news-bydate-", 1)[1] for f in everything.filenames), everything.data))
 
     assert sum(any(ord(c) > 127 for c in doc) for doc in everything.data) == 73
@@ -434,27 +360,37 @@ def test_newsgroups_posts_are_read_byte_for_byte(news_cache):
     assert "\r" in by_file["train/comp.sys.mac.hardware/51894"]
 
 
-def test_newsgroups_from_nbcourse_data_reuses_the_extracted_cache(monkeypatch, news_cache, capsys):
-    monkeypatch.setenv("NBCOURSE_DATA", str(SHARED))
+def test_newsgroups_from_nbcourse_data_is_extracted_once(monkeypatch, small_newsgroups, tmp_path, capsys):
+    monkeypatch.setenv("NBCOURSE_DATA", str(small_newsgroups.parent.parent))
+    cache = tmp_path / "cache"
 
-    corpus = datasets.load_20newsgroups("test", cache_dir=news_cache, download=False)
+    train = datasets.load_20newsgroups("train", cache_dir=cache, download=False)
+    assert "extracting" in capsys.readouterr().err
+    test = datasets.load_20newsgroups("test", cache_dir=cache, download=False)
 
-    assert len(corpus) == 7532
+    assert train.data == ["engine\r\n", "orbit \u00e9"] and test.data == ["brakes", "launch"]
+    assert train.target_names == ["rec.autos", "sci.space"]
     assert "extracting" not in capsys.readouterr().err
+    assert datasets.fetch_corpus("20newsgroups", download=False, cache_dir=cache) == \
+        cache / "20newsgroups" / "20news-bydate"
 
 
-@pytest.mark.parametrize("where", ["extracted folder", "folder with archive"])
-def test_newsgroups_from_an_explicit_folder(news_folder, news_cache, where):
-    path = news_folder if where == "extracted folder" else NEWS_ARCHIVE.parent
-    corpus = datasets.load_20newsgroups("test", path=path, cache_dir=news_cache, download=False)
+@pytest.mark.parametrize("where", ["archive", "folder with archive", "extracted folder"])
+def test_newsgroups_from_an_explicit_path(small_newsgroups, tmp_path, where):
+    cache = tmp_path / "cache"
+    if where == "extracted folder":
+        path = datasets.newsgroups_folder(small_newsgroups, cache_dir=cache)
+    else:
+        path = small_newsgroups if where == "archive" else small_newsgroups.parent
 
-    assert len(corpus) == 7532
-    assert corpus.target_names[0] == "alt.atheism"
+    corpus = datasets.load_20newsgroups("all", path=path, cache_dir=cache, download=False)
+
+    assert len(corpus) == 4 and corpus.target_names == ["rec.autos", "sci.space"]
 
 
-def test_newsgroups_bad_subset_names_the_choices(news_cache):
+def test_newsgroups_bad_subset_names_the_choices(small_newsgroups, tmp_path):
     with pytest.raises(ValueError, match="subset must be 'train', 'test' or 'all', got 'validation'"):
-        datasets.load_20newsgroups("validation", cache_dir=news_cache)
+        datasets.load_20newsgroups("validation", path=small_newsgroups, cache_dir=tmp_path)
 
 
 def test_newsgroups_missing_or_wrong_path(tmp_path):
@@ -466,14 +402,17 @@ def test_newsgroups_missing_or_wrong_path(tmp_path):
         datasets.load_20newsgroups(path=SMS_FILE, cache_dir=tmp_path)
 
 
-def test_newsgroups_nowhere_and_no_download(tmp_path):
-    with pytest.raises(datasets.CorpusNotFoundError, match="download=False"):
+def test_newsgroups_nowhere_and_no_download_names_the_three_ways(tmp_path):
+    with pytest.raises(datasets.CorpusNotFoundError, match="download=False") as error:
         datasets.load_20newsgroups(cache_dir=tmp_path, download=False)
+    message = str(error.value)
+    for way in ("NBCOURSE_DATA", "NBCOURSE_MIRROR", "20news-bydate.tar.gz", datasets.NEWSGROUPS_URL):
+        assert way in message
 
 
-def test_newsgroups_truncated_archive_leaves_the_cache_clean(tmp_path):
+def test_newsgroups_truncated_archive_leaves_the_cache_clean(small_newsgroups, tmp_path):
     truncated = tmp_path / "20news-bydate.tar.gz"
-    truncated.write_bytes(NEWS_ARCHIVE.read_bytes()[:2_000_000])
+    truncated.write_bytes(small_newsgroups.read_bytes()[:60])
     cache = tmp_path / "cache"
 
     with pytest.raises(ValueError, match="not a readable .tar.gz archive"):
@@ -497,65 +436,3 @@ def test_newsgroups_hostile_archive_writes_nothing_outside_and_fails_its_checksu
         datasets.load_20newsgroups(path=archive, cache_dir=cache)
     assert files_under(cache) == []
     assert not (tmp_path / "escaped.txt").exists() and not (tmp_path / "escaped2.txt").exists()
-
-
-def test_newsgroups_download_verifies_then_caches(monkeypatch, server, tmp_path):
-    # A three-post stand-in keeps this fast; the session fixture already checks the
-    # real archive against the published content digest.
-    posts = {"20news-bydate-train/rec.autos/101": b"engine\r\n",
-             "20news-bydate-train/sci.space/7": b"orbit \xe9",
-             "20news-bydate-test/rec.autos/102": b"brakes"}
-    listing = "".join(f"{hashlib.sha256(posts[name]).hexdigest()}  {name}\n" for name in sorted(posts))
-    monkeypatch.setattr(datasets, "NEWSGROUPS_CONTENT_SHA256", hashlib.sha256(listing.encode()).hexdigest())
-    url = server.serve("/20news-bydate.tar.gz", tar_gz_bytes(posts))
-    monkeypatch.setattr(datasets, "NEWSGROUPS_URL", url)
-    cache = tmp_path / "cache"
-
-    train = datasets.load_20newsgroups("train", cache_dir=cache)
-
-    assert train.data == ["engine\r\n", "orbit \u00e9"]
-    assert train.target.tolist() == [0, 1] and train.target_names == ["rec.autos", "sci.space"]
-    folder = cache / "20newsgroups" / "20news-bydate"
-    assert sorted(p.name for p in folder.iterdir()) == ["20news-bydate-test", "20news-bydate-train",
-                                                       "VERIFIED.json"]
-    assert sorted(p.name for p in folder.parent.iterdir()) == ["20news-bydate"]
-    assert datasets.load_20newsgroups("test", cache_dir=cache).data == ["brakes"]
-    assert server.requests == ["/20news-bydate.tar.gz"]
-
-
-def test_newsgroups_download_with_wrong_content_leaves_the_cache_clean(monkeypatch, server, tmp_path):
-    url = server.serve("/20news-bydate.tar.gz", tar_gz_bytes({
-        "20news-bydate-train/alt.atheism/1": b"not the real corpus",
-        "20news-bydate-test/alt.atheism/2": b"neither is this",
-    }))
-    monkeypatch.setattr(datasets, "NEWSGROUPS_URL", url)
-    cache = tmp_path / "cache"
-
-    with pytest.raises(datasets.ChecksumError) as error:
-        datasets.load_20newsgroups(cache_dir=cache)
-
-    message = str(error.value)
-    assert url in message and datasets.NEWSGROUPS_CONTENT_SHA256 in message
-    assert "actual   sha256" in message and "NBCOURSE_DATA" in message
-    assert files_under(cache) == []
-    assert not (cache / "20newsgroups" / "20news-bydate").exists()
-
-
-def test_newsgroups_download_server_error(monkeypatch, server, tmp_path):
-    url = server.serve("/20news-bydate.tar.gz", b"down for maintenance", status=503)
-    monkeypatch.setattr(datasets, "NEWSGROUPS_URL", url)
-
-    with pytest.raises(datasets.DownloadError, match="HTTP 503") as error:
-        datasets.load_20newsgroups(cache_dir=tmp_path)
-    assert url in str(error.value)
-    assert files_under(tmp_path) == []
-
-
-def test_newsgroups_download_of_a_web_page_instead_of_the_archive(monkeypatch, server, tmp_path):
-    url = server.serve("/20news-bydate.tar.gz", b"<html>please log in</html>")
-    monkeypatch.setattr(datasets, "NEWSGROUPS_URL", url)
-
-    with pytest.raises(datasets.DownloadError, match="did not deliver a readable archive"):
-        datasets.load_20newsgroups(cache_dir=tmp_path)
-    assert files_under(tmp_path) == []
-

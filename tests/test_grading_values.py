@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcourse.grading.runner import parse_probe_output, probe_cell, read_cells
+from nbcourse.grading.execution.runner import parse_probe_output, probe_cell, read_cells
 from nbcourse.grading.values import (Tolerance, Unsupported, compare, decode_answer,
                                      encode_input, normalise)
 

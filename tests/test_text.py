@@ -1,9 +1,7 @@
 """Tokens and bag-of-words counts, checked against scikit-learn's CountVectorizer on real text."""
 from __future__ import annotations
 
-import os
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,27 +9,23 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 from sklearn.feature_extraction.text import CountVectorizer
 
-from conftest import SHARED_DATA
 from nbcourse import datasets
 from nbcourse._checks import NotFittedError
-from nbcourse.text import BagOfWords, tokenize, zipf_table
-
-SHARED = SHARED_DATA  # tests/conftest.py: $NBCOURSE_DATA, by default ../shared/data
+from nbcourse.text import BagOfWords, tokenize, zipf_slope, zipf_table
 
 
 @pytest.fixture(scope="session")
-def sms_texts() -> list[str]:
-    return datasets.load_sms_spam(SHARED / "sms_spam" / "SMSSpamCollection", download=False)["text"].tolist()
+def sms_texts(shared_data) -> list[str]:
+    return datasets.load_sms_spam(shared_data / "sms_spam" / "SMSSpamCollection", download=False)["text"].tolist()
 
 
 @pytest.fixture(scope="session")
-def news_train(tmp_path_factory) -> list[str]:
-    """20 Newsgroups train, extracted once per session (test_datasets.py uses the same folder)."""
-    cache = tmp_path_factory.getbasetemp() / "nbcourse-20news-cache"
-    return datasets.load_20newsgroups("train", path=SHARED / "20newsgroups" / "20news-bydate.tar.gz",
-                                      cache_dir=cache, download=False).data
+def news_train(newsgroups_folder) -> list[str]:
+    """20 Newsgroups train, found or fetched once per session as a student's loader does."""
+    return datasets.load_20newsgroups("train", path=newsgroups_folder, download=False).data
 
 
 def assert_same_matrix(ours, reference):
@@ -256,3 +250,30 @@ def test_zipf_table_accepts_dense_counts_and_rejects_mismatches():
 def test_repr_shows_only_the_changed_settings():
     assert repr(BagOfWords()) == "BagOfWords()"
     assert repr(BagOfWords(binary=True, max_df=1)) == "BagOfWords(binary=True, max_df=1)"
+
+
+# ----- Zipf's law ------------------------------------------------------------------------
+
+def test_zipf_slope_is_the_least_squares_slope_over_the_chosen_ranks(sms_split):
+    X_train = sms_split[0]
+    table = zipf_table(X_train, np.array([f"w{i}" for i in range(X_train.shape[1])], dtype=object))
+    chosen = table[(table["rank"] >= 10) & (table["rank"] <= 1000)]
+    reference = stats.linregress(np.log10(chosen["rank"]), np.log10(chosen["count"])).slope
+    assert zipf_slope(table, ranks=(10, 1000)) == pytest.approx(reference)
+    # what notebook 05 says: close to -1 in the middle, much flatter at the top
+    assert -1.1 < zipf_slope(table, ranks=(10, 1000)) < -0.95
+    assert zipf_slope(table, ranks=(1, 10)) > -0.7
+
+
+def test_zipf_slope_of_an_exact_power_law_and_its_errors():
+    ranks = np.arange(1, 51)
+    table = pd.DataFrame({"word": [f"w{r}" for r in ranks], "count": 1000.0 / ranks ** 1.5, "rank": ranks})
+    assert zipf_slope(table, ranks=(1, 50)) == pytest.approx(-1.5)
+    assert zipf_slope(table, ranks=(40, 5000)) == pytest.approx(-1.5)  # past the end: ignored
+    for bad in [(0, 10), (10, 10), (1.5, 10), (True, 10), (1, 2, 3)]:
+        with pytest.raises(ValueError, match="two whole numbers"):
+            zipf_slope(table, ranks=bad)
+    with pytest.raises(ValueError, match="at least two"):
+        zipf_slope(table, ranks=(50, 60))
+
+

@@ -1,7 +1,8 @@
 """Grade a batch of submissions: workers, progress, gradebook, feedback.
 
 ``grade_batch`` is what ``nbcourse grade`` runs.  Submissions are handed to ``jobs``
-worker processes (``worker.py``); each worker runs one kernel at a time.  Whatever a
+worker processes (``execution/worker.py``); each worker runs one kernel at a time, each
+in a bubblewrap sandbox of its own unless ``sandbox="off"``.  Whatever a
 submission does, it ends as one row with a status: a worker that dies is replaced
 and its submission is reported as a grader error, never dropped.
 
@@ -12,6 +13,7 @@ submission cannot plant its own gradebook or feedback.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -30,9 +32,12 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from . import specs
+from .diagnosis import batch_summary, summary_lines
 from .feedback import render_html
-from .processes import TOKEN_VARIABLE, kill_processes_with_token
-from .runner import Limits
+from .execution.processes import TOKEN_VARIABLE, kill_processes_with_token
+from .execution.report import NotebookVerdict, RunReport
+from .execution.runner import Limits
+from .execution.sandbox import SandboxConfig, make_config
 from .scoring import STATUSES, SubmissionResult, score
 
 SKIP_DIRS = {".ipynb_checkpoints", "__pycache__", ".git"}
@@ -40,8 +45,11 @@ SKIP_DIRS = {".ipynb_checkpoints", "__pycache__", ".git"}
 
 @dataclass(frozen=True)
 class Submission:
+    """One row of the gradebook.  ``refused`` (a status) means: do not run it, say why."""
     id: str
     path: Path
+    refused: str = ""
+    reason: str = ""
 
 
 @dataclass
@@ -51,6 +59,7 @@ class BatchResult:
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     out_dir: Path | None = None
+    isolation: dict = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         counts = {status: 0 for status in STATUSES}
@@ -59,36 +68,91 @@ class BatchResult:
         return {k: v for k, v in counts.items() if v}
 
 
-# --------------------------------------------------------------------- submissions
-def collect_submissions(paths: list[str | Path]) -> tuple[list[Submission], list[str]]:
-    """Files are taken as given (whatever their name); folders are searched for *.ipynb.
+def display_name(name: str) -> str:
+    """A file name as text whatever its bytes: undecodable bytes become ``\\xfc``."""
+    return os.fsencode(name).decode("utf-8", errors="backslashreplace")
 
-    A submission's id is its file name without ``.ipynb``, or, inside a folder, its
-    path relative to that folder (``alice/01_weather``), so nbgrader-style trees with
-    the same file name for every student stay distinct.
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def _classify(path: Path, root: Path) -> tuple[Path, str, str]:
+    """(path to read, refusal status, reason) for one entry named *.ipynb."""
+    if path.is_symlink():
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return path, "dangling link", "a symbolic link to nothing (or a loop of links)"
+        if not _inside(target, root):
+            return path, "link outside submissions", (
+                "a symbolic link to a file outside the submissions folder: not graded")
+        path = target
+    if path.is_dir():
+        return path, "not a notebook", "a folder named like a notebook, not a file"
+    return path, "", ""
+
+
+def collect_submissions(paths: list[str | Path]) -> tuple[list[Submission], list[str]]:
+    """Every file or folder named *.ipynb under ``paths``, each one row with a stable id.
+
+    A file given by name is a submission; folders are searched.  The id is the file's
+    name without ``.ipynb`` or, inside a folder, its path relative to that folder
+    (``alice/01_weather``), so nbgrader-style trees stay distinct.  Any bytes are allowed
+    in names (undecodable ones are shown as ``\\xfc``).  A symbolic link that leads out
+    of the submissions folder, a dangling link and a folder named ``*.ipynb`` get a row
+    with their own status and are never run.
     """
-    found: list[tuple[str, Path]] = []
+    found: list[tuple[str, Path, str, str]] = []
     warnings: list[str] = []
     for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            notebooks = sorted(
-                p for p in path.rglob("*.ipynb")
-                if p.is_file() and not (set(p.relative_to(path).parts[:-1]) & SKIP_DIRS))
-            if not notebooks:
-                warnings.append(f"no notebooks (*.ipynb) found in {path}")
-            for notebook in notebooks:
-                found.append((notebook.relative_to(path).with_suffix("").as_posix(), notebook))
+        given = Path(raw)
+        if given.is_dir() and not given.name.endswith(".ipynb"):
+            root = given.resolve()
+            entries = []
+            for folder, dirs, files in os.walk(given, followlinks=False):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+                here = Path(folder)
+                for name in dirs + files:
+                    entry = here / name
+                    if name.endswith(".ipynb") or (entry.is_symlink() and name in dirs):
+                        entries.append(entry)
+            entries.sort(key=lambda e: os.fsencode(str(e)))
+            if not entries:
+                warnings.append(f"no notebooks (*.ipynb) found in {display_name(str(given))}")
+            for entry in entries:
+                relative = entry.relative_to(given).as_posix()
+                ident = display_name(relative.removesuffix(".ipynb"))
+                if entry.is_symlink() and not entry.name.endswith(".ipynb"):
+                    # a linked folder: its notebooks count only if it stays inside
+                    target = entry.resolve()
+                    if _inside(target, root):
+                        continue
+                    found.append((ident, entry, "link outside submissions",
+                                  "a symbolic link to a folder outside the submissions folder: "
+                                  "not graded"))
+                    continue
+                real, refused, reason = _classify(entry, root)
+                found.append((ident, real, refused, reason))
         else:
-            found.append((path.name.removesuffix(".ipynb"), path))
+            parent = given.absolute().parent.resolve()
+            real, refused, reason = _classify(given, parent) if (
+                given.is_symlink() or given.is_dir()) else (given, "", "")
+            if not given.exists() and not given.is_symlink():
+                refused, reason = "not a notebook", "no such file"
+            found.append((display_name(given.name).removesuffix(".ipynb"), real, refused, reason))
     submissions, used = [], set()
-    for ident, path in found:
+    for ident, path, refused, reason in found:
         unique, n = ident, 1
         while unique in used:
             n += 1
             unique = f"{ident}~{n}"
         used.add(unique)
-        submissions.append(Submission(unique, path))
+        submissions.append(Submission(unique, path, refused, reason))
     return submissions, warnings
 
 
@@ -96,9 +160,10 @@ def collect_submissions(paths: list[str | Path]) -> tuple[list[Submission], list
 class Worker:
     """A grading worker process, restarted if it ever dies."""
 
-    def __init__(self, log_dir: Path, token: str):
+    def __init__(self, log_dir: Path, token: str, sandbox: SandboxConfig | None = None):
         self.log_dir = log_dir
         self.token = token
+        self.sandbox = sandbox or SandboxConfig("off")
         self.process: subprocess.Popen | None = None
         self.log_path: Path | None = None
 
@@ -107,10 +172,11 @@ class Worker:
                                               dir=self.log_dir)[1])
         self._log = open(self.log_path, "wb")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "nbcourse.grading.worker"],
+            [sys.executable, "-m", "nbcourse.grading.execution.worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
             text=True, encoding="utf-8", bufsize=1,
-            env={**os.environ, TOKEN_VARIABLE: self.token},
+            env={**os.environ, TOKEN_VARIABLE: self.token,
+                 "NBCOURSE_GRADING_SANDBOX": json.dumps(self.sandbox.to_json())},
             cwd=self.log_dir)  # not the instructor's folder: a kernel can read /proc/<ppid>/cwd
 
     def grade(self, job: dict, deadline: float) -> dict:
@@ -137,8 +203,9 @@ class Worker:
         process.wait()
         self.process = None
         tail = self._tail()
-        return {"grader_error": "the grading process stopped unexpectedly "
-                                f"(exit code {process.returncode})" + (f": {tail}" if tail else "")}
+        return RunReport.failed("the grading process stopped unexpectedly "
+                                f"(exit code {process.returncode})"
+                                + (f": {tail}" if tail else "")).to_json()
 
     def _tail(self) -> str:
         try:
@@ -163,10 +230,14 @@ class Worker:
 # --------------------------------------------------------------------- the batch
 def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path, *,
                 jobs: int = 2, timeout: float = 30.0, memory_mb: int = 2048,
-                source_dir: str | Path | None = None,
+                source_dir: str | Path | None = None, sandbox: str = "auto",
                 progress: TextIO | None = sys.stderr,
                 on_result: Callable[[SubmissionResult], None] | None = None) -> BatchResult:
-    """Grade every submission under ``paths`` and write the gradebook into ``out_dir``."""
+    """Grade every submission under ``paths`` and write the gradebook into ``out_dir``.
+
+    ``sandbox``: ``auto``/``bwrap`` run every submission in a bubblewrap sandbox of its
+    own (``SandboxUnavailable`` when it cannot isolate here); ``off`` runs them unconfined.
+    """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     if timeout <= 0:
@@ -178,6 +249,7 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     submissions, warnings = collect_submissions(paths)
     if not submissions:
         raise ValueError("no submissions to grade: " + "; ".join(warnings or ["none given"]))
+    config = make_config(sandbox, memory_mb)  # the self-test runs here, before any kernel
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -189,7 +261,7 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     cache_dir = scratch / "cache"
     cache_dir.mkdir()
     workers: queue.Queue[Worker] = queue.Queue()
-    all_workers = [Worker(scratch, token) for _ in range(min(jobs, len(submissions)))]
+    all_workers = [Worker(scratch, token, config) for _ in range(min(jobs, len(submissions)))]
     for worker in all_workers:
         worker.start()  # all at once: their start-up overlaps
         workers.put(worker)
@@ -197,21 +269,30 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     done: list[SubmissionResult] = []
 
     def grade_one(index: int, submission: Submission) -> SubmissionResult:
-        worker = workers.get()
+        shown = display_name(str(submission.path))
+        if submission.refused:
+            report = RunReport(notebook=NotebookVerdict.NOT_A_NOTEBOOK,
+                               notebook_reason=submission.reason)
+        else:
+            worker = workers.get()
+            try:
+                job = {"id": index, "path": os.fsdecode(os.path.abspath(submission.path)),
+                       "plan": plan, "limits": limits.__dict__, "cache_dir": str(cache_dir),
+                       "token": token}
+                report = RunReport.from_json(
+                    worker.grade(job, deadline=limits.total_timeout + 120))
+            except Exception as error:  # noqa: BLE001 - one submission never stops the batch
+                report = RunReport.failed(f"{type(error).__name__}: {error}")
+            finally:
+                workers.put(worker)
         try:
-            job = {"id": index, "path": os.path.abspath(submission.path), "plan": plan,
-                   "limits": limits.__dict__, "cache_dir": str(cache_dir), "token": token}
-            report = worker.grade(job, deadline=limits.total_timeout + 120)
-        except Exception as error:  # noqa: BLE001 - one submission never stops the batch
-            report = {"grader_error": f"{type(error).__name__}: {error}"}
-        finally:
-            workers.put(worker)
-        try:
-            result = score(exercise, expected, report, submission.id, str(submission.path))
+            result = score(exercise, expected, report, submission.id, shown)
         except Exception as error:  # noqa: BLE001 - one bad row must not stop the batch
-            result = score(exercise, expected, {"grader_error": f"scoring failed: {error}"},
-                           submission.id, str(submission.path))
-        result.seconds = float(report.get("seconds", 0.0))
+            result = score(exercise, expected, RunReport.failed(f"scoring failed: {error}"),
+                           submission.id, shown)
+        if submission.refused:
+            result.status = submission.refused
+        result.seconds = float(report.seconds)
         with lock:
             done.append(result)
             if progress is not None:
@@ -235,7 +316,8 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
 
     results.sort(key=lambda r: r.submission)
     warnings += _remove_planted(out_dir, before)
-    batch = BatchResult(exercise, results, warnings, round(time.monotonic() - started, 2), out_dir)
+    batch = BatchResult(exercise, results, warnings, round(time.monotonic() - started, 2), out_dir,
+                        config.describe())
     write_outputs(batch, out_dir)
     return batch
 
@@ -288,24 +370,47 @@ def _remove_planted(folder: Path, before: dict[str, tuple]) -> list[str]:
             pass
     if removed:
         warnings.append("files appeared in the output folder while submissions ran and were "
-                        "removed: " + ", ".join(removed[:10]) + (" ..." if len(removed) > 10 else ""))
+                        "removed: " + ", ".join(display_name(n) for n in removed[:10])
+                        + (" ..." if len(removed) > 10 else ""))
     if changed:
         warnings.append("files in the output folder changed while submissions ran: "
-                        + ", ".join(changed[:10]))
+                        + ", ".join(display_name(n) for n in changed[:10]))
     return warnings
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, replacing (not following) any symlink."""
+    """Write via a temporary file and rename, replacing (not following) any symlink.
+
+    Text that cannot be encoded (a lone surrogate from a strange name) is escaped, never
+    an error: the gradebook is always written.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+    with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace", newline="") as out:
         out.write(text)
     os.replace(temporary, path)
 
 
 def feedback_name(submission_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._~-]+", "__", submission_id).strip("_") or "submission"
+    """A file name for the submission's page: readable, and distinct for distinct ids.
+
+    An id made only of safe characters is its own name; any other gets a short hash
+    of the full id, so `` alice`` and ``alice`` never share a page.
+    """
+    safe = re.sub(r"[^A-Za-z0-9._~-]+", "__", submission_id).strip("_.") or "submission"
+    if safe == submission_id:
+        return safe
+    digest = hashlib.sha256(submission_id.encode("utf-8", "backslashreplace")).hexdigest()[:8]
+    return f"{safe[:80]}-{digest}"
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "|", "%")
+
+
+def spreadsheet_safe(text: str) -> str:
+    """A cell a spreadsheet shows as text: a leading ``'`` before what could start a formula."""
+    text = str(text)
+    return "'" + text if text.startswith(_FORMULA_START) else text
 
 
 def gradebook_csv(batch: BatchResult) -> str:
@@ -315,39 +420,47 @@ def gradebook_csv(batch: BatchResult) -> str:
     writer.writerow(["submission", "status", *questions, "total", "maximum", "flags", "reason"])
     for result in batch.results:
         scores = {q.id: _fmt(q.score) for q in result.questions}
-        writer.writerow([result.submission, result.status, *(scores[q] for q in questions),
-                         _fmt(result.total), _fmt(result.maximum), "; ".join(result.flags),
-                         result.reasons[0] if result.reasons else ""])
+        writer.writerow([spreadsheet_safe(result.submission), result.status,
+                         *(scores[q] for q in questions),
+                         _fmt(result.total), _fmt(result.maximum),
+                         spreadsheet_safe("; ".join(result.flags)),
+                         spreadsheet_safe(result.reasons[0] if result.reasons else "")])
     return buffer.getvalue()
 
 
 def results_json(batch: BatchResult) -> str:
     exercise = batch.exercise
+    submissions = []
+    for result in batch.results:
+        row = result.to_json()
+        row["feedback"] = f"feedback/{feedback_name(result.submission)}.html"
+        submissions.append(row)
     data = {
         "exercise": exercise.name,
         "title": exercise.title,
         "maximum": exercise.maximum,
+        "isolation": batch.isolation,
         "questions": [{"id": q.id, "name": q.name, "title": q.title, "points": q.points,
                        "cases": len(q.cases)} for q in exercise.questions],
-        "submissions": [r.to_json() for r in batch.results],
+        "submissions": submissions,
         "summary": batch.counts(),
+        "mistakes": batch_summary(batch.results, exercise),  # per question: how many made each
         "warnings": batch.warnings,
     }
-    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    return json.dumps(data, indent=1, ensure_ascii=True) + "\n"
 
 
 def write_outputs(batch: BatchResult, out_dir: Path) -> None:
-    """grades.csv, results.json and feedback/<submission>.html."""
+    """grades.csv, results.json and feedback/<submission>.html; one page failing to
+    render never stops the others or the gradebook."""
     _write_atomic(out_dir / "grades.csv", gradebook_csv(batch))
     _write_atomic(out_dir / "results.json", results_json(batch))
-    names: set[str] = set()
     for result in batch.results:
-        name = feedback_name(result.submission)
-        while name in names:
-            name += "_"
-        names.add(name)
-        _write_atomic(out_dir / "feedback" / f"{name}.html",
-                      render_html(result, batch.exercise.title))
+        try:
+            page = render_html(result, batch.exercise.title)
+        except Exception as error:  # noqa: BLE001
+            page = f"<p>feedback could not be rendered ({type(error).__name__})</p>\n"
+        _write_atomic(out_dir / "feedback" / f"{feedback_name(result.submission)}.html", page)
 
 
 def summary(batch: BatchResult) -> str:
@@ -355,6 +468,10 @@ def summary(batch: BatchResult) -> str:
     n = len(batch.results)
     lines = [f"Graded {n} submission{'s' if n != 1 else ''} of {batch.exercise.name} in "
              f"{batch.seconds:.1f} s ({batch.seconds / max(n, 1):.2f} s per submission)."]
+    if batch.isolation:
+        isolation = batch.isolation
+        lines.append(f"  sandbox: {isolation.get('sandbox')}; memory: "
+                     f"{isolation.get('memory_limit')}")
     lines.append("  " + ", ".join(f"{count} {status}" for status, count in batch.counts().items()))
     if n:
         mean = sum(r.total for r in batch.results) / n
@@ -362,6 +479,7 @@ def summary(batch: BatchResult) -> str:
     flagged = [r.submission for r in batch.results if r.flags]
     if flagged:
         lines.append(f"  flagged (used a forbidden estimator): {', '.join(flagged)}")
+    lines += [f"  {line}" for line in summary_lines(batch.results, batch.exercise)]
     for warning in batch.warnings:
         lines.append(f"  warning: {warning}")
     if batch.out_dir is not None:

@@ -1,0 +1,59 @@
+"""nbcourse.widgets: the sliders print what the library computes for the value chosen,
+and their picture changes with it."""
+import io
+import re
+
+import pytest
+from PIL import Image
+
+from nbcourse import evaluation, widgets
+from nbcourse.naive_bayes import MultinomialNB
+
+#: The spam slider's printed line; the browser test parses it with this pattern.
+ALPHA_LINE = re.compile(
+    r"^alpha = (?P<alpha>[0-9.e+-]+) -> validation accuracy (?P<accuracy>[01]\.\d{4}), "
+    r"precision (?P<precision>[01]\.\d{4}), recall (?P<recall>[01]\.\d{4})$")
+
+
+def test_moving_the_slider_prints_what_nbcourse_computes_and_redraws(sms_split):
+    explorer = widgets.spam_alpha_slider(*sms_split, value=1.0)
+    assert "nbcourse-spam-alpha" in explorer.slider._dom_classes
+    assert "nbcourse-spam-alpha-readout" in explorer.readout._dom_classes
+    assert explorer.slider.description
+    lines, pictures = set(), set()
+    for alpha in (0.01, 0.2, 1.0, 5.0, 10.0):
+        explorer.slider.value = alpha
+        expected = widgets.format_alpha_line(alpha, evaluation.spam_validation_scores(alpha, *sms_split))
+        assert explorer.line == expected
+        match = ALPHA_LINE.match(explorer.line)
+        assert match and float(match["alpha"]) == alpha
+        model = MultinomialNB(alpha=float(match["alpha"])).fit(sms_split[0], sms_split[1])
+        scores = evaluation.binary_scores(sms_split[3], model.predict(sms_split[2]), "spam")
+        assert float(match["recall"]) == round(scores["recall"], 4)
+        lines.add(explorer.line)
+        pictures.add(explorer.image.value)
+        assert Image.open(io.BytesIO(explorer.image.value)).format == "PNG"
+    assert len(lines) == 5 and len(pictures) == 5  # numbers and picture both change
+
+
+def test_alpha_line_format_is_the_documented_one():
+    line = widgets.format_alpha_line(0.1, {"accuracy": 0.98123, "precision": 0.97006, "recall": 0.88889})
+    assert line == "alpha = 0.1 -> validation accuracy 0.9812, precision 0.9701, recall 0.8889"
+    assert ALPHA_LINE.match(line)
+
+
+def test_slider_refuses_a_value_it_does_not_offer(sms_split):
+    with pytest.raises(ValueError, match="one of the slider's alphas"):
+        widgets.spam_alpha_slider(*sms_split, value=0.3)
+
+
+
+def test_widgets_is_wiring_only():
+    """Every formula the sliders print lives elsewhere: widgets exports only builders and
+    the printed lines."""
+    assert set(widgets.__all__) == {
+        "BetaExplorer", "beta_explorer", "beta_estimates_line", "SmoothingExplorer",
+        "smoothing_explorer", "smoothing_line", "SpamAlphaExplorer", "spam_alpha_slider",
+        "format_alpha_line"}
+    assert widgets.alpha_curve is evaluation.alpha_curve
+    assert not hasattr(widgets, "smoothed_posterior") and not hasattr(widgets, "format_smoothing_line")
