@@ -287,8 +287,7 @@ def check_prior(prior, n_classes: int, name: str = "class_prior") -> np.ndarray:
 
 
 def check_matrix(X, name: str = "X", *, owner: str | None = None, allow_sparse: bool = True,
-                 non_negative: bool = False, whole_numbers: bool = False,
-                 n_features: int | None = None):
+                 non_negative: bool = False, n_features: int | None = None):
     """Return ``X`` as a 2-D float array or CSR matrix, or raise a clear error.
 
     Sparse input stays sparse: a 20 Newsgroups count matrix is 11,314 x 130,107 and
@@ -340,10 +339,6 @@ def check_matrix(X, name: str = "X", *, owner: str | None = None, allow_sparse: 
         raise ValueError(
             f"Negative values in data passed to {who} (input {name}): {name} must hold "
             f"non-negative counts or weights, found {plain(values.min())!r}")
-    if whole_numbers and values.size and not np.array_equal(values, np.round(values)):
-        example = values[values != np.round(values)][0]
-        raise ValueError(
-            f"{name} must hold whole numbers here, found {plain(example)!r}")
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(
             f"{name} has {X.shape[1]} features, but {who} is expecting {n_features} features "
