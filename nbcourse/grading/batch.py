@@ -391,16 +391,26 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def feedback_name(submission_id: str) -> str:
-    """A file name for the submission's page: readable, and distinct for distinct ids.
+    return re.sub(r"[^A-Za-z0-9._~-]+", "__", submission_id).strip("_") or "submission"
 
-    An id made only of safe characters is its own name; any other gets a short hash
-    of the full id, so `` alice`` and ``alice`` never share a page.
+
+def feedback_names(submission_ids: list[str]) -> dict[str, str]:
+    """{id: file name of its page}: readable, and distinct for distinct ids.
+
+    Ids whose readable names collide (`` alice`` and ``alice``) all get a short hash of
+    the full id, so no page depends on which of them was graded first.
     """
-    safe = re.sub(r"[^A-Za-z0-9._~-]+", "__", submission_id).strip("_.") or "submission"
-    if safe == submission_id:
-        return safe
-    digest = hashlib.sha256(submission_id.encode("utf-8", "backslashreplace")).hexdigest()[:8]
-    return f"{safe[:80]}-{digest}"
+    plain = {ident: feedback_name(ident) for ident in submission_ids}
+    counts: dict[str, int] = {}
+    for name in plain.values():
+        counts[name.lower()] = counts.get(name.lower(), 0) + 1
+    names = {}
+    for ident, name in plain.items():
+        if counts[name.lower()] > 1:
+            digest = hashlib.sha256(ident.encode("utf-8", "backslashreplace")).hexdigest()[:8]
+            name = f"{name}-{digest}"
+        names[ident] = name
+    return names
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "|", "%")
@@ -430,9 +440,10 @@ def gradebook_csv(batch: BatchResult) -> str:
 def results_json(batch: BatchResult) -> str:
     exercise = batch.exercise
     submissions = []
+    names = feedback_names([r.submission for r in batch.results])
     for result in batch.results:
         row = result.to_json()
-        row["feedback"] = f"feedback/{feedback_name(result.submission)}.html"
+        row["feedback"] = f"feedback/{names[result.submission]}.html"
         submissions.append(row)
     data = {
         "exercise": exercise.name,
@@ -453,12 +464,13 @@ def write_outputs(batch: BatchResult, out_dir: Path) -> None:
     render never stops the others or the gradebook."""
     _write_atomic(out_dir / "grades.csv", gradebook_csv(batch))
     _write_atomic(out_dir / "results.json", results_json(batch))
+    names = feedback_names([r.submission for r in batch.results])
     for result in batch.results:
         try:
             page = render_html(result, batch.exercise.title)
         except Exception as error:  # noqa: BLE001
             page = f"<p>feedback could not be rendered ({type(error).__name__})</p>\n"
-        _write_atomic(out_dir / "feedback" / f"{feedback_name(result.submission)}.html", page)
+        _write_atomic(out_dir / "feedback" / f"{names[result.submission]}.html", page)
 
 
 def summary(batch: BatchResult) -> str:
