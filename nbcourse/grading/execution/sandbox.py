@@ -313,6 +313,18 @@ def cgroup_for(config: SandboxConfig, name: str) -> str:
         return ""
 
 
+def oom_kills(path: str) -> int:
+    """How many processes of the cgroup the kernel killed for going over memory.max."""
+    try:
+        for line in Path(path, "memory.events").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def remove_cgroup(path: str) -> None:
     if not path:
         return
@@ -338,6 +350,7 @@ class WarmSandbox:
         os.chmod(self.channel, 0o700)
         prepare_channel(config, self.channel)
         self.cgroup = cgroup_for(config, self.channel.name)
+        self.out_of_memory = False
         cgroup = self.cgroup
 
         def enter_cgroup():  # runs in the child before bwrap starts: nothing escapes it
@@ -392,6 +405,8 @@ class WarmSandbox:
                 stream.close()
             except OSError:
                 pass
+        if self.cgroup and oom_kills(self.cgroup):
+            self.out_of_memory = True
         remove_cgroup(self.cgroup)
         shutil.rmtree(self.channel, ignore_errors=True)
         shutil.rmtree(_stage(self.channel), ignore_errors=True)
