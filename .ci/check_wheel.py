@@ -14,7 +14,7 @@ from that folder with the checkout nowhere on sys.path:
 3. lesson 01 runs top to bottom with nbclient and shows 0.0053 and 0.0206;
 4. ``nbcourse release --check`` finds the student versions up to date;
 5. ``nbcourse grade`` gives the solution of exercise 1 full marks and the blank student
-   version zero (in the bubblewrap sandbox when the installed grader offers ``--sandbox``).
+   version zero, each in its own bubblewrap sandbox (``--sandbox bwrap``).
 
 Exits non-zero, saying what failed, at the first thing that does not work.
 """
@@ -194,8 +194,9 @@ def check(wheel: Path, keep: bool) -> None:
             (submitted / who).mkdir(parents=True)
             shutil.copyfile(notebook, submitted / who / "01_weather.ipynb")
         help_text = run([nbcourse, "grade", "--help"], cwd=course, env=env)
-        sandbox = ["--sandbox"] if "--sandbox" in help_text else []
-        print("grading in the sandbox (--sandbox)" if sandbox else
+        # bwrap, not auto: fail here rather than quietly grade without the sandbox
+        sandbox = ["--sandbox", "bwrap"] if "--sandbox" in help_text else []
+        print("grading in the bubblewrap sandbox (--sandbox bwrap)" if sandbox else
               "this grader has no --sandbox option: grading without it")
         print(run([nbcourse, "grade", "1", submitted, "--out", work / "grades", "--jobs", "2",
                    "--timeout", "60", *sandbox], cwd=course, env=env, timeout=900).strip())

@@ -2,6 +2,8 @@
 
     nbcourse init DIR [--instructor] [--force]
     nbcourse list
+    nbcourse new NN_name
+    nbcourse validate [EXERCISE]
     nbcourse release [--check]
     nbcourse grade EXERCISE SUBMISSION... --out DIR [--jobs N] [--timeout SECONDS]
     nbcourse --version
@@ -12,8 +14,10 @@ else the ``exercises/source`` folder found from the current folder (see
 
 Exit status: 0 when the command did its job (a batch with broken submissions still
 exits 0: each one has a row and a status), 1 when ``release --check`` finds the
-student versions out of date, 2 for a usage error (unknown exercise, no submissions,
-a spec that does not load, no course folder, a non-empty folder for ``init``).
+student versions out of date or ``validate`` finds an error, 2 for a usage error
+(unknown exercise, no submissions, a spec that does not load, no course folder, a
+non-empty folder for ``init``, ``release`` refused because an exercise does not
+validate).
 """
 from __future__ import annotations
 
@@ -70,6 +74,28 @@ def build_parser() -> argparse.ArgumentParser:
         "list", help="list the exercises, their questions and points",
         description="List the exercises that can be graded, with their questions and points.")
     listing.add_argument("--source", type=Path, default=None, help=source_help)
+
+    new = commands.add_parser(
+        "new", help="start a new exercise: a source notebook, its spec and known mistakes",
+        description="Write NN_name.ipynb (a source notebook with an example question: "
+                    "solution markers, a check cell and a hidden-test cell) and "
+                    "NN_name.grading.py (its grading spec, with public and hidden cases and a "
+                    "list of known mistakes to fill in) into the source folder. Every part to "
+                    "edit is marked with a comment. Nothing is overwritten.")
+    new.add_argument("name", metavar="NN_name",
+                     help="the exercise's file name without extension, e.g. 06_laplace")
+    new.add_argument("--source", type=Path, default=None, help=source_help)
+
+    validate = commands.add_parser(
+        "validate", help="check exercises before release: specs, markers, answer names",
+        description="Check every exercise (or one): the solution markers of the source "
+                    "notebook, that every reference runs on every case, that every graded name "
+                    "is defined by the solution, that function questions have hidden cases, and "
+                    "that every known mistake loses points and is recognised. 'nbcourse "
+                    "release' runs the same checks and refuses to release on an error.")
+    validate.add_argument("exercise", metavar="EXERCISE", nargs="?", default=None,
+                          help="one exercise (default: all of them)")
+    validate.add_argument("--source", type=Path, default=None, help=source_help)
 
     release = commands.add_parser(
         "release", help="build the student versions of the exercises",
@@ -163,6 +189,35 @@ def _list(args) -> int:
     return 0
 
 
+def _new(args) -> int:
+    from .grading import scaffold
+
+    source = Path(args.source) if args.source is not None else _course_source(args)
+    for path in scaffold.new_exercise(args.name, source):
+        print(f"wrote {path}")
+    print(f"next: edit them (every '# EDIT' comment), then 'nbcourse validate {args.name}"
+          f"{' --source ' + str(args.source) if args.source else ''}' and 'nbcourse release'")
+    return 0
+
+
+def _validate(args) -> int:
+    from .grading import validate
+
+    source = Path(_course_source(args))
+    if args.exercise:
+        found = {args.exercise: validate.validate(args.exercise, source)}
+    else:
+        found = validate.validate_all(source)
+    n_errors = 0
+    for name, problems in found.items():
+        for problem in problems:
+            print(problem, file=sys.stderr if problem.level == "error" else sys.stdout)
+        n_errors += len(validate.errors(problems))
+    print(f"{len(found)} exercise{'s' if len(found) != 1 else ''} checked in {source}: "
+          f"{n_errors} error{'s' if n_errors != 1 else ''}")
+    return 1 if n_errors else 0
+
+
 def _release(args) -> int:
     from .grading import authoring, specs
 
@@ -175,7 +230,7 @@ def _release(args) -> int:
         for name in report.stale:
             print(f"no source for: {target / name}")
         if report.up_to_date:
-            print(f"{len(report.unchanged)} student notebooks in {target} are up to date")
+            print(f"{len(report.unchanged)} student files in {target} are up to date")
         return 0 if report.up_to_date else 1
     for name in report.written:
         print(f"wrote {target / name}")
@@ -208,7 +263,8 @@ def _grade_with(args, grade_batch, summary) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handlers = {"init": _init, "list": _list, "release": _release, "grade": _grade}
+    handlers = {"init": _init, "list": _list, "new": _new, "validate": _validate,
+                "release": _release, "grade": _grade}
     try:
         return handlers[args.command](args)
     except (FileNotFoundError, FileExistsError, ValueError, RuntimeError,

@@ -22,7 +22,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from nbcourse._checks import NotFittedError, check_labels, check_matrix
+from nbcourse._checks import (NotFittedError, check_labels, not_fitted, check_matrix, check_positive,
+                              check_positive_int)
+from nbcourse._estimator import ClassifierMixin
 
 __all__ = [
     "ConvergenceWarning",
@@ -83,7 +85,7 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
-class LogisticRegression:
+class LogisticRegression(ClassifierMixin):
     """Two-class L2-regularised logistic regression, fitted by Newton-CG.
 
     Parameters
@@ -94,26 +96,25 @@ class LogisticRegression:
 
     Attributes after `fit`: `classes_`, `coef_` (1, n_features), `intercept_` (1,),
     `n_iter_` (1,) Newton steps taken, `n_features_in_`.
+
+    As in scikit-learn, the parameters are stored as given and checked by `fit`, so
+    `set_params`, `clone` and grid searches work.
     """
 
-    def __init__(self, C: float = 1.0, *, max_iter: int = 100, tol: float = 1e-6):
-        if isinstance(C, bool) or not isinstance(C, numbers.Real) or not (0 < C < math.inf):
-            raise ValueError(f"C must be a positive finite number, got {C!r}")
-        if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not (0 < tol < math.inf):
-            raise ValueError(f"tol must be a positive number, got {tol!r}")
-        self.C = float(C)
-        self.max_iter = int(max_iter)
-        self.tol = float(tol)
+    _input_tags = {"sparse": True}
 
-    def __repr__(self) -> str:
-        return f"LogisticRegression(C={self.C!r}, max_iter={self.max_iter!r}, tol={self.tol!r})"
+    def __init__(self, C: float = 1.0, *, max_iter: int = 100, tol: float = 1e-6):
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
 
     # ----- fitting -------------------------------------------------------------------------
 
     def fit(self, X, y) -> "LogisticRegression":
-        X = check_matrix(X, "X")
+        C = check_positive(self.C, "C")
+        max_iter = check_positive_int(self.max_iter, "max_iter")
+        tol = check_positive(self.tol, "tol")
+        X = check_matrix(X, "X", owner="LogisticRegression")
         labels = check_labels(y, X.shape[0])
         try:
             classes, target = np.unique(labels, return_inverse=True)
@@ -124,10 +125,10 @@ class LogisticRegression:
                 f"LogisticRegression here handles exactly two classes; y has {classes.shape[0]} "
                 f"({classes.tolist()[:5]})"
             )
-        params, n_iter, converged = self._newton_cg(X, target.astype(float))
+        params, n_iter, converged = self._newton_cg(X, target.astype(float), C, max_iter, tol)
         if not converged:
             warnings.warn(
-                f"LogisticRegression did not converge in {self.max_iter} Newton steps; "
+                f"LogisticRegression did not converge in {max_iter} Newton steps; "
                 "increase max_iter or scale the features",
                 ConvergenceWarning,
                 stacklevel=2,
@@ -139,9 +140,8 @@ class LogisticRegression:
         self.n_features_in_ = X.shape[1]
         return self
 
-    def _newton_cg(self, X, t: np.ndarray):
+    def _newton_cg(self, X, t: np.ndarray, C: float, max_iter: int, tol: float):
         """Minimise the objective over params = [w, w0]; returns (params, steps, converged)."""
-        C = self.C
         n_features = X.shape[1]
 
         def split(v):
@@ -166,8 +166,8 @@ class LogisticRegression:
         value = objective(params, z)
         p = _sigmoid(z)
         g = gradient(params, p)
-        for step in range(1, self.max_iter + 1):
-            if np.abs(g).max() <= self.tol:
+        for step in range(1, max_iter + 1):
+            if np.abs(g).max() <= tol:
                 return params, step - 1, True
             curvature = C * p * (1.0 - p)
 
@@ -188,17 +188,17 @@ class LogisticRegression:
                     break
                 alpha /= 2.0
                 if alpha < 1e-10:  # no progress possible at machine precision
-                    return params, step, np.abs(g).max() <= math.sqrt(self.tol)
+                    return params, step, np.abs(g).max() <= math.sqrt(tol)
             params, z, value = candidate, z_new, new_value
             p = _sigmoid(z)
             g = gradient(params, p)
-        return params, self.max_iter, np.abs(g).max() <= self.tol
+        return params, max_iter, np.abs(g).max() <= tol
 
     # ----- prediction ----------------------------------------------------------------------
 
     def _check_fitted(self):
         if not hasattr(self, "coef_"):
-            raise NotFittedError("This LogisticRegression is not fitted yet; call fit(X, y) first")
+            raise not_fitted(self)
 
     def decision_function(self, X) -> np.ndarray:
         """Log-odds w0 + X @ w of classes_[1] against classes_[0]."""

@@ -19,6 +19,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from nbcourse._checks import _as_counts, _as_numbers, _as_scalar
+
 __all__ = [
     "SimplexMLEResult",
     "barycentric_to_cartesian",
@@ -34,78 +36,8 @@ __all__ = [
 ]
 
 
-# ---------------------------------------------------------------------------
-# Input checking shared with nbcourse.smoothing.  Numbers come in as floats
-# (numpy float64) or, with exact=True, as fractions.Fraction held in numpy
-# object arrays, so that a notebook can show 4/5 rather than 0.8.
-# ---------------------------------------------------------------------------
-
-
-def _to_fraction(value, name: str) -> Fraction:
-    """One number as an exact Fraction.
-
-    A float is read as the decimal it prints as (0.1 -> 1/10, not the binary
-    value 3602879701896397/2**55), which is what a person typing 0.1 means.
-    """
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must contain numbers, not booleans (got {value!r})")
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, numbers.Integral):
-        return Fraction(int(value))
-    if isinstance(value, numbers.Real):
-        value = float(value)
-        if math.isnan(value):
-            raise ValueError(f"{name} contains NaN")
-        if math.isinf(value):
-            raise ValueError(f"{name} contains an infinite value")
-        return Fraction(repr(value))
-    raise TypeError(f"{name} must contain numbers, got {type(value).__name__} {value!r}")
-
-
-def _as_numbers(values, name: str, *, exact: bool = False) -> np.ndarray:
-    """A finite numeric array: float64, or an object array of Fractions if exact."""
-    if exact:
-        array = np.asarray(values, dtype=object)
-        if array.size == 0:
-            return array.astype(float)
-        converted = np.frompyfunc(lambda v: _to_fraction(v, name), 1, 1)(array)
-        return np.asarray(converted, dtype=object)
-    if isinstance(values, (str, bytes)):
-        raise TypeError(f"{name} must be numeric, got the string {values!r}")
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as error:
-        raise TypeError(
-            f"{name} must be a number or a rectangular array of numbers ({error})"
-        ) from None
-    if np.isnan(array).any():
-        raise ValueError(f"{name} contains NaN")
-    if np.isinf(array).any():
-        raise ValueError(f"{name} contains an infinite value")
-    return array
-
-
-def _as_scalar(value, name: str, *, exact: bool = False):
-    """A single finite number (float, or Fraction when exact)."""
-    array = _as_numbers(value, name, exact=exact)
-    if array.ndim != 0:
-        raise ValueError(f"{name} must be a single number, got an array of shape {array.shape}")
-    return array.item() if exact else float(array)
-
-
-def _as_counts(counts, name: str = "counts", *, exact: bool = False) -> np.ndarray:
-    """Non-negative counts; the last axis runs over the K outcomes."""
-    array = _as_numbers(counts, name, exact=exact)
-    if array.ndim == 0:
-        raise ValueError(
-            f"{name} must be an array with one count per outcome, got the single number {array.item()!r}"
-        )
-    if array.size == 0 or array.shape[-1] == 0:
-        raise ValueError(f"{name} is empty: expected at least one outcome")
-    if np.any(array < 0):
-        raise ValueError(f"{name} must be non-negative, got {np.asarray(array).tolist()}")
-    return array
+# Input checks (_as_numbers, _as_scalar, _as_counts) live in nbcourse._checks
+# with every other check of the library.
 
 
 def _output(array: np.ndarray, exact: bool):

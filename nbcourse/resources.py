@@ -31,7 +31,7 @@ PACKAGE_FOLDER = "_course"
 #: ``notebooks/07_*.ipynb`` or exercise ``exercises/07_*`` ships without touching this list.
 COURSE_FILES = (
     ("notebooks", ("[0-9][0-9]_*.ipynb",), False),
-    ("exercises", ("[0-9][0-9]_*.ipynb", "README.md"), False),
+    ("exercises", ("[0-9][0-9]_*.ipynb", "[0-9][0-9]_*.checks.json", "README.md"), False),
     ("exercises/source", ("[0-9][0-9]_*.ipynb", "[0-9][0-9]_*.grading.py"), False),
     ("data", ("*",), True),
     (".", ("LICENSE", "LICENSE-content.md"), False),

@@ -29,8 +29,9 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import betaln
 
-# Input checks live with the lower-level maximum-likelihood module.
-from nbcourse.mle import _as_counts, _as_numbers, _as_scalar, _output
+from nbcourse._checks import _as_counts, _as_numbers, _as_scalar
+from nbcourse._numerics import log
+from nbcourse.mle import _output
 
 __all__ = [
     "BetaSummary",
@@ -42,6 +43,7 @@ __all__ = [
     "beta_summary",
     "laplace",
     "lidstone",
+    "lidstone_log",
     "m_estimate",
     "mle_bernoulli",
 ]
@@ -218,6 +220,21 @@ def beta_summary(a, b, heads, tails, *, exact: bool = False) -> BetaSummary:
 # ---------------------------------------------------------------------------
 
 
+def _pseudo_counted(counts, beta, totals=None, n_outcomes=None):
+    """Numerators n_k + beta and denominators N + K beta of the Lidstone estimate.
+
+    Without ``totals`` the last axis of ``counts`` holds the K outcomes of one
+    distribution, and the denominator is sum_k (n_k + beta_k). With ``totals``, every
+    entry of ``counts`` is one outcome of its own ``n_outcomes``-way distribution with
+    ``totals`` observations (BernoulliNB: a word is present or absent, K = 2, among the
+    documents of a class), and the denominator is totals + K beta.
+    """
+    smoothed = counts + beta
+    if totals is None:
+        return smoothed, smoothed.sum(axis=-1, keepdims=True)
+    return smoothed, totals + n_outcomes * beta
+
+
 def lidstone(counts, beta=1.0, *, exact: bool = False):
     """(n_k + beta) / (N + K beta): add `beta` pseudo-counts to every outcome.
 
@@ -230,11 +247,24 @@ def lidstone(counts, beta=1.0, *, exact: bool = False):
     pseudo = _as_scalar(beta, "beta", exact=exact)
     if pseudo < 0:
         raise ValueError(f"beta (pseudo-count) must be >= 0, got {pseudo}")
-    smoothed = n + pseudo
-    totals = smoothed.sum(axis=-1, keepdims=True)
+    smoothed, totals = _pseudo_counted(n, pseudo)
     if np.any(totals == 0):
         raise ValueError("all counts are zero and beta = 0: the estimate is 0/0; use beta > 0")
     return _output(smoothed / totals, exact)
+
+
+def lidstone_log(counts, beta, *, totals=None, n_outcomes=None) -> np.ndarray:
+    """log of `lidstone`'s estimate, for the estimators (their inputs are already checked).
+
+    ``beta`` may hold one pseudo-count per outcome (scikit-learn's per-feature alpha).
+    A zero count with beta = 0 gives log 0 = -inf on purpose, and 0/0 gives NaN only
+    for a class with no data and no smoothing, which the estimators never predict from.
+    With ``totals`` and ``n_outcomes`` every count is one outcome of its own K-way
+    distribution (see `_pseudo_counted`); BernoulliNB uses K = 2.
+    """
+    smoothed, denominator = _pseudo_counted(counts, beta, totals, n_outcomes)
+    with np.errstate(invalid="ignore"):
+        return log(smoothed) - log(denominator)
 
 
 def laplace(counts, *, exact: bool = False):

@@ -53,7 +53,11 @@ def test_hidden_test_cells_disappear_and_mixed_cells_keep_their_public_part():
     ("### BEGIN SOLUTION\nx = 1", "never closed"),
     ("x = 1\n### END SOLUTION", "without its BEGIN"),
     ("### BEGIN SOLUTION\n### BEGIN HIDDEN TESTS\n### END HIDDEN TESTS\n### END SOLUTION", "inside an open"),
-    ("### BEGIN SOLUTIONS\nx = 1\n### END SOLUTION", "unrecognised marker"),
+    ("### BEGIN SOLUTIONS\nx = 1\n### END SOLUTION", "looks like a marker"),
+    # near misses that would otherwise ship the solution (issue 18)
+    ("## BEGIN SOLUTION\nx = 1\n## END SOLUTION", "'## BEGIN SOLUTION' looks like a marker"),
+    ("### begin solution\nx = 1\n### end solution", "looks like a marker"),
+    ("#BEGIN HIDDEN TEST\nassert x\n#END HIDDEN TEST", "looks like a marker"),
 ])
 def test_broken_markers_are_reported_with_cell_and_line(text, problem):
     with pytest.raises(authoring.MarkerError, match=problem) as error:
@@ -63,7 +67,8 @@ def test_broken_markers_are_reported_with_cell_and_line(text, problem):
 
 def test_the_committed_student_versions_are_exactly_a_fresh_release():
     built = authoring.build(SOURCE)
-    assert sorted(built) == sorted(p.name for p in RELEASE.glob("*.ipynb"))
+    assert sorted(built) == sorted(p.name for pattern in ("*.ipynb", "*.checks.json")
+                                   for p in RELEASE.glob(pattern))
     for name, text in built.items():
         assert (RELEASE / name).read_bytes() == text.encode("utf-8"), \
             f"exercises/{name} is out of date: run `nbcourse release`"
@@ -73,9 +78,10 @@ def test_building_twice_gives_the_same_bytes():
     assert authoring.build(SOURCE) == authoring.build(SOURCE)
 
 
-def test_there_are_five_exercises_with_at_least_three_graded_questions():
-    names = specs.available(SOURCE)
-    assert names == ["01_weather", "02_smoothing", "03_mle", "04_linearity", "05_spam"]
+def test_every_exercise_has_a_spec_a_source_and_at_least_three_graded_questions():
+    names = specs.available(SOURCE)  # discovered, so an added exercise is checked too
+    assert {"01_weather", "02_smoothing", "03_mle", "04_linearity", "05_spam"} <= set(names)
+    assert sorted(p.stem for p in SOURCE.glob("*.ipynb")) == names
     for name in names:
         exercise = specs.load(name, SOURCE)
         assert len(exercise.questions) >= 3 and all(q.points > 0 for q in exercise.questions)
@@ -111,3 +117,33 @@ def test_release_check_and_write(tmp_path, capsys):
 def test_release_refuses_to_overwrite_the_sources():
     with pytest.raises(ValueError, match="must differ"):
         authoring.release(SOURCE, SOURCE)
+
+
+@pytest.mark.parametrize("name", specs.available(SOURCE))
+def test_the_checks_file_ships_public_cases_only(name):
+    """check() needs the public cases; nothing hidden and no solution reaches students."""
+    import json
+    exercise = specs.load(name, SOURCE)
+    text = (RELEASE / f"{name}.checks.json").read_text(encoding="utf-8")
+    shipped = json.loads(text)
+    for question, data in zip(exercise.questions, shipped["questions"]):
+        public = [case.name for case in question.cases if not case.hidden]
+        assert [case["name"] for case in data["cases"]] == public
+        for case in question.cases:
+            if case.hidden and case.name not in public:
+                assert json.dumps(case.name) not in text, f"{name} {question.id} {case.name}"
+    for line in authoring.hidden_text(SOURCE)[f"{name}.ipynb"].solution:
+        if not TRIVIAL.match(line.strip()) and len(line.strip()) > 12:
+            assert line.strip() not in text
+
+
+def test_a_near_miss_marker_is_refused_at_release_naming_file_cell_and_line(tmp_path, capsys):
+    main(["new", "06_laplace", "--source", str(tmp_path)])
+    path = tmp_path / "06_laplace.ipynb"
+    path.write_text(path.read_text().replace("### BEGIN SOLUTION", "## BEGIN SOLUTION")
+                    .replace("### END SOLUTION", "## END SOLUTION"))
+    capsys.readouterr()
+    assert main(["release", "--source", str(tmp_path), "--release-dir", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}, cell 4, line 2" in err and "'## BEGIN SOLUTION' looks like a marker" in err
+    assert not (tmp_path / "out").exists()

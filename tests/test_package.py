@@ -74,12 +74,14 @@ def test_the_wheel_carries_exactly_the_checkouts_course_files(built):
                      if archive.read(shipped[r]) != path.read_bytes()]
     assert not different, f"the wheel's copy differs from the checkout: {different}"
     # every lesson, every student exercise, every exercise source and spec, all the data
-    for pattern in ("notebooks/*.ipynb", "exercises/*.ipynb", "exercises/source/*.ipynb",
-                    "exercises/source/*.grading.py", "data/*.*"):
-        numbered = [p for p in REPO.glob(pattern) if p.name[:2].isdigit() or pattern[:4] == "data"]
-        assert numbered, pattern
-        for path in numbered:
+    for pattern in ("notebooks/[0-9]*.ipynb", "exercises/[0-9]*.ipynb",
+                    "exercises/source/[0-9]*.ipynb", "exercises/source/*.grading.py",
+                    "data/**/[!.]*"):
+        files = [p for p in REPO.glob(pattern) if p.is_file()]
+        assert files, pattern
+        for path in files:
             assert path.relative_to(REPO).as_posix() in shipped, path
+    assert {"data/sms_spam/SMSSpamCollection", "data/spambase/spambase.data"} <= set(shipped)
 
 
 def test_the_wheel_has_no_data_files_and_no_maintainer_tools(built):

@@ -9,7 +9,8 @@ import pandas as pd
 
 from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
-from nbcourse.grading.specs import Case, Exercise, Question
+from nbcourse.grading.judges import SameKeys, Within
+from nbcourse.grading.specs import Case, Exercise, Mistake, Question
 
 WEATHER = load_weather()
 PICNIC = load_picnic()
@@ -51,17 +52,104 @@ def ref_p_no():
     return model.predict_proba(pd.DataFrame([LESSON_DAY]), exact=True).iloc[0]["no"]
 
 
+# ----------------------------------------------------------------- known mistakes
+# Each computes what a student who made the mistake would return, from the same inputs.
+def _in_class(table, target, label):
+    return table[table[target] == label]
+
+
+def _counted_likelihood(table, feature, value, target, label):
+    rows = _in_class(table, target, label)
+    return Fraction(int((rows[feature] == value).sum()), len(rows))
+
+
+def likelihood_over_the_whole_table(table, feature, value, target, label):
+    rows = _in_class(table, target, label)
+    return Fraction(int((rows[feature] == value).sum()), len(table))
+
+
+def likelihood_reversed(table, feature, value, target, label):
+    with_value = table[table[feature] == value]
+    return Fraction(int((with_value[target] == label).sum()), max(len(with_value), 1))
+
+
+def _scores(table, query, target, prior):
+    scores = {}
+    for label in table[target].unique():
+        score = prior(len(_in_class(table, target, label)), len(table))
+        for feature, value in query.items():
+            score *= _counted_likelihood(table, feature, value, target, label)
+        scores[label] = score
+    return scores
+
+
+def _share(n, total):
+    return Fraction(n, total)
+
+
+def joint_without_prior(table, query, target):
+    return _scores(table, query, target, lambda n, total: Fraction(1))
+
+
+def joint_with_count_prior(table, query, target):
+    return _scores(table, query, target, lambda n, total: Fraction(n))
+
+
+def joint_normalised(table, query, target):
+    scores = _scores(table, query, target, _share)
+    return {label: s / sum(scores.values()) for label, s in scores.items()}
+
+
+def predict_without_prior(table, query, target):
+    scores = joint_without_prior(table, query, target)
+    return max(scores, key=scores.get)
+
+
+def predict_majority(table, query, target):
+    return str(table[target].value_counts().idxmax())
+
+
+def predict_smallest(table, query, target):
+    scores = _scores(table, query, target, _share)
+    return min(scores, key=scores.get)
+
+
+def _lesson_posterior(label, prior=_share, normalise=True):
+    scores = _scores(WEATHER, LESSON_DAY, "play", prior)
+    return scores[label] / sum(scores.values()) if normalise else scores[label]
+
+
+WHOLE_TABLE = ("Your value is what you get by dividing by the number of rows of the whole "
+               "table. A likelihood P(x | y) counts only the rows of class y, below the bar "
+               "too: see lesson 01, §4 (likelihood tables).")
+NO_PRIOR = ("The class prior P(y) is missing: your scores are the product of the likelihoods "
+            "alone. Naive Bayes multiplies them by P(y) first: see lesson 01, §5.")
+
+
 EXERCISE = Exercise(
     title="Exercise 1: the weather example by hand",
     questions=[
         Question(
             "q1", "likelihood", points=2, title="a likelihood P(feature = value | class) by counting",
             reference=ref_likelihood, forbidden=("CategoricalNB",),
-            hint="only the rows of the class count, both above and below the fraction bar",
+            hint="count only the rows of the class, both above and below the fraction bar",
+            mistakes=[
+                Mistake("divided by the whole table", likelihood_over_the_whole_table,
+                        WHOLE_TABLE),
+                Mistake("P(class | value) instead of P(value | class)", likelihood_reversed,
+                        "Your value is the share of the rows with this value that belong to "
+                        "the class, P(y | x). The likelihood is the other way round, P(x | y): "
+                        "among the rows of the class, the share with this value. See lesson "
+                        "01, §4."),
+            ],
             cases=[
                 Case("P(outlook = sunny | play = yes) in the lesson's table",
                      (WEATHER, "outlook", "sunny", "play", "yes"), hidden=False),
-                Case("a likelihood that is zero", (WEATHER, "outlook", "overcast", "play", "no")),
+                Case("a value never seen with the class: P(outlook = overcast | play = no)",
+                     (WEATHER, "outlook", "overcast", "play", "no"), hidden=False,
+                     hint="no matching row means a likelihood of exactly 0"),
+                Case("a likelihood that is zero in a smaller table",
+                     (SHUFFLED, "outlook", "overcast", "play", "no")),
                 Case("another feature and the other class", (WEATHER, "windy", "true", "play", "no")),
                 Case("a shuffled table with fewer rows", (SHUFFLED, "humidity", "normal", "play", "yes")),
                 Case("a table with other column names", (PICNIC, "sky", "sunny", "enjoy", "yes")),
@@ -72,7 +160,22 @@ EXERCISE = Exercise(
             reference=ref_joint_scores, forbidden=("CategoricalNB",),
             hint="start from the prior of each class and multiply one likelihood per feature "
                  "of the query",
+            mistakes=[
+                Mistake("the class prior left out", joint_without_prior, NO_PRIOR),
+                Mistake("the class count as the prior", joint_with_count_prior,
+                        "Your scores use the number of rows of each class as its prior. The "
+                        "prior P(y) is a share: that number over the number of rows. See "
+                        "lesson 01, §5."),
+                Mistake("the posterior instead of the joint score", joint_normalised,
+                        "Your scores add up to 1: you divided by their sum, which gives the "
+                        "posterior P(y | x). This question asks for the joint scores P(y) "
+                        "times the likelihoods, before that division. See lesson 01, §5."),
+            ],
             cases=[
+                Case("one score per label of the target column", (WEATHER, LESSON_DAY, "play"),
+                     hidden=False, judge=SameKeys(
+                         "expected a dict with one score per label of the target column, "
+                         "e.g. {'yes': ..., 'no': ...}")),
                 Case("the lesson's day (sunny, cool, high, true)", (WEATHER, LESSON_DAY, "play"),
                      hidden=False),
                 Case("a query with two features", (WEATHER, {"outlook": "rainy", "windy": "false"}, "play")),
@@ -85,10 +188,23 @@ EXERCISE = Exercise(
         Question(
             "q3", "predict", points=2, title="the predicted class for a query",
             reference=ref_predict, forbidden=("CategoricalNB",),
-            hint="the prediction is the label whose joint score is largest",
+            hint="the prediction is the label whose joint score (prior included) is largest",
+            mistakes=[
+                Mistake("the class prior left out", predict_without_prior, NO_PRIOR),
+                Mistake("always the most common label", predict_majority,
+                        "Your answer is the most common label whatever the query: the "
+                        "likelihoods of the query's values must weigh in too. See lesson 01, "
+                        "§5."),
+                Mistake("the smallest score", predict_smallest,
+                        "You return the label with the smallest joint score; the prediction is "
+                        "the one with the largest. See lesson 01, §5."),
+            ],
             cases=[
                 Case("the lesson's day", (WEATHER, LESSON_DAY, "play"), hidden=False),
-                Case("an overcast day", (WEATHER, {"outlook": "overcast", "windy": "true"}, "play")),
+                Case("an overcast, windy day",
+                     (WEATHER, {"outlook": "overcast", "windy": "true"}, "play"), hidden=False),
+                Case("a rainy day, where the class prior matters",
+                     (WEATHER, {"outlook": "rainy"}, "play"), hidden=False),
                 Case("a day where 'yes' wins on the likelihoods",
                      (WEATHER, {"temperature": "cool", "humidity": "normal"}, "play")),
                 # The likelihoods alone favour the rarer class; the prior tips the balance
@@ -105,6 +221,24 @@ EXERCISE = Exercise(
         Question(
             "q4", "p_no", points=1, kind="value", title="the posterior P(play = no | the lesson's day)",
             reference=ref_p_no, forbidden=("CategoricalNB",),
-            hint="a posterior is a joint score divided by the sum of the joint scores"),
+            hint="a posterior is a joint score divided by the sum of the joint scores",
+            mistakes=[
+                Mistake("P(yes | day) instead of P(no | day)",
+                        lambda: _lesson_posterior("yes"),
+                        "Your value is the posterior of 'yes'. The question asks for 'no': "
+                        "divide the score of 'no' by the sum of both scores."),
+                Mistake("the joint score, not divided by the sum",
+                        lambda: _lesson_posterior("no", normalise=False),
+                        "Your value is the joint score of 'no'. A posterior divides it by the "
+                        "sum of the joint scores of all labels: see lesson 01, §5."),
+                Mistake("the class prior left out",
+                        lambda: _lesson_posterior("no", prior=lambda n, total: Fraction(1)),
+                        NO_PRIOR),
+            ],
+            cases=[
+                Case("a probability between 0 and 1", hidden=False,
+                     judge=Within(0, 1, "p_no should be a number between 0 and 1")),
+                Case("the lesson's posterior", hidden=False),
+            ]),
     ],
 )

@@ -9,7 +9,8 @@ import pandas as pd
 
 from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
-from nbcourse.grading.specs import Case, Exercise, Question
+from nbcourse.grading.judges import Within
+from nbcourse.grading.specs import Case, Exercise, Mistake, Question
 from nbcourse.smoothing import beta_mean, beta_mode, beta_posterior
 
 WEATHER = load_weather()
@@ -25,6 +26,7 @@ FRUIT = pd.DataFrame({
 
 COIN_CASES = [  # (a, b, heads, tails); every posterior has a single mode
     Case("three heads in three tosses, flat prior Beta(1, 1)", (1, 1, 3, 0), hidden=False),
+    Case("two heads, two tails, prior Beta(2, 2)", (2, 2, 2, 2), hidden=False),
     Case("a prior worth four tosses and a fair coin's data", (2, 2, 7, 3)),
     Case("a strong prior and little data", (20, 5, 1, 2)),
     Case("a prior that believes in tails", (1, 4, 6, 0)),
@@ -55,15 +57,72 @@ def ref_smoothed_p_no():
     return model.predict_proba(pd.DataFrame([LESSON_DAY]), exact=True).iloc[0]["no"]
 
 
-def pair_of_numbers(actual, expected, case):
-    """(1, 1) as a tuple, a list or an array; the values must match exactly."""
-    if not isinstance(actual, list) or len(actual) != 2:
-        return "expected two numbers (a, b)"
-    if any(isinstance(x, bool) or not isinstance(x, (int, float, Fraction)) for x in actual):
-        return "expected two numbers (a, b)"
-    return None if [float(x) for x in actual] == [float(x) for x in expected] else \
-        "this prior does not turn the posterior mean into add-one smoothing"
+# ----------------------------------------------------------------- known mistakes
+def parameters_swapped(a, b, heads, tails):
+    return [a + tails, b + heads]
 
+
+def parameters_total_in_b(a, b, heads, tails):
+    return [a + heads, b + heads + tails]
+
+
+def map_is_the_mean(a, b, heads, tails):
+    return Fraction(a + heads, a + b + heads + tails)
+
+
+def map_without_the_prior(a, b, heads, tails):
+    return Fraction(heads, heads + tails)
+
+
+def map_minus_one_below(a, b, heads, tails):
+    return Fraction(a + heads - 1) / (a + b + heads + tails - 1)
+
+
+def mean_is_the_map(a, b, heads, tails):
+    return Fraction(a + heads - 1) / (a + b + heads + tails - 2)
+
+
+def mean_always_laplace(a, b, heads, tails):
+    return Fraction(heads + 1, heads + tails + 2)
+
+
+def mean_of_the_prior(a, b, heads, tails):
+    return Fraction(a) / (a + b)
+
+
+def _in_class(table, target, label):
+    return table[table[target] == label]
+
+
+def smoothed_k_within_the_class(table, feature, value, target, label, alpha):
+    rows = _in_class(table, target, label)
+    return (int((rows[feature] == value).sum()) + alpha) / (len(rows) + alpha * rows[feature].nunique())
+
+
+def smoothed_alpha_once_below(table, feature, value, target, label, alpha):
+    rows = _in_class(table, target, label)
+    return (int((rows[feature] == value).sum()) + alpha) / (len(rows) + alpha)
+
+
+def smoothed_k_is_the_classes(table, feature, value, target, label, alpha):
+    rows = _in_class(table, target, label)
+    return (int((rows[feature] == value).sum()) + alpha) / (len(rows) + alpha * table[target].nunique())
+
+
+def _smoothed_p_no(prior):
+    scores = {}
+    for label in ("no", "yes"):
+        rows = _in_class(WEATHER, "play", label)
+        score = prior(len(rows), len(WEATHER))
+        for feature, value in LESSON_DAY.items():
+            score *= Fraction(int((rows[feature] == value).sum()) + 1,
+                              len(rows) + WEATHER[feature].nunique())
+        scores[label] = score
+    return scores["no"] / sum(scores.values())
+
+
+FROM_Q1 = ("If your function uses your posterior_parameters from question 1, check that one "
+           "first: a wrong posterior makes every estimate built on it wrong.")
 
 SMOOTHING = ("beta_posterior", "beta_mode", "beta_mean", "beta_summary", "laplace",
              "lidstone", "m_estimate")
@@ -73,21 +132,82 @@ EXERCISE = Exercise(
     questions=[
         Question("q1", "posterior_parameters", points=1, title="the Beta posterior's parameters",
                  reference=ref_posterior_parameters, cases=COIN_CASES, forbidden=SMOOTHING,
-                 hint="the prior's a and b act as heads and tails seen before the data"),
+                 hint="the prior's a and b act as heads and tails seen before the data: add the "
+                      "observed heads to a and the observed tails to b",
+                 mistakes=[
+                     Mistake("heads and tails swapped", parameters_swapped,
+                             "You added the tails to a and the heads to b. In Beta(a, b), a "
+                             "counts heads and b counts tails, before and after the data: see "
+                             "lesson 02, §3."),
+                     Mistake("every toss added to b", parameters_total_in_b,
+                             "You added all the tosses to b. Only the tails go to b; the heads "
+                             "go to a: see lesson 02, §3."),
+                 ]),
         Question("q2", "map_estimate", points=2, title="the MAP estimate (posterior mode)",
                  reference=ref_map, cases=COIN_CASES, forbidden=SMOOTHING,
-                 hint="the MAP is where the posterior density peaks, not its average"),
+                 hint="the MAP is where the posterior density peaks: the mode (a - 1) / "
+                      "(a + b - 2) of the posterior Beta(a + heads, b + tails). " + FROM_Q1,
+                 mistakes=[
+                     Mistake("the mean instead of the mode", map_is_the_mean,
+                             "Your value is the posterior mean a / (a + b). The MAP is the "
+                             "posterior's mode, (a - 1) / (a + b - 2): see lesson 02, §4."),
+                     Mistake("the prior left out", map_without_the_prior,
+                             "Your value is heads / tosses, the maximum-likelihood estimate: "
+                             "the prior's pseudo-counts are missing. See lesson 02, §4."),
+                     Mistake("1 subtracted instead of 2 below", map_minus_one_below,
+                             "Below the bar of the mode, subtract 2 (one for each parameter), "
+                             "not 1: (a - 1) / (a + b - 2). See lesson 02, §4."),
+                 ]),
         Question("q3", "posterior_mean", points=2, title="the posterior mean",
                  reference=ref_mean, cases=COIN_CASES, forbidden=SMOOTHING,
-                 hint="the mean of Beta(a, b) is a / (a + b); apply it to the posterior"),
+                 hint="take the mean of the posterior Beta(a + heads, b + tails), not of the "
+                      "prior. " + FROM_Q1,
+                 mistakes=[
+                     Mistake("the mode instead of the mean", mean_is_the_map,
+                             "Your value is the posterior's mode (the MAP). The mean of "
+                             "Beta(a, b) is a / (a + b): see lesson 02, §4."),
+                     Mistake("always Laplace's rule", mean_always_laplace,
+                             "Your value is (heads + 1) / (tosses + 2) whatever the prior: that "
+                             "is the posterior mean only for the flat prior Beta(1, 1). Use the "
+                             "prior's a and b: see lesson 02, §7."),
+                     Mistake("the prior's mean, without the data", mean_of_the_prior,
+                             "Your value is the mean of the prior Beta(a, b), before any toss. "
+                             "Take the mean of the posterior Beta(a + heads, b + tails): see "
+                             "lesson 02, §3 and §4."),
+                 ]),
         Question("q4", "laplace_prior", points=1, kind="value",
                  title="the prior behind Laplace's add-one rule",
-                 reference=lambda: [1, 1], judge=pair_of_numbers,
-                 hint="which (a, b) turns the posterior mean into (n + 1) / (N + 2)?"),
+                 reference=lambda: [1, 1],
+                 hint="it is the posterior *mean* (a + heads) / (a + b + N), not the MAP, that "
+                      "must equal (heads + 1) / (N + 2), for every number of heads and tails",
+                 mistakes=[
+                     Mistake("Beta(2, 2), whose MAP is add-one", lambda: [2, 2],
+                             "With Beta(2, 2) it is the MAP (the mode) that equals (n + 1) / "
+                             "(N + 2). Laplace's rule is the posterior mean: see lesson 02, §7."),
+                     Mistake("Beta(0, 0)", lambda: [0, 0],
+                             "Beta(0, 0) adds no pseudo-count at all: its posterior mean is the "
+                             "plain share n / N. See lesson 02, §7."),
+                 ],
+                 cases=[Case("the prior whose posterior mean is Laplace's rule", hidden=False)]),
         Question("q5", "smoothed_likelihood", points=2,
                  title="a smoothed likelihood from a table", reference=ref_smoothed_likelihood,
                  forbidden=("CategoricalNB",) + SMOOTHING,
-                 hint="alpha is added once for every value the feature can take",
+                 hint="(count + alpha) / (class size + alpha * K), where K is the number of "
+                      "values the feature takes in the whole table, not within one class",
+                 mistakes=[
+                     Mistake("K counted within the class", smoothed_k_within_the_class,
+                             "You counted the feature's values within the class. K is the "
+                             "number of values the feature takes in the whole table: a value "
+                             "the class never shows still gets its pseudo-count. See lesson 02, "
+                             "§8 and §10."),
+                     Mistake("alpha added once below the bar", smoothed_alpha_once_below,
+                             "Below the bar, alpha is added once for every value the feature "
+                             "can take (alpha * K), so that the smoothed likelihoods still add "
+                             "up to 1. See lesson 02, §8."),
+                     Mistake("K is the number of classes", smoothed_k_is_the_classes,
+                             "You multiplied alpha by the number of classes. K is the number of "
+                             "values of the feature: see lesson 02, §8."),
+                 ],
                  cases=[
                      Case("P(outlook = overcast | play = no) with alpha = 1",
                           (WEATHER, "outlook", "overcast", "play", "no", 1), hidden=False),
@@ -103,7 +223,23 @@ EXERCISE = Exercise(
         Question("q6", "smoothed_p_no", points=1, kind="value",
                  title="the smoothed posterior P(play = no | the lesson's day)",
                  reference=ref_smoothed_p_no, forbidden=("CategoricalNB",) + SMOOTHING,
-                 hint="smooth every likelihood with alpha = 1; the class prior stays a plain "
-                      "count ratio"),
+                 hint="smooth each likelihood as (count + 1) / (class size + number of values "
+                      "of that feature in the whole table); the prior P(play) stays the plain "
+                      "share of rows; then divide the score of 'no' by the sum of both scores",
+                 mistakes=[
+                     Mistake("the prior smoothed too",
+                             lambda: _smoothed_p_no(lambda n, total: Fraction(n + 1, total + 2)),
+                             "You smoothed the class prior as well. Only the likelihoods are "
+                             "smoothed here; the prior P(play) stays the plain share of rows. "
+                             "See lesson 02, §10."),
+                     Mistake("the class prior left out",
+                             lambda: _smoothed_p_no(lambda n, total: Fraction(1)),
+                             "The class prior P(play) is missing from your scores: multiply "
+                             "the smoothed likelihoods by it. See lesson 01, §5."),
+                 ],
+                 cases=[Case("a probability between 0 and 1", hidden=False,
+                             judge=Within(0, 1, "expected a probability between 0 and 1")),
+                        Case("the lesson's day at alpha = 1, as on lesson 02's curve",
+                             hidden=False)]),
     ],
 )

@@ -4,10 +4,11 @@ Expected values come from nbcourse.mle (log-likelihood, closed form, class prior
 computed in the grader's process.
 """
 import numpy as np
+from scipy.optimize import minimize
 
 from nbcourse.datasets import load_picnic, load_weather
-from nbcourse.grading.specs import Case, Exercise, Question
-from nbcourse.grading.values import Tolerance, compare
+from nbcourse.grading.specs import Case, Exercise, Mistake, Question
+from nbcourse.grading.values import Tolerance
 from nbcourse.mle import categorical_log_likelihood, class_prior_mle, multinomial_mle
 
 WEATHER = load_weather()
@@ -27,10 +28,88 @@ def ref_word_probabilities(X, y):
     return {label: multinomial_mle(X[y == label].sum(axis=0)).tolist() for label in np.unique(y)}
 
 
-def close_to_closed_form(actual, expected, case):
-    """A numeric optimiser is right when it lands within 1e-4 of the closed form."""
-    return compare(actual, expected, Tolerance(rel=0.0, abs_=1e-4))
+# ----------------------------------------------------------------- known mistakes
+def log_likelihood_without_skipping(counts, theta):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.sum(np.asarray(counts) * np.log(np.asarray(theta, dtype=float))))
 
+
+def log_likelihood_ignoring_impossible(counts, theta):
+    counts, theta = np.asarray(counts, dtype=float), np.asarray(theta, dtype=float)
+    keep = (counts > 0) & (theta > 0)
+    return float(np.sum(counts[keep] * np.log(theta[keep])))
+
+
+def log_likelihood_unweighted(counts, theta):
+    counts, theta = np.asarray(counts), np.asarray(theta, dtype=float)
+    with np.errstate(divide="ignore"):
+        return float(np.sum(np.log(theta[counts > 0])))
+
+
+def mle_with_laplace(counts):
+    counts = np.asarray(counts, dtype=float)
+    return ((counts + 1) / (counts.sum() + len(counts))).tolist()
+
+
+def mle_over_the_largest(counts):
+    counts = np.asarray(counts, dtype=float)
+    return (counts / counts.max()).tolist()
+
+
+def numeric_without_constraint(counts):
+    counts = np.asarray(counts, dtype=float)
+    result = minimize(lambda t: -np.sum(counts * np.log(t)), np.full(len(counts), 0.5),
+                      bounds=[(1e-9, 1.0)] * len(counts))
+    return result.x.tolist()
+
+
+def numeric_returns_the_scores(counts):
+    counts = np.asarray(counts, dtype=float)
+    result = minimize(lambda z: -np.sum(counts * (z - np.logaddexp.reduce(z))),
+                      np.zeros(len(counts)))
+    return result.x.tolist()
+
+
+def priors_as_counts(labels):
+    return {label: labels.count(label) for label in set(labels)}
+
+
+def priors_over_distinct_labels(labels):
+    return {label: labels.count(label) / len(set(labels)) for label in set(labels)}
+
+
+def priors_yes_no(labels):
+    return {label: labels.count(label) / len(labels) for label in ("yes", "no")}
+
+
+def words_over_everything(X, y):
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    return {label: (X[y == label].sum(axis=0) / X.sum()).tolist() for label in np.unique(y)}
+
+
+def words_average_of_documents(X, y):
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    rows = X / X.sum(axis=1, keepdims=True)
+    return {label: rows[y == label].mean(axis=0).tolist() for label in np.unique(y)}
+
+
+def words_document_frequency(X, y):
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    return {label: (X[y == label] > 0).mean(axis=0).tolist() for label in np.unique(y)}
+
+
+def words_with_laplace(X, y):
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    result = {}
+    for label in np.unique(y):
+        counts = X[y == label].sum(axis=0) + 1
+        result[label] = (counts / counts.sum()).tolist()
+    return result
+
+
+LAPLACE = ("Your estimate adds one pseudo-count to every outcome: that is Laplace smoothing "
+           "(lesson 02), a posterior mean. The maximum-likelihood estimate uses the counts "
+           "alone: see lesson 03, §4.")
 
 LIKELIHOODS = ("categorical_log_likelihood", "gaussian_log_likelihood")
 CLOSED_FORMS = ("multinomial_mle", "class_prior_mle", "lagrange_multiplier", "lidstone",
@@ -44,19 +123,41 @@ EXERCISE = Exercise(
                  forbidden=LIKELIHOODS,
                  hint="sum count * log(probability) over the outcomes; an outcome that was "
                       "never observed contributes nothing, whatever its probability",
+                 mistakes=[
+                     Mistake("0 * log 0 not skipped", log_likelihood_without_skipping,
+                             "An outcome never observed has count 0, and 0 * log 0 counts as "
+                             "0: skip it, or numpy turns it into NaN. See lesson 03, §2."),
+                     Mistake("impossible data treated as merely unlikely",
+                             log_likelihood_ignoring_impossible,
+                             "You skipped an outcome that was observed but has probability 0. "
+                             "Data the model calls impossible have likelihood 0, so the "
+                             "log-likelihood is -inf. See lesson 03, §2."),
+                     Mistake("counts not used as weights", log_likelihood_unweighted,
+                             "Each outcome's log-probability counts once per observation: "
+                             "multiply it by its count. See lesson 03, §2."),
+                 ],
                  cases=[
                      Case("outlook counts of the 'yes' days at their own frequencies",
                           ([2, 4, 3], [2 / 9, 4 / 9, 3 / 9]), hidden=False),
+                     Case("an outcome never observed adds nothing, even with probability 0",
+                          ([5, 0, 5], [0.5, 0.0, 0.5]), hidden=False),
                      Case("a uniform guess", ([2, 4, 3], [1 / 3, 1 / 3, 1 / 3])),
                      Case("an outcome never observed and given probability zero",
-                          ([5, 0, 5], [0.5, 0.0, 0.5])),
+                          ([0, 4, 2], [0.0, 0.25, 0.75])),
                      Case("an observed outcome given probability zero", ([1, 3], [0.0, 1.0])),
                      Case("many observations", ([480, 520], [0.5, 0.5])),
                      Case("five outcomes", ([1, 2, 3, 4, 5], [0.1, 0.1, 0.2, 0.3, 0.3])),
                  ]),
         Question("q2", "mle", points=2, title="the closed-form maximum-likelihood estimate",
                  reference=lambda counts: multinomial_mle(counts), forbidden=CLOSED_FORMS,
-                 hint="the Lagrange multiplier turns out to be the total count",
+                 hint="each count over the total count: the Lagrange multiplier turns out to be "
+                      "the total count",
+                 mistakes=[
+                     Mistake("Laplace smoothing added", mle_with_laplace, LAPLACE),
+                     Mistake("divided by the largest count", mle_over_the_largest,
+                             "You divided by the largest count, so your probabilities do not "
+                             "add up to 1. Divide by the total count: see lesson 03, §4."),
+                 ],
                  cases=[
                      Case("outlook counts of the 'yes' days", ([2, 4, 3],), hidden=False),
                      Case("an outcome never observed", ([5, 0, 5, 10],)),
@@ -65,8 +166,20 @@ EXERCISE = Exercise(
                      Case("all observations in one outcome", ([0, 0, 7],)),
                  ]),
         Question("q3", "numeric_mle", points=2, title="the same optimum, found numerically",
-                 reference=lambda counts: multinomial_mle(counts), judge=close_to_closed_form,
+                 reference=lambda counts: multinomial_mle(counts),
+                 tolerance=Tolerance(rel=0.0, abs_=1e-4),  # an optimiser lands near, not on
                  forbidden=CLOSED_FORMS,
+                 mistakes=[
+                     Mistake("optimised without the constraint", numeric_without_constraint,
+                             "Your probabilities do not add up to 1: without the constraint "
+                             "the likelihood grows by making every probability 1. Optimise over "
+                             "scores z and map them with exp(z) / sum(exp(z)): see the "
+                             "scaffolding above the question."),
+                     Mistake("the scores z returned, not the probabilities",
+                             numeric_returns_the_scores,
+                             "You returned the optimiser's scores z. The answer is the "
+                             "probabilities exp(z) / sum(exp(z)) they map to."),
+                 ],
                  hint="optimise over unconstrained scores z and map them to probabilities with "
                       "exp(z) / sum(exp(z)), so the constraint holds by construction",
                  cases=[
@@ -77,7 +190,20 @@ EXERCISE = Exercise(
                  ]),
         Question("q4", "class_priors", points=1, title="the class prior P(y) by maximum likelihood",
                  reference=lambda labels: class_prior_mle(labels).to_dict(), forbidden=CLOSED_FORMS,
-                 hint="one share per label: how many examples carry it, over all examples",
+                 hint="return a dict {label: share}: how many examples carry the label, over "
+                      "all examples",
+                 mistakes=[
+                     Mistake("counts instead of shares", priors_as_counts,
+                             "Your values are the counts of each label. The prior is a share: "
+                             "divide by the number of examples. See lesson 03, §3."),
+                     Mistake("divided by the number of labels", priors_over_distinct_labels,
+                             "You divided by the number of distinct labels. Divide by the "
+                             "number of examples, so that the shares add up to 1: see lesson 03, "
+                             "§3."),
+                     Mistake("only 'yes' and 'no'", priors_yes_no,
+                             "Your answer assumes the labels are 'yes' and 'no'. Use the labels "
+                             "that occur in the data."),
+                 ],
                  cases=[
                      Case("the weather's play column", (WEATHER["play"].tolist(),), hidden=False),
                      Case("the picnic table's labels", (PICNIC["enjoy"].tolist(),)),
@@ -87,8 +213,24 @@ EXERCISE = Exercise(
         Question("q5", "word_probabilities", points=2,
                  title="the word probabilities of multinomial naive Bayes",
                  reference=ref_word_probabilities, forbidden=CLOSED_FORMS,
-                 hint="add up the word counts of each class first, then normalise each class "
-                      "separately",
+                 hint="return a dict {label: list of probabilities}: add up the word counts of "
+                      "each class first, then divide by that class's total",
+                 mistakes=[
+                     Mistake("normalised over all classes", words_over_everything,
+                             "You divided by the total of every class together, so each "
+                             "class's probabilities do not add up to 1. Divide each class's "
+                             "counts by that class's own total: see lesson 03, §4 and §6."),
+                     Mistake("an average of per-document shares", words_average_of_documents,
+                             "You averaged each document's word shares. Maximum likelihood adds "
+                             "up the counts of the class first, so long documents weigh more: "
+                             "see lesson 03, §6."),
+                     Mistake("the share of documents containing the word",
+                             words_document_frequency,
+                             "Your values are the share of documents that contain each word "
+                             "(the Bernoulli model). The multinomial model counts every "
+                             "occurrence: see lesson 03, §6."),
+                     Mistake("Laplace smoothing added", words_with_laplace, LAPLACE),
+                 ],
                  cases=[
                      Case("four tiny documents", (TOY_X, TOY_Y), hidden=False),
                      Case("nine documents, six words", (WORDS_X, WORDS_Y)),

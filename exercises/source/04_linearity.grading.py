@@ -7,8 +7,11 @@ new documents); expected values come from the same models' ``to_linear`` and
 import numpy as np
 
 from nbcourse import MultinomialNB
-from nbcourse.grading.specs import Case, Exercise, Question
+from nbcourse.datasets import load_sms_mini
+from nbcourse.grading.judges import Table, Within, ZerosAndOnes
+from nbcourse.grading.specs import Case, Exercise, Mistake, Question
 from nbcourse.linear import decision_function
+from nbcourse.text import BagOfWords
 
 
 def _model(seed: int, n_docs: int, n_words: int, alpha: float, n_spam: int):
@@ -69,18 +72,6 @@ def ref_posterior(w0, w, X):
     raise LookupError("unknown documents")
 
 
-def zeros_and_ones(actual, expected, case):
-    """Decisions as 0/1, True/False, or a numpy array of either."""
-    if not isinstance(actual, list):
-        return "expected one decision (0 or 1) per document"
-    if len(actual) != len(expected):
-        return f"expected {len(expected)} decisions, got {len(actual)}"
-    if any(isinstance(a, (int, float)) is False or a not in (0, 1) for a in actual):
-        return "every decision should be 0 or 1 (or False/True)"
-    wrong = sum(int(a) != e for a, e in zip(actual, expected))
-    return None if wrong == 0 else f"{wrong} of {len(expected)} decisions are wrong"
-
-
 COMPARISON = {
     "naive Bayes": {
         "decision boundary": "linear",
@@ -97,16 +88,52 @@ COMPARISON = {
 }
 
 
-def table_judge(actual, expected, case):
-    if not isinstance(actual, dict) or set(actual) != set(expected):
-        return "expected a dict with the keys 'naive Bayes' and 'logistic regression'"
-    wrong = 0
-    for model, rows in expected.items():
-        if not isinstance(actual[model], dict) or set(actual[model]) != set(rows):
-            return f"the rows for {model!r} should be the four rows of the table"
-        wrong += sum(actual[model][row] != answer for row, answer in rows.items())
-    return None if wrong == 0 else f"{wrong} of 8 cells of the table are not right"
+# ----------------------------------------------------------------- known mistakes
+def weights_reversed(class_log_prior, feature_log_prob):
+    prior, words = np.asarray(class_log_prior), np.asarray(feature_log_prob)
+    return [float(prior[0] - prior[1]), (words[0] - words[1]).tolist()]
 
+
+def weights_without_w0(class_log_prior, feature_log_prob):
+    words = np.asarray(feature_log_prob)
+    return [0.0, (words[1] - words[0]).tolist()]
+
+
+def weights_from_probabilities(class_log_prior, feature_log_prob):
+    prior, words = np.exp(class_log_prior), np.exp(feature_log_prob)
+    return [float(prior[1] - prior[0]), (words[1] - words[0]).tolist()]
+
+
+def _scores(w0, w, X):
+    return w0 + np.asarray(X @ np.asarray(w, dtype=float)).ravel()
+
+
+def decide_without_w0(w0, w, X):
+    return (_scores(0.0, w, X) > 0).astype(int).tolist()
+
+
+def decide_reversed(w0, w, X):
+    return (_scores(w0, w, X) < 0).astype(int).tolist()
+
+
+def posterior_without_w0(w0, w, X):
+    return (1 / (1 + np.exp(-_scores(0.0, w, X)))).tolist()
+
+
+def posterior_sign_flipped(w0, w, X):
+    return (1 / (1 + np.exp(_scores(w0, w, X)))).tolist()
+
+
+def _table_with(changes):
+    table = {model: dict(rows) for model, rows in COMPARISON.items()}
+    for (model, row), answer in changes.items():
+        table[model][row] = answer
+    return table
+
+
+INDEPENDENCE = "assumes the features independent given the class"
+NO_W0 = ("Your score leaves out w0, the difference of the log-priors. An empty document "
+         "shows it: its score is w0 alone, so the class prior decides it. See lesson 04, §1.")
 
 LINEAR_HELPERS = ("to_linear", "decision_function", "predict", "predict_proba",
                   "predict_log_proba", "predict_joint_log_proba", "LogisticRegression")
@@ -116,23 +143,74 @@ EXERCISE = Exercise(
     questions=[
         Question("q1", "linear_weights", points=2, title="w0 and w from a fitted model",
                  reference=ref_linear_weights, cases=weight_cases(), forbidden=LINEAR_HELPERS,
-                 hint="subtract the log-parameters of class 0 from those of class 1"),
+                 hint="class 1 minus class 0, for the log-priors (w0) and for every word (w)",
+                 mistakes=[
+                     Mistake("class 0 minus class 1", weights_reversed,
+                             "Your weights have the wrong sign: subtract class 0 from class 1, "
+                             "so that a positive score means class 1. See lesson 04, §1."),
+                     Mistake("w0 left out", weights_without_w0, NO_W0),
+                     Mistake("probabilities instead of logs", weights_from_probabilities,
+                             "You subtracted the probabilities themselves. The weights are "
+                             "differences of *log*-probabilities, which is what makes the rule "
+                             "linear: see lesson 04, §1."),
+                 ]),
         Question("q2", "decide", points=2, title="decisions from the linear score",
-                 reference=ref_decide, judge=zeros_and_ones, cases=score_cases(),
+                 reference=ref_decide, judge=ZerosAndOnes(), cases=score_cases(),
                  forbidden=LINEAR_HELPERS,
-                 hint="the score of a document is w0 plus the dot product of its counts with w"),
+                 hint="1 where w0 + x . w > 0, else 0",
+                 mistakes=[
+                     Mistake("w0 left out", decide_without_w0, NO_W0),
+                     Mistake("the sign reversed", decide_reversed,
+                             "Your decisions are the opposite of the model's: class 1 wins "
+                             "where the score w0 + x . w is positive. See lesson 04, §1."),
+                 ]),
         Question("q3", "posterior_class1", points=2, title="the posterior from the linear score",
                  reference=ref_posterior, cases=score_cases(), forbidden=LINEAR_HELPERS,
-                 hint="with two classes the posterior of class 1 is the logistic sigmoid of "
-                      "the score"),
+                 hint="with two classes the posterior of class 1 is the sigmoid of the score, "
+                      "1 / (1 + exp(-(w0 + x . w)))",
+                 mistakes=[
+                     Mistake("w0 left out", posterior_without_w0, NO_W0),
+                     Mistake("the sign in the sigmoid flipped", posterior_sign_flipped,
+                             "Your values are the posterior of class 0: the sigmoid of the score "
+                             "is 1 / (1 + exp(-score)), with a minus sign. See lesson 04, §1."),
+                 ]),
         Question("q4", "agreement", points=1, kind="value",
                  title="the share of messages where both rules agree",
                  reference=lambda: 1.0, forbidden=("to_linear",),
-                 hint="compare decide(...) with model.predict(X) == model.classes_[1]"),
+                 hint="decide answers 0/1 and predict answers labels: compare decide's result "
+                      "with model.predict(X) == model.classes_[1], and keep w0 in the score",
+                 mistakes=[
+                     Mistake("0/1 compared with the labels", lambda: 0.0,
+                             "decide answers 0 or 1 and model.predict answers labels such as "
+                             "'spam', so they never compare equal. Compare decide's result with "
+                             "model.predict(X) == model.classes_[1]."),
+                     Mistake("a count instead of a share", lambda: float(len(load_sms_mini())),
+                             "Your value counts the messages on which both rules agree. The "
+                             "question asks for the share: divide by the number of messages."),
+                 ],
+                 cases=[Case("a share between 0 and 1", hidden=False,
+                             judge=Within(0, 1, "agreement should be a share between 0 and 1")),
+                        Case("the linear rule decides like predict on every message",
+                             hidden=False)]),
         Question("q5", "comparison", points=2, kind="value",
                  title="naive Bayes and logistic regression side by side",
-                 reference=lambda: COMPARISON, judge=table_judge,
+                 reference=lambda: COMPARISON, judge=Table(),
                  hint="both draw a straight boundary; they differ in what they model and how "
-                      "they fit it"),
+                      "they fit it",
+                 mistakes=[
+                     Mistake("logistic regression said to assume independence",
+                             lambda: _table_with({("logistic regression", INDEPENDENCE): "yes"}),
+                             "Logistic regression fits the weights directly and assumes nothing "
+                             "about how the features depend on each other: only naive Bayes "
+                             "assumes them independent given the class. See lesson 04, §7."),
+                     Mistake("the two models' targets swapped", lambda: _table_with({
+                         ("naive Bayes", "what is modelled"): "the conditional distribution p(y | x)",
+                         ("logistic regression", "what is modelled"):
+                             "the joint distribution p(x, y)"}),
+                             "Naive Bayes is generative: it models the joint p(x, y) and gets "
+                             "p(y | x) by Bayes' rule. Logistic regression models p(y | x) "
+                             "directly. See lesson 04, §7."),
+                 ],
+                 cases=[Case("every cell of the table", hidden=False)]),
     ],
 )

@@ -2,15 +2,23 @@
 
 Expected values come from the lecture's recipe run in the grader's process: the split
 below, nbcourse's BagOfWords and MultinomialNB, alpha chosen on the validation part.
-The SMS corpus is the one ``load_sms_spam_or_mini`` finds (the real SMS Spam
-Collection, which the course ships in data/; the mini corpus only if that copy is
-gone); the grader passes NBCOURSE_DATA to the student's kernel, so both sides see the same data.
+The recipe is also a graded function (q4), tested on small corpora where a leaky
+vocabulary, alpha scored on the training part or the validation accuracy reported
+instead of the test accuracy each give another answer.  The SMS corpus of q5 and q6
+is the one ``load_sms_spam_or_mini`` finds (the real SMS Spam Collection, shipped in
+data/ or found through NBCOURSE_DATA, else the course's mini corpus); the grader
+passes NBCOURSE_DATA to the student's kernel, so both sides see the same data.  Their
+public checks only test the form of the answer, so they never mark a correct answer
+wrong on whichever corpus the student's machine has.
 """
 import numpy as np
 
 from nbcourse import MultinomialNB
-from nbcourse.datasets import load_sms_spam_or_mini
-from nbcourse.grading.specs import Case, Exercise, Question
+import scipy.sparse as sp
+
+from nbcourse.datasets import load_sms_mini, load_sms_spam_or_mini
+from nbcourse.grading.judges import OneOf, Within
+from nbcourse.grading.specs import Case, Exercise, Mistake, Question
 from nbcourse.grading.values import Tolerance
 from nbcourse.text import BagOfWords
 
@@ -52,20 +60,83 @@ def _toy(seed, n_train, n_validation, n_words, signal):
     return X_train, y_train, X_validation, y_validation
 
 
-def _sms_pipeline():
-    sms = load_sms_spam_or_mini()
-    train, validation, test = ref_split(len(sms), 0)
+def ref_experiment(texts, labels, alphas, seed, *, leaky=False, choose_on="validation",
+                   report_on="test"):
+    """The recipe of questions 4 to 6: split, vocabulary, alpha, test accuracy.
+
+    The keyword arguments make one step go wrong the way students get it wrong.
+    """
+    texts, labels = list(texts), np.asarray(labels)
+    parts = dict(zip(("train", "validation", "test"), ref_split(len(texts), seed)))
     vectorizer = BagOfWords()
-    X_train = vectorizer.fit_transform(sms["text"].iloc[train])
-    X_validation = vectorizer.transform(sms["text"].iloc[validation])
-    X_test = vectorizer.transform(sms["text"].iloc[test])
-    labels = sms["label"].to_numpy()
-    best = ref_choose_alpha(X_train, labels[train], X_validation, labels[validation], ALPHAS)
-    model = MultinomialNB(alpha=best).fit(X_train, labels[train])
-    return best, ref_fraction_correct(labels[test], model.predict(X_test))
+    if leaky:
+        vectorizer.fit(texts)  # the vocabulary of every message, test ones included
+    else:
+        vectorizer.fit([texts[i] for i in parts["train"]])
+    X = {part: vectorizer.transform([texts[i] for i in rows]) for part, rows in parts.items()}
+    y = {part: labels[rows] for part, rows in parts.items()}
+    if choose_on == "validation":
+        best = ref_choose_alpha(X["train"], y["train"], X["validation"], y["validation"], alphas)
+    elif choose_on == "validation, last of ties":
+        best = choose_largest_on_ties(X["train"], y["train"], X["validation"], y["validation"],
+                                      alphas)
+    else:
+        best = ref_choose_alpha(X["train"], y["train"], X["train"], y["train"], alphas)
+    model = MultinomialNB(alpha=best).fit(X["train"], y["train"])
+    return best, ref_fraction_correct(y[report_on], model.predict(X[report_on]))
+
+
+def toy_corpus(seed: int, n: int = 30):
+    """Short messages from a spam-ish and a ham-ish word list, shared and rare words mixed in.
+
+    With seed 105 the right recipe, a leaky vocabulary, alpha scored on the training
+    part and the validation accuracy reported give four different answers.
+    """
+    rng = np.random.default_rng(seed)
+    spammy = "win free prize cash call now offer".split()
+    hammy = "see you at home later dinner love thanks".split()
+    shared = "ok the and to".split()
+    rare = [f"w{i}" for i in range(40)]
+    texts, labels = [], []
+    for _ in range(n):
+        spam = rng.random() < 0.4
+        words = list(rng.choice(spammy if spam else hammy, size=rng.integers(2, 7)))
+        words += list(rng.choice(shared, size=rng.integers(0, 3)))
+        words += list(rng.choice(hammy if spam else spammy, size=rng.integers(0, 3)))
+        words += list(rng.choice(rare, size=rng.integers(0, 4)))
+        rng.shuffle(words)
+        texts.append(" ".join(str(w) for w in words))
+        labels.append("spam" if spam else "ham")
+    return texts, labels
+
+
+TOY_ALPHAS = [0.01, 0.1, 1.0, 10.0]
+
+
+def _lecture_toy():
+    """Six training and four validation documents over three words.
+
+    Validation accuracy for alpha = 0.1, 1, 10 is 3/4, 4/4, 4/4 and training accuracy
+    5/6, 4/6, 4/6: scoring on the training part, or keeping the last of tied alphas,
+    each picks another alpha than the recipe does.
+    """
+    X_train = np.array([[2, 1, 0], [2, 0, 2], [1, 1, 2], [2, 2, 0], [1, 2, 3], [3, 3, 1]])
+    y_train = ["ham", "ham", "ham", "spam", "spam", "spam"]
+    X_validation = np.array([[1, 0, 0], [0, 2, 3], [1, 2, 3], [2, 2, 2]])
+    y_validation = ["ham", "spam", "ham", "spam"]
+    return X_train, y_train, X_validation, y_validation
+
+
+def _sms_pipeline():
+    return ref_experiment(*_sms_texts_and_labels(), ALPHAS, 0)
 
 
 _SMS = {}
+
+
+def _sms_texts_and_labels():
+    sms = load_sms_spam_or_mini()
+    return sms["text"].tolist(), sms["label"].tolist()
 
 
 def sms_result(key):
@@ -73,6 +144,80 @@ def sms_result(key):
         _SMS["best_alpha"], _SMS["test_accuracy"] = _sms_pipeline()
     return _SMS[key]
 
+
+# ----------------------------------------------------------------- known mistakes
+def split_rounded(n, seed):
+    order = np.random.default_rng(seed).permutation(n)
+    n_train, n_validation = round(0.8 * n), round(0.1 * n)
+    return [order[:n_train].tolist(), order[n_train:n_train + n_validation].tolist(),
+            order[n_train + n_validation:].tolist()]
+
+
+def split_sorted(n, seed):
+    return [sorted(part) for part in ref_split(n, seed)]
+
+
+def split_swapped(n, seed):
+    train, validation, test = ref_split(n, seed)
+    order = validation + test
+    return [train, order[len(order) - len(validation):], order[:len(order) - len(validation)]]
+
+
+def split_cut_at_ninety(n, seed):
+    order = np.random.default_rng(seed).permutation(n)
+    return [order[:int(0.8 * n)].tolist(), order[int(0.8 * n):int(0.9 * n)].tolist(),
+            order[int(0.9 * n):].tolist()]
+
+
+def correct_count(y_true, y_pred):
+    return int(np.sum(np.asarray(y_true) == np.asarray(y_pred)))
+
+
+def error_rate(y_true, y_pred):
+    return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))
+
+
+def lists_compared_whole(y_true, y_pred):
+    return float(list(y_true) == list(y_pred))
+
+
+def _choose(alphas, accuracy_of, keep_ties_last=False):
+    best, best_accuracy = None, -1.0
+    for alpha in alphas:
+        accuracy = accuracy_of(alpha)
+        if accuracy > best_accuracy or (keep_ties_last and accuracy == best_accuracy):
+            best, best_accuracy = alpha, accuracy
+    return best
+
+
+def choose_on_training(X_train, y_train, X_validation, y_validation, alphas):
+    return _choose(alphas, lambda a: ref_fraction_correct(
+        y_train, MultinomialNB(alpha=a).fit(X_train, y_train).predict(X_train)))
+
+
+def choose_largest_on_ties(X_train, y_train, X_validation, y_validation, alphas):
+    return _choose(alphas, lambda a: ref_fraction_correct(
+        y_validation, MultinomialNB(alpha=a).fit(X_train, y_train).predict(X_validation)),
+        keep_ties_last=True)
+
+
+def choose_fitting_on_validation_too(X_train, y_train, X_validation, y_validation, alphas):
+    stack = sp.vstack if sp.issparse(X_train) else np.vstack
+    X_both = stack([X_train, X_validation])
+    y_both = np.concatenate([np.asarray(y_train), np.asarray(y_validation)])
+    return _choose(alphas, lambda a: ref_fraction_correct(
+        y_validation, MultinomialNB(alpha=a).fit(X_both, y_both).predict(X_validation)))
+
+
+ON_TRAINING = ("You chose alpha by its accuracy on the training part, where the model has seen "
+               "every message, so the weakest smoothing always looks best. Score each alpha on "
+               "the validation part: see lesson 05, §5.")
+TIES = ("Several alphas tie for the best validation accuracy and you kept the last one. Keep "
+        "the first (the smallest): the recipe's rule for ties.")
+LEAKY = ("Your vocabulary was built from every message, the validation and test messages "
+         "included, so words the model should never have seen shape it. Fit the BagOfWords on "
+         "the training texts only and transform the other parts with it: see lesson 05, §2 "
+         "and §7.")
 
 EVALUATION = ("stratified_split", "accuracy", "binary_scores", "confusion_matrix")
 
@@ -82,16 +227,49 @@ EXERCISE = Exercise(
         Question("q1", "split_indices", points=2, title="training, validation and test indices",
                  reference=ref_split, forbidden=EVALUATION,
                  hint="one permutation from np.random.default_rng(seed), cut at int(0.8 n) and "
-                      "int(0.8 n) + int(0.1 n)",
+                      "int(0.8 n) + int(0.1 n); keep the permutation's order, do not sort the "
+                      "parts",
+                 mistakes=[
+                     Mistake("sizes rounded", split_rounded,
+                             "You rounded the sizes. The recipe cuts at int(0.8 n), which "
+                             "rounds down, and gives the validation part int(0.1 n) messages."),
+                     Mistake("each part sorted", split_sorted,
+                             "Your parts hold the right indices but sorted. Keep the "
+                             "permutation's order; do not sort the parts."),
+                     Mistake("validation and test swapped", split_swapped,
+                             "Your validation part is the last int(0.1 n) messages. The order "
+                             "is training, then validation (the next int(0.1 n)), then the "
+                             "rest for the test part."),
+                     Mistake("the validation part cut at int(0.9 n)", split_cut_at_ninety,
+                             "You ended the validation part at int(0.9 n). It holds the "
+                             "int(0.1 n) messages after the training part, which is not the "
+                             "same cut for every n (try n = 19)."),
+                 ],
                  cases=[
                      Case("the lecture's 500 messages, seed 0", (500, 0), hidden=False),
+                     Case("19 messages, where int(0.9 n) is not int(0.8 n) + int(0.1 n)",
+                          (19, 1), hidden=False),
                      Case("ten messages", (10, 3)),
                      Case("a size that does not divide evenly", (97, 42)),
                      Case("the size of the SMS corpus", (5574, 1)),
                  ]),
         Question("q2", "fraction_correct", points=1, title="accuracy",
                  reference=ref_fraction_correct, forbidden=EVALUATION,
-                 hint="compare the two sequences position by position",
+                 hint="compare the two sequences element-wise, as numpy arrays: "
+                      "np.asarray(y_true) == np.asarray(y_pred); list == list gives one True or "
+                      "False for the whole list",
+                 mistakes=[
+                     Mistake("the number right, not the share", correct_count,
+                             "Your value is the number of positions that agree. Accuracy is a "
+                             "share: divide by the number of positions."),
+                     Mistake("the error rate", error_rate,
+                             "Your value is the share of positions that differ (the error "
+                             "rate). Accuracy is the share that agree."),
+                     Mistake("the lists compared as a whole", lists_compared_whole,
+                             "list == list gives a single True or False for the whole list. "
+                             "Compare element-wise: np.asarray(y_true) == np.asarray(y_pred), "
+                             "then take the mean."),
+                 ],
                  cases=[
                      Case("labels as lists", (["ham", "spam", "ham", "ham"],
                                               ["ham", "ham", "ham", "spam"]), hidden=False),
@@ -104,25 +282,89 @@ EXERCISE = Exercise(
                  reference=ref_choose_alpha, forbidden=EVALUATION,
                  hint="fit on the training part for each alpha, score on the validation part, "
                       "keep the best (the smallest alpha on a tie)",
+                 mistakes=[
+                     Mistake("alpha scored on the training part", choose_on_training, ON_TRAINING),
+                     Mistake("the largest alpha kept on a tie", choose_largest_on_ties, TIES),
+                     Mistake("fitted on training and validation", choose_fitting_on_validation_too,
+                             "You fitted each candidate on the training and validation parts "
+                             "together, then scored it on the validation part it had seen. Fit "
+                             "on the training part only: see lesson 05, §5."),
+                 ],
                  cases=[
                      Case("a small corpus with a clear signal", (*_toy(5, 40, 20, 12, 2.0), ALPHAS),
                           hidden=False),
+                     Case("a toy corpus where training and validation accuracy disagree",
+                          (*_lecture_toy(), [0.1, 1.0, 10.0]), hidden=False),
                      Case("a weak signal", (*_toy(6, 30, 30, 15, 0.4), ALPHAS)),
                      Case("few training documents", (*_toy(7, 8, 40, 20, 1.0), ALPHAS)),
                      Case("another list of alphas", (*_toy(8, 25, 25, 10, 0.8), [0.5, 2.0, 8.0])),
                  ]),
-        Question("q4", "best_alpha", points=1, kind="value",
+        Question("q4", "spam_experiment", points=2, title="the recipe as a function",
+                 reference=ref_experiment, forbidden=EVALUATION,
+                 hint="split with your split_indices; fit the BagOfWords on the training texts "
+                      "only; choose alpha with your choose_alpha on the validation part; fit on "
+                      "the training part and score the test part once",
+                 mistakes=[
+                     Mistake("the vocabulary built from every message",
+                             lambda *args: ref_experiment(*args, leaky=True), LEAKY),
+                     Mistake("alpha scored on the training part",
+                             lambda *args: ref_experiment(*args, choose_on="train"), ON_TRAINING),
+                     Mistake("the validation accuracy reported",
+                             lambda *args: ref_experiment(*args, report_on="validation"),
+                             "Your accuracy is measured on the validation part, which chose "
+                             "alpha. Report the accuracy on the test part, which played no role "
+                             "in any choice: see lesson 05, §7."),
+                 ],
+                 cases=[
+                     Case("30 short messages where the recipe's steps matter",
+                          (*toy_corpus(105), TOY_ALPHAS, 0), hidden=False),
+                     Case("another small corpus", (*toy_corpus(63), TOY_ALPHAS, 0)),
+                     Case("a third small corpus", (*toy_corpus(268), TOY_ALPHAS, 0)),
+                     Case("the course's 80-message mini corpus",
+                          (load_sms_mini()["text"].tolist(), load_sms_mini()["label"].tolist(),
+                           ALPHAS, 0)),
+                     Case("the mini corpus with another seed",
+                          (load_sms_mini()["text"].tolist(), load_sms_mini()["label"].tolist(),
+                           ALPHAS, 3)),
+                 ]),
+        Question("q5", "best_alpha", points=1, kind="value",
                  title="the alpha chosen for the SMS corpus",
                  reference=lambda: sms_result("best_alpha"),
-                 hint="follow the recipe exactly: split with seed 0, vocabulary from the "
-                      "training messages only"),
-        Question("q5", "test_accuracy", points=2, kind="value",
+                 hint="run your spam_experiment on the SMS messages with seed 0",
+                 mistakes=[
+                     Mistake("alpha scored on the training part", lambda: ref_experiment(
+                         *_sms_texts_and_labels(), ALPHAS, 0, choose_on="train")[0],
+                         ON_TRAINING),
+                     Mistake("the largest alpha kept on a tie", lambda: ref_experiment(
+                         *_sms_texts_and_labels(), ALPHAS, 0,
+                         choose_on="validation, last of ties")[0], TIES),
+                 ],
+                 cases=[Case("one of the alphas in the recipe", hidden=False,
+                             judge=OneOf(ALPHAS, "best_alpha should be one of alphas")),
+                        Case("the alpha the recipe chooses on this corpus")]),
+        Question("q6", "test_accuracy", points=2, kind="value",
                  title="the test accuracy of the chosen model",
                  reference=lambda: sms_result("test_accuracy"),
                  # closer than one message of the test part (1/558 = 0.0018 on the SMS
                  # corpus), so the validation accuracy or another alpha's does not pass
                  tolerance=Tolerance(rel=0.0, abs_=1e-6),
-                 hint="fit on the training part with the chosen alpha, then score the test part "
-                      "once"),
+                 hint="run your spam_experiment on the SMS messages with seed 0",
+                 mistakes=[
+                     Mistake("a leaky vocabulary and alpha scored on the training part",
+                             lambda: ref_experiment(*_sms_texts_and_labels(), ALPHAS, 0,
+                                                    leaky=True, choose_on="train")[1],
+                             LEAKY + " " + ON_TRAINING),
+                     Mistake("the largest alpha kept on a tie", lambda: ref_experiment(
+                         *_sms_texts_and_labels(), ALPHAS, 0,
+                         choose_on="validation, last of ties")[1], TIES),
+                     Mistake("the validation accuracy reported", lambda: ref_experiment(
+                         *_sms_texts_and_labels(), ALPHAS, 0, report_on="validation")[1],
+                         "Your accuracy is measured on the validation part, which chose "
+                         "alpha. Report the accuracy on the test part: see lesson 05, §7."),
+                 ],
+                 cases=[Case("a share between 0 and 1", hidden=False,
+                             judge=Within(0, 1, "test_accuracy should be a share between 0 "
+                                                "and 1")),
+                        Case("the test accuracy of the recipe on this corpus")]),
     ],
 )

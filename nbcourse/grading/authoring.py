@@ -7,7 +7,14 @@ In a source notebook (``exercises/source/*.ipynb``):
   (in a Markdown cell, by ``YOUR ANSWER HERE``), as nbgrader does;
 * lines between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS`` are removed
   (a cell left empty is dropped);
-* outputs, execution counts and cell metadata other than tags are cleared.
+* outputs, execution counts and cell metadata other than tags are cleared;
+* a line that looks like a marker but is not one exactly (``## BEGIN SOLUTION``,
+  ``### BEGIN SOLUTIONS``, ``### begin solution``) is an error, never ignored: it
+  would ship the solution.
+
+Next to the student notebooks, ``release`` also writes ``NN_name.checks.json`` for
+each spec: the public cases, hints and known mistakes the student's ``check()`` runs
+(``specs.Exercise.publish``), never a hidden case or a solution.
 
 The writer is deterministic (fixed notebook metadata, keys sorted, cell ids kept),
 so regenerating the release changes no byte unless a source changed, and a test can
@@ -34,6 +41,9 @@ STUDENT_METADATA = {
     "language_info": {"name": "python"},
 }
 _MARKER = re.compile(r"^(\s*)(### (?:BEGIN|END) (?:SOLUTION|HIDDEN TESTS))\s*$")
+# anything a person may have meant as a marker: any number of #, any case, plurals
+_NEAR_MISS = re.compile(r"^\s*(?:#+\s*(BEGIN|END)[\s_-]*(SOLUTIONS?|HIDDEN[\s_-]*TESTS?)\b"
+                        r"|(BEGIN|END)\s+(SOLUTIONS?|HIDDEN\s+TESTS?)\s*$)", re.IGNORECASE)
 
 
 class MarkerError(ValueError):
@@ -56,9 +66,12 @@ def _split_markers(source: str, where: str, cell_type: str) -> tuple[list[str], 
         match = _MARKER.match(line)
         marker = match.group(2) if match else None
         stripped = line.strip().upper()
-        if marker is None and stripped.startswith("###") and (
-                "SOLUTION" in stripped or "HIDDEN TEST" in stripped):
-            raise MarkerError(f"{where}, line {number}: unrecognised marker {line.strip()!r}")
+        if marker is None and (_NEAR_MISS.match(line) or stripped.startswith("###") and (
+                "SOLUTION" in stripped or "HIDDEN TEST" in stripped)):
+            raise MarkerError(f"{where}, line {number}: {line.strip()!r} looks like a marker "
+                              "but is not one; write exactly '### BEGIN SOLUTION', "
+                              "'### END SOLUTION', '### BEGIN HIDDEN TESTS' or "
+                              "'### END HIDDEN TESTS'")
         if marker == BEGIN_SOLUTION or marker == BEGIN_HIDDEN:
             if mode is not None:
                 raise MarkerError(f"{where}, line {number}: {marker} inside an open {mode} block")
@@ -124,20 +137,29 @@ def source_notebooks(source_dir: Path) -> list[Path]:
 
 
 def build(source_dir: Path) -> dict[str, str]:
-    """{file name: student notebook text} for every source notebook."""
+    """{file name: text} for every student notebook and every checks file."""
+    from . import specs
     out = {}
     for path in source_notebooks(source_dir):
         notebook = nbformat.read(path, as_version=4)
-        student, _ = student_notebook(notebook, path.name)
+        student, _ = student_notebook(notebook, str(path))
         out[path.name] = render(student)
+    for name in specs.available(source_dir):
+        exercise = specs.load(name, source_dir)
+        out[f"{name}{specs.CHECKS_SUFFIX}"] = render_checks(exercise.publish())
     return out
+
+
+def render_checks(data: dict) -> str:
+    """The checks file's JSON, byte for byte the same for the same spec."""
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def hidden_text(source_dir: Path) -> dict[str, Blocks]:
     """The solution and hidden-test lines of every source notebook (for leak tests)."""
     out = {}
     for path in source_notebooks(source_dir):
-        _, blocks = student_notebook(nbformat.read(path, as_version=4), path.name)
+        _, blocks = student_notebook(nbformat.read(path, as_version=4), str(path))
         out[path.name] = blocks
     return out
 
@@ -153,17 +175,36 @@ class ReleaseReport:
         return not self.written and not self.stale
 
 
-def release(source_dir: Path, release_dir: Path, *, check: bool = False) -> ReleaseReport:
-    """Write (or with ``check=True`` only compare) the student versions."""
+class ReleaseError(ValueError):
+    """``nbcourse validate`` found errors: nothing was written."""
+
+    def __init__(self, problems):
+        self.problems = problems
+        super().__init__("nothing was released; fix these first:\n" +
+                         "\n".join(f"  {p}" for p in problems))
+
+
+def release(source_dir: Path, release_dir: Path, *, check: bool = False,
+            validate: bool = True) -> ReleaseReport:
+    """Write (or with ``check=True`` only compare) the student versions and checks files.
+
+    The exercises are validated first (``validate.validate_all``); any error stops the
+    release before a file is written.
+    """
     source_dir, release_dir = Path(source_dir), Path(release_dir)
     if not source_dir.is_dir():
         raise FileNotFoundError(f"source_dir {source_dir} is not a folder")
     if source_dir.resolve() == release_dir.resolve():
         raise ValueError("release_dir must differ from source_dir, or the solutions would be "
                          "overwritten")
-    built = build(source_dir)
-    if not built:
+    if not source_notebooks(source_dir):
         raise FileNotFoundError(f"no source notebooks (*.ipynb) in {source_dir}")
+    if validate:
+        from .validate import errors, validate_all
+        found = [p for problems in validate_all(source_dir).values() for p in errors(problems)]
+        if found:
+            raise ReleaseError(found)
+    built = build(source_dir)
     written, unchanged = [], []
     for name, text in built.items():
         target = release_dir / name
@@ -175,5 +216,6 @@ def release(source_dir: Path, release_dir: Path, *, check: bool = False) -> Rele
         if not check:
             release_dir.mkdir(parents=True, exist_ok=True)
             target.write_bytes(text.encode("utf-8"))
-    stale = sorted(p.name for p in release_dir.glob("*.ipynb") if p.name not in built)
+    stale = sorted(p.name for pattern in ("*.ipynb", "*.checks.json")
+                   for p in release_dir.glob(pattern) if p.name not in built)
     return ReleaseReport(written, unchanged, stale)

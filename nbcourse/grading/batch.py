@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from . import specs
+from .diagnosis import batch_summary, summary_lines
 from .feedback import render_html
 from .execution.processes import TOKEN_VARIABLE, kill_processes_with_token
 from .execution.report import NotebookVerdict, RunReport
@@ -454,6 +455,7 @@ def results_json(batch: BatchResult) -> str:
                        "cases": len(q.cases)} for q in exercise.questions],
         "submissions": submissions,
         "summary": batch.counts(),
+        "mistakes": batch_summary(batch.results, exercise),  # per question: how many made each
         "warnings": batch.warnings,
     }
     return json.dumps(data, indent=1, ensure_ascii=True) + "\n"
@@ -489,6 +491,7 @@ def summary(batch: BatchResult) -> str:
     flagged = [r.submission for r in batch.results if r.flags]
     if flagged:
         lines.append(f"  flagged (used a forbidden estimator): {', '.join(flagged)}")
+    lines += [f"  {line}" for line in summary_lines(batch.results, batch.exercise)]
     for warning in batch.warnings:
         lines.append(f"  warning: {warning}")
     if batch.out_dir is not None:

@@ -1,8 +1,10 @@
 """Per-student feedback pages: each test by name, and why it failed.
 
 A page never shows hidden test code, hidden inputs or expected values: only the
-name the instructor gave each case, the student's own result, and what is wrong
-with it ("expected a number, got a string", "raised KeyError: 'windy'").
+name the instructor gave each case, the student's own result, what is wrong with it
+("expected a number, got a string", "raised KeyError: 'windy'") and, when the answer
+behaves exactly like a known mistake of the spec, that mistake's name and
+explanation.
 Everything is HTML-escaped, because student-controlled text (error messages, their
 own values) appears on the page.
 """
@@ -22,6 +24,8 @@ table { border-collapse: collapse; width: 100%; margin: .4rem 0; }
 td, th { border-bottom: 1px solid #ddd; padding: .25rem .4rem; text-align: left; vertical-align: top; }
 .pass { color: #176f2c; } .fail { color: #a4161a; }
 .note { color: #444; } code { background: #f4f4f4; padding: 0 .2rem; }
+.diagnosis { border-left: .25rem solid #a4161a; padding-left: .6rem; }
+.mistake { color: #a4161a; }
 """
 
 
@@ -33,8 +37,12 @@ def _verdict(question: QuestionResult) -> str:
     """What happened to the answer, in words; a flag comes first, since it decides the score."""
     if not question.flags:
         return escape(question.status)
-    text = (f"it {'; '.join(question.flags)} (itself or through a function it calls), which "
-            "this exercise asks you to write yourself")
+    if question.flags == [f"uses {question.name}"]:
+        text = (f"it calls the library's own {question.name} instead of computing the answer, "
+                "which this exercise asks you to write yourself")
+    else:
+        text = (f"it {'; '.join(question.flags)} (itself or through a function it calls), "
+                "which this exercise asks you to write yourself")
     if question.withheld and question.score == 0:
         text += f", so it scores 0 of {_fmt(question.points)} points"
     elif question.withheld:
@@ -72,13 +80,21 @@ def render_html(result: SubmissionResult, exercise_title: str) -> str:
                 label = "hidden test" if case.hidden else "public test"
                 mark = '<span class="pass">passed</span>' if case.passed else \
                     '<span class="fail">failed</span>'
+                why = escape(case.message)
+                if case.mistakes:
+                    why += (f' <span class="mistake">(known mistake: '
+                            f'{escape(" or ".join(case.mistakes))})</span>')
                 rows.append(f"<tr><td>{label}: {escape(case.name)}</td><td>{mark}</td>"
-                            f"<td>{escape(case.message)}</td></tr>")
+                            f"<td>{why}</td></tr>")
             parts.append("<table><tr><th>test</th><th>result</th><th>why</th></tr>"
                          + "".join(rows) + "</table>")
         for note in question.notes:
-            if question.flags and note.startswith(f"`{question.name}` uses "):
+            if question.flags and note.startswith((f"`{question.name}` uses ",
+                                                   f"`{question.name}` calls the library")):
                 continue  # the verdict above already says it
+            if question.diagnosis and note == question.diagnosis:
+                parts.append(f'<p class="diagnosis">{escape(note)}</p>')
+                continue
             parts.append(f'<p class="note">{escape(note)}</p>')
     parts.append('<p class="note">Hidden tests call your functions on inputs you have not '
                  "seen. Their inputs and expected values stay with the grader; the messages "

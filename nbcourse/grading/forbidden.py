@@ -9,6 +9,10 @@ imported (``from nbcourse import CategoricalNB as C``, or re-bound as ``NB = C``
 student's own variable that happens to be called ``accuracy`` is not mistaken for the
 library's function.
 
+A forbidden name that is also the name of a function the notebook defines (the answer
+``laplace`` when the library's ``laplace`` is forbidden) counts only when reached as an
+attribute (``smoothing.laplace``): a bare ``laplace`` is then the student's own.
+
 This is a note for students acting in good faith, not a security check: code built
 to hide a name (``getattr(module, "Categ" + "oricalNB")``) will not be seen.  Grades
 do not depend on the scan being perfect, because answers are judged on hidden inputs.
@@ -99,10 +103,13 @@ class _Notebook:
                 attributes.add(child.attr)
             elif isinstance(child, ast.arg):
                 stored.add(child.arg)
-        found = {self.imported[n] for n in loaded if n in self.imported}
+        # a name the notebook defines as its own function is the student's, not the
+        # library's (the answer ``laplace`` when ``laplace`` is forbidden)
+        own = set(self.functions)
+        found = {self.imported[n] for n in loaded if n in self.imported and n not in own}
         found |= attributes & self.forbidden
         if self.star:
-            found |= loaded & self.forbidden
+            found |= (loaded & self.forbidden) - own
         return found, loaded, stored
 
 

@@ -29,7 +29,11 @@ def grade_answer(exercise: str | specs.Exercise, question: str, answer,
     source) is left out.
     """
     spec = exercise if isinstance(exercise, specs.Exercise) else specs.load(exercise, source_dir)
-    q = spec.question(question)
+    return grade_question(spec.question(question), answer)
+
+
+def grade_question(q: specs.Question, answer) -> QuestionResult:
+    """``grade_answer`` for a question object (validation grades each known mistake)."""
     captured: list[str] = []
     nbcourse_probe({q.name: answer}, "", json.dumps(q.probe_request()), emit=captured.append)
     return score_question(q, json.loads(captured[0]), q.expected(), 0.0, [])

@@ -10,9 +10,28 @@ import re
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
-from .specs import Exercise
+from .diagnosis import NO_VALUE, diagnose, explain
+from .execution.report import KernelOutcome, NotebookVerdict, RunReport
+from .specs import FAILED, Exercise
 from .values import decode_answer, describe_value
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+# what IPython calls a cell's code: /tmp/ipykernel_12/836573701.py, <ipython-input-3-...>
+_CELL_LINE = re.compile(r"\((?:[^()\s]*/)?\d{5,}\.py, line (\d+)\)")
+_CELL_FILE = re.compile(r"(?:[^\s'\"()]*/)?(?:ipykernel_\d+/)?\d{5,}\.py|<ipython-input-[^>]*>")
+
+
+def clean_message(text, limit: int = 300) -> str:
+    """Error text a student can read: no terminal colours, memory addresses, kernel file
+    names (``836573701.py``) or dangling ``Error:`` with nothing after it."""
+    text = _ANSI.sub("", str(text))
+    text = _ADDRESS.sub("0x…", text)
+    text = _CELL_LINE.sub(r"(line \1 of the cell)", text)
+    text = _CELL_FILE.sub("the cell", text).strip()
+    if text.endswith(":"):
+        text = text[:-1].rstrip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 STATUSES = (
     "not a notebook",   # not JSON, JSON but not a notebook, unreadable, too large
@@ -34,6 +53,7 @@ class CaseResult:
     hidden: bool
     passed: bool
     message: str = ""
+    mistakes: list[str] = field(default_factory=list)  # known mistakes this case matches
 
 
 @dataclass
@@ -48,6 +68,8 @@ class QuestionResult:
     notes: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     withheld: float = 0.0  # points the tests earned but a flag took away
+    mistakes: list[str] = field(default_factory=list)  # known mistakes the answer makes
+    diagnosis: str = ""  # the words that name them
 
 
 @dataclass
@@ -80,8 +102,12 @@ def _round(value: Fraction) -> float:
 def flag_note(name: str, names: str, lost) -> str:
     """The note on a flagged answer, kept in results.json (the feedback page turns it into
     the answer's verdict instead)."""
-    note = (f"`{name}` uses {names} (itself or through a function it calls), "
-            "which this exercise asks you to write yourself")
+    if names == name:
+        note = (f"`{name}` calls the library's own {names} instead of computing the answer, "
+                "which this exercise asks you to write yourself")
+    else:
+        note = (f"`{name}` uses {names} (itself or through a function it calls), "
+                "which this exercise asks you to write yourself")
     if lost:
         note += f"; {_round(lost):g} point{'s' if lost != 1 else ''} withheld"
     return note
@@ -121,8 +147,9 @@ def score_question(question, probe: dict, expected: list, penalty: float,
         return result
 
     if question.kind == "value":
-        outcomes = [{"value": probe["value"]} if "value" in probe
-                    else {"unreadable": probe.get("unreadable", "no value")}]
+        outcome = {"value": probe["value"]} if "value" in probe \
+            else {"unreadable": probe.get("unreadable", "no value")}
+        outcomes = [outcome] * len(question.cases)  # every case looks at the same value
     else:
         outcomes = probe.get("cases")
         if not isinstance(outcomes, list) or len(outcomes) != len(question.cases):
@@ -132,21 +159,28 @@ def score_question(question, probe: dict, expected: list, penalty: float,
 
     passed = 0
     not_implemented = 0
+    verdicts, actuals = [], []
     for case, outcome, want in zip(question.cases, outcomes, expected):
-        message = _judge(question, case, outcome, want)
+        message, actual = _judge(question, case, outcome, want)
         ok = message is None
         passed += ok
-        if message and "NotImplementedError" in message:
+        if message and message.startswith(NOT_ANSWERED):
             not_implemented += 1
+        verdicts.append(ok)
+        actuals.append(actual)
         result.cases.append(CaseResult(case.name, case.hidden, ok, message or ""))
 
-    earned = points * passed / len(question.cases)
+    if question.kind == "value":  # one value: right or not, whatever checks it passes
+        earned = points if passed == len(question.cases) else Fraction(0)
+    else:
+        earned = points * passed / len(question.cases)
     if not_implemented == len(question.cases):
         result.status = "not answered"
     elif passed == len(question.cases):
         result.status = "passed"
     elif passed:
         result.status = "partly passed"
+    _diagnose(question, result, verdicts, actuals)
     if forbidden:
         names = ", ".join(forbidden)
         result.flags.append(f"uses {names}")
@@ -155,38 +189,65 @@ def score_question(question, probe: dict, expected: list, penalty: float,
         result.withheld = _round(lost)
         result.notes.append(flag_note(question.name, names, lost))
     result.score = _round(earned)
-    if question.hint and result.status in ("failed", "partly passed"):
+    if result.diagnosis:
+        result.notes.append(result.diagnosis)
+    elif question.hint and result.status in ("failed", "partly passed"):
         result.notes.append(f"hint: {question.hint}")
     return result
 
 
-def _judge(question, case, outcome, expected) -> str | None:
+NOT_ANSWERED = "not answered yet"
+
+
+def _diagnose(question, result: QuestionResult, verdicts, actuals) -> None:
+    """Name the known mistake the answer makes, if it behaves exactly like one."""
+    if not question.mistakes or all(verdicts):
+        return
+    mistaken = question.mistaken()
+    names = diagnose(verdicts, actuals, mistaken,
+                     lambda a, b, i: question.same_as(a, b, question.cases[i]), skip=(FAILED,))
+    if not names:
+        return
+    result.mistakes = names
+    result.diagnosis = explain(names, {m.name: m.feedback for m in question.mistakes})
+    for case, ok in zip(result.cases, verdicts):
+        if not ok:
+            case.mistakes = list(names)
+
+
+def _judge(question, case, outcome, expected):
+    """(None or why the case failed, the decoded answer or NO_VALUE)."""
     if not isinstance(outcome, dict):
-        return "the grader could not read this result"
+        return "the grader could not read this result", NO_VALUE
     if "error" in outcome:
+        error = clean_message(outcome["error"])
+        kind = str(outcome["error"]).split(":", 1)[0].strip()
+        if kind == "NotImplementedError":
+            return f"{NOT_ANSWERED} (it still raises NotImplementedError)", NO_VALUE
         if case.hidden:  # its message may quote the hidden input: only a known type's name
-            kind = str(outcome["error"]).split(":", 1)[0]
-            return f"raised {kind if _builtin_exception(kind) else 'an exception of its own class'}"
-        return f"raised {clean_message(outcome['error'])}"
+            return (f"raised {kind if _builtin_exception(kind) else 'an exception of its own class'}",
+                    NO_VALUE)
+        return f"raised {error}", NO_VALUE
     if "unreadable" in outcome:
         if case.hidden:
-            return "the result cannot be read as plain data"
-        return f"the result cannot be read as plain data ({clean_message(outcome['unreadable'])})"
+            return "the result cannot be read as plain data", NO_VALUE
+        return (f"the result cannot be read as plain data "
+                f"({clean_message(outcome['unreadable'])})"), NO_VALUE
     if "grader_error" in outcome:
-        return f"grader error: {clean_message(outcome['grader_error'])}"
+        return f"grader error: {clean_message(outcome['grader_error'])}", NO_VALUE
     if "value" not in outcome:
-        return "no result"
+        return "no result", NO_VALUE
     try:
         actual = decode_answer(outcome["value"])
     except Exception as error:  # noqa: BLE001 - e.g. Fraction(1, 0): fails the case only
-        return f"the result cannot be read ({type(error).__name__})"
+        return f"the result cannot be read ({type(error).__name__})", NO_VALUE
     try:
-        return question.judge_case(actual, expected, case)
+        return question.judge_case(actual, expected, case), actual
     except Exception as error:  # noqa: BLE001 - a strange answer must not stop the batch
         if case.hidden:
-            return f"the result could not be compared ({type(error).__name__})"
-        return f"the result could not be compared ({type(error).__name__}: " \
-               f"{clean_message(error, 120)}); got {describe_value(actual)}"
+            return f"the result could not be compared ({type(error).__name__})", actual
+        return (f"the result could not be compared ({type(error).__name__}: "
+                f"{clean_message(error, 120)}); got {describe_value(actual)}"), actual
 
 
 def _builtin_exception(name: str) -> bool:
@@ -242,12 +303,16 @@ def score(exercise: Exercise, expected: dict[str, list], report: RunReport, subm
     if report.memory_error:
         statuses.add("memory limit")
         reasons.append("the notebook ran out of memory (it is limited while grading)")
+    problems = [dict(problem, error=clean_message(problem.get("error", "")))
+                for problem in problems]
+    stubs_left = any(problem.get("not_implemented") for problem in problems)
     for problem in problems:
         if problem.get("timed_out"):
             statuses.add("timed out")
             reasons.append(f"{_cell(problem)} was {problem['error']} and was interrupted")
         elif problem.get("not_implemented"):
-            notes.append(f"{_cell(problem)} is not done yet ({problem['error']})")
+            notes.append(f"{_cell(problem)} is not answered yet (it still raises "
+                         "NotImplementedError)")
         elif _names_missing_answer(problem.get("error", ""), missing_names):
             # e.g. check("q3", predict) after the predict cell was deleted: that is the
             # missing answer again, reported once as "answer missing"
@@ -267,6 +332,12 @@ def score(exercise: Exercise, expected: dict[str, list], report: RunReport, subm
         probe = probes.get(question.id, {"not_run": "the answer was not evaluated"})
         result = score_question(question, probe, expected[question.id],
                                  exercise.forbidden_penalty, forbidden.get(question.id, []))
+        if result.status == "missing" and question.kind == "value" and stubs_left:
+            # a blank notebook: the cell that defines the value still raises
+            # NotImplementedError, so the name was never bound
+            result.status = "not answered"
+            result.notes = [f"`{question.name}` is not defined: not answered yet (a cell "
+                            "still raises NotImplementedError)"]
         questions.append(result)
         if result.status == "missing":
             statuses.add("answer missing")

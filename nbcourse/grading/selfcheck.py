@@ -1,9 +1,19 @@
-"""The student's ``check("q1", answer)``: public tests, plain verdicts, useful hints.
+"""The student's ``check("q1", answer)``: public cases, plain verdicts, useful hints.
 
-Public tests use the lesson's own examples, so they reveal nothing the notes do not
+The public cases come from the exercise's grading spec (``Case(..., hidden=False)``),
+the same file as the hidden ones.  ``nbcourse release`` writes them, with their
+expected values, hints and the known mistakes' values, next to the student notebook
+as ``NN_name.checks.json``; ``check_for("NN_name")`` reads that file from the
+notebook's folder.  So ``check()`` works for any exercise, including one that exists
+only in an instructor's private ``--source`` folder, without any change to the
+installed package.  Next to the instructor's source notebook (where the spec itself
+is) it reads the spec's public cases directly.
+
+Public cases use the lesson's own examples, so they reveal nothing the notes do not
 already show; hints point at the idea that is probably missing, never at the number.
-The real grade comes later, from hidden tests run by the instructor's grader on
-inputs the student has not seen; the report says so every time.
+When a wrong answer behaves exactly like a known mistake, the report names it.  The
+real grade comes later, from hidden cases run by the instructor's grader on inputs
+the student has not seen; the report says so every time.
 
 An answer that calls the library function it is asked to re-implement is flagged by
 the grader; ``check`` runs the same scan (``forbidden.find``) over the cells run so far
@@ -11,51 +21,21 @@ in the notebook, so the student hears about it now, not after grading.
 """
 from __future__ import annotations
 
-import copy
-import importlib
 import inspect
+import json
+import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from pathlib import Path
+from typing import Any, Sequence
 
 from . import forbidden as forbidden_names
-from .values import Tolerance, compare, describe_value, normalise
+from .diagnosis import NO_VALUE, diagnose, explain
+from .judges import from_json
+from .values import Tolerance, both_nan, compare, decode_input, describe_value, normalise
 
-_PACKAGES = {  # exercise -> module in nbcourse.grading.public
-    "01_weather": "weather",
-    "02_smoothing": "smoothing",
-    "03_mle": "mle",
-    "04_linearity": "linearity",
-    "05_spam": "spam",
-}
-
-
-@dataclass
-class PublicTest:
-    """One public test: call the answer on ``args`` (or read it) and compare.
-
-    ``expected`` is a function, called when the test runs, so that importing the
-    tests costs nothing.  ``judge(actual, expected)`` replaces the comparison when a
-    question accepts more than one right answer.
-    """
-    name: str
-    expected: Callable[[], Any]
-    args: tuple = ()
-    kwargs: dict = field(default_factory=dict)
-    hint: str = ""
-    tolerance: Tolerance = Tolerance()
-    exact: bool = False
-    judge: Callable[[Any, Any], str | None] | None = None
-
-
-@dataclass
-class PublicQuestion:
-    """``forbidden``: the names the grader flags for this question (as in its spec)."""
-    name: str
-    title: str
-    tests: Sequence[PublicTest]
-    kind: str = "function"
-    forbidden: Sequence[str] = ()
+CHECKS_SUFFIX = ".checks.json"
+SPEC_SUFFIX = ".grading.py"
 
 
 @dataclass
@@ -74,6 +54,8 @@ class CheckResult:
     outcomes: list[TestOutcome]
     problem: str = ""
     flags: list[str] = field(default_factory=list)  # forbidden names the answer uses
+    diagnosis: str = ""  # the known mistake the answer makes, in words
+    mistakes: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> int:
@@ -89,39 +71,130 @@ class CheckResult:
         lines = [f"{self.question} · {self.name}: {self.passed} of {len(self.outcomes)} "
                  "public tests passed"]
         if self.flags:
-            lines.append(f"  ⚠ {self.name} uses {', '.join(self.flags)} (itself or through a "
-                         "function or variable it uses), which this exercise asks you to write "
-                         "yourself: the grader will flag it and this question will earn no "
-                         "points")
+            own = [flag for flag in self.flags if flag == self.name]
+            others = [flag for flag in self.flags if flag != self.name]
+            if others:
+                lines.append(f"  ⚠ {self.name} uses {', '.join(others)} (itself or through a "
+                             "function or variable it uses), which this exercise asks you to "
+                             "write yourself: the grader will flag it and this question will "
+                             "earn no points")
+            if own:
+                lines.append(f"  ⚠ {self.name} calls the library's own {self.name} instead of "
+                             "computing the answer itself: the grader will flag it and this "
+                             "question will earn no points")
         for outcome in self.outcomes:
             mark = "✔" if outcome.passed else "✘"
             line = f"  {mark} {outcome.name}"
             if outcome.message:
                 line += f": {outcome.message}"
             lines.append(line)
-            if outcome.hint and not outcome.passed:
+            if outcome.hint and not outcome.passed and not self.diagnosis:
                 lines.append(f"      hint: {outcome.hint}")
+        if self.diagnosis:
+            lines.append(f"  {self.diagnosis}")
         lines.append("Hidden tests with other inputs run when your notebook is graded; "
                      "passing these is a good sign, not a guarantee.")
         return "\n".join(lines)
 
 
+@dataclass
+class PublicQuestion:
+    """One question as ``check()`` sees it: the public part of its spec."""
+    id: str
+    name: str
+    title: str
+    kind: str
+    cases: list[dict]
+    forbidden: Sequence[str] = ()
+    hint: str = ""
+    tolerance: Tolerance = Tolerance()
+    exact: bool = False
+    judge: Any = None
+    feedback: dict = field(default_factory=dict)  # mistake name -> its explanation
+
+    @classmethod
+    def from_json(cls, data: dict) -> "PublicQuestion":
+        return cls(data["id"], data["name"], data["title"], data["kind"], data["cases"],
+                   tuple(data.get("forbidden", ())), data.get("hint", ""),
+                   Tolerance(*data.get("tolerance", (1e-6, 1e-9))), data.get("exact", False),
+                   from_json(data.get("judge")),
+                   {m["name"]: m["feedback"] for m in data.get("mistakes", ())})
+
+    def compare(self, actual, expected, judge=None) -> str | None:
+        judge = judge or self.judge
+        if judge is not None:
+            return judge(actual, expected, None)
+        return compare(actual, expected, self.tolerance, exact=self.exact)
+
+    def same(self, actual, value) -> bool:
+        try:
+            return both_nan(actual, value) or self.compare(actual, value) is None
+        except Exception:  # noqa: BLE001
+            return False
+
+
+def find_checks(exercise: str, folders: Sequence[Path] | None = None) -> Path | None:
+    """``NN_name.checks.json`` (or, in an instructor's folder, ``NN_name.grading.py``).
+
+    Looked for in ``$NBCOURSE_CHECKS`` if set, then in the current folder (Jupyter's is
+    the notebook's own), then in ``exercises/`` below it.  ``exercise`` may be the
+    full name or, if it is unambiguous there, ``weather`` or ``1``.
+    """
+    if folders is None:
+        folders = [Path(p) for p in os.environ.get("NBCOURSE_CHECKS", "").split(os.pathsep) if p]
+        folders += [Path.cwd(), Path.cwd() / "exercises"]
+    for folder in folders:
+        for suffix in (CHECKS_SUFFIX, SPEC_SUFFIX):
+            candidates = sorted(folder.glob(f"*{suffix}")) if folder.is_dir() else []
+            names = {p.name[: -len(suffix)]: p for p in candidates}
+            if exercise in names:
+                return names[exercise]
+            key = str(exercise).lower()
+            loose = [p for n, p in names.items()
+                     if n.split("_", 1)[-1] == key or
+                     (key.isdigit() and n.split("_", 1)[0].lstrip("0") == key.lstrip("0"))]
+            if len(loose) == 1:
+                return loose[0]
+    return None
+
+
+def load_public(path: Path) -> dict:
+    """The public part of an exercise, from its checks file or from its spec."""
+    if path.name.endswith(SPEC_SUFFIX):
+        from . import specs  # only instructors have specs: load them only for them
+        exercise = specs.load(path.name[: -len(SPEC_SUFFIX)], path.parent)
+        return json.loads(json.dumps(exercise.publish()))
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 class Checker:
     """``check = Checker("01_weather")`` then ``check("q1", answer)``."""
 
-    def __init__(self, exercise: str):
-        key = _resolve(exercise)
-        module = importlib.import_module(f"nbcourse.grading.public.{_PACKAGES[key]}")
-        self.exercise = key
-        self.questions: dict[str, PublicQuestion] = module.QUESTIONS
+    def __init__(self, exercise: str, path: str | Path | None = None):
+        self.exercise = exercise
+        self.path = Path(path) if path else find_checks(exercise)
+        self.questions: dict[str, PublicQuestion] = {}
+        self.missing = ""
+        if self.path is None:
+            # never an exception: the notebook must still run, e.g. in the grader's sandbox
+            self.missing = (f"no public checks found for {exercise!r}: the file "
+                            f"{exercise}{CHECKS_SUFFIX} should be next to this notebook "
+                            "(your instructor's 'nbcourse release' writes it)")
+            return
+        data = load_public(self.path)
+        self.exercise = data["exercise"]
+        self.title = data.get("title", "")
+        self.questions = {q["id"]: PublicQuestion.from_json(q) for q in data["questions"]}
 
     def run(self, question: str, answer, sources: Sequence[str] | None = None) -> CheckResult:
-        """Run the public tests of ``question`` on ``answer`` and return what happened.
+        """Run the public cases of ``question`` on ``answer`` and return what happened.
 
         ``sources`` is the notebook's code, cell by cell, for the forbidden-name scan;
         by default the cells run so far in this IPython session (or, outside IPython,
         the module that defines the answer).
         """
+        if self.missing:
+            return CheckResult(question, "?", [], problem=self.missing)
         if question not in self.questions:
             raise ValueError(f"question must be one of {sorted(self.questions)} for "
                              f"{self.exercise}, got {question!r}")
@@ -130,33 +203,53 @@ class Checker:
             return CheckResult(question, spec.name, [], problem=(
                 f"expected the function itself, got {describe_value(answer)}; write "
                 f"check({question!r}, {spec.name}) without parentheses after {spec.name}"))
-        outcomes = [self._run_test(spec, test, answer) for test in spec.tests]
-        return CheckResult(question, spec.name, outcomes,
-                           flags=_forbidden_uses(spec, answer, sources))
+        outcomes, actuals = [], []
+        for case in spec.cases:
+            outcome, actual = self._run_case(spec, case, answer)
+            outcomes.append(outcome)
+            actuals.append(actual)
+        result = CheckResult(question, spec.name, outcomes,
+                             flags=_forbidden_uses(spec, answer, sources))
+        mistaken = {name: [] for name in spec.feedback}
+        missing = object()
+        for case in spec.cases:
+            for name in mistaken:
+                value = case.get("mistakes", {}).get(name, missing)
+                mistaken[name].append(missing if value is missing else decode_input(value))
+        names = diagnose([o.passed for o in outcomes], actuals, mistaken,
+                         lambda a, b, i: spec.same(a, b), skip=(missing,))
+        result.mistakes = names
+        result.diagnosis = explain(names, spec.feedback)
+        return result
 
     @staticmethod
-    def _run_test(spec: PublicQuestion, test: PublicTest, answer) -> TestOutcome:
+    def _run_case(spec: PublicQuestion, case: dict, answer) -> tuple[TestOutcome, Any]:
+        hint = case.get("hint") or spec.hint
+        name = case["name"]
         if spec.kind == "function":
             try:
-                returned = answer(*copy.deepcopy(test.args), **copy.deepcopy(test.kwargs))
+                returned = answer(*decode_input(case.get("args", {"$tuple": []})),
+                                  **decode_input(case.get("kwargs", {"$dict": []})))
             except NotImplementedError:
-                return TestOutcome(test.name, False, "not written yet (NotImplementedError)")
+                return TestOutcome(name, False, "not answered yet (it still raises "
+                                                "NotImplementedError)"), NO_VALUE
             except Exception as error:  # noqa: BLE001 - report it like the grader would
-                return TestOutcome(test.name, False, f"raised {type(error).__name__}: {error}",
-                                   test.hint)
+                text = str(error)
+                message = f"raised {type(error).__name__}" + (f": {text}" if text else "")
+                return TestOutcome(name, False, message, hint), NO_VALUE
         else:
             returned = answer
         try:
             actual = normalise(returned)
         except TypeError as error:
-            return TestOutcome(test.name, False, f"the result is not plain data ({error})",
-                               test.hint)
-        expected = normalise(test.expected())
-        if test.judge is not None:
-            problem = test.judge(actual, expected)
-        else:
-            problem = compare(actual, expected, test.tolerance, exact=test.exact)
-        return TestOutcome(test.name, problem is None, problem or "", test.hint)
+            return TestOutcome(name, False, f"the result is not plain data ({error})",
+                               hint), NO_VALUE
+        expected = decode_input(case["expected"])
+        try:
+            problem = spec.compare(actual, expected, from_json(case.get("judge")))
+        except Exception as error:  # noqa: BLE001
+            problem = f"the result could not be compared ({type(error).__name__})"
+        return TestOutcome(name, problem is None, problem or "", hint), actual
 
     def __call__(self, question: str, answer) -> None:
         """Print the report (and return nothing, so a notebook shows it only once)."""
@@ -200,13 +293,3 @@ def _defining_module(answer) -> list[str]:
 def check_for(exercise: str) -> Checker:
     """The ``check`` function for one exercise: ``check = check_for("01_weather")``."""
     return Checker(exercise)
-
-
-def _resolve(exercise: str) -> str:
-    if exercise in _PACKAGES:
-        return exercise
-    matches = [k for k in _PACKAGES if k.split("_", 1)[1] == exercise
-               or k.split("_", 1)[0].lstrip("0") == str(exercise).lstrip("0")]
-    if len(matches) == 1:
-        return matches[0]
-    raise ValueError(f"exercise must be one of {sorted(_PACKAGES)}, got {exercise!r}")

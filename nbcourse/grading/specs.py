@@ -1,50 +1,105 @@
-"""Grading specs: what to ask a submission, on which inputs, for how many points.
+"""Grading specs: one file per exercise holds every test, public and hidden.
 
 Each exercise has an instructor source notebook, ``exercises/source/NN_name.ipynb``,
 and next to it a spec, ``NN_name.grading.py``, that defines ``EXERCISE``.  The spec
-names the graded answers (functions or values in the student's notebook), the hidden
-inputs each function is called on, the points, the tolerance, and a *reference* that
-computes the expected value in the grader's process (usually with the nbcourse
-library).  The student release contains neither file; the grader reads the spec from
-the instructor's folder and never from a submission.
+names the graded answers (functions or values in the student's notebook), the cases
+each answer is tested on, the points, the tolerance, a *reference* that computes the
+expected value in the grader's process (usually with the nbcourse library), and the
+known *mistakes* students make, each with its own reference and a few words of
+feedback.
+
+Like otter-grader's ``TestCase.hidden``, a case is public (``hidden=False``: the
+student's ``check()`` runs it) or hidden (only the grader runs it).  ``nbcourse
+release`` writes the public part (``publish``: public inputs, expected values,
+hints, mistakes) next to the student notebooks as ``NN_name.checks.json``; the spec
+itself, the hidden cases and the solutions never leave the instructor's folder.
 """
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
+import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .values import Tolerance, compare, encode_input, normalise
+from .judges import Judge
+from .values import Tolerance, both_nan, compare, encode_input, normalise
 
 SPEC_SUFFIX = ".grading.py"
+CHECKS_SUFFIX = ".checks.json"
 PROBABILITY = Tolerance(rel=1e-6, abs_=1e-9)
+FAILED = object()  # a mistake's reference that raised on a case: it matches nothing
+
+
+def _origin() -> tuple[str, int]:
+    """The spec file and line where the calling constructor was written."""
+    frame = inspect.currentframe()
+    try:
+        while frame is not None:
+            filename = frame.f_code.co_filename
+            if not filename.endswith(("specs.py", "<string>")) and "dataclass" not in filename \
+                    and frame.f_code.co_name not in ("__init__", "__post_init__"):
+                return filename, frame.f_lineno
+            frame = frame.f_back
+        return "", 0
+    finally:
+        del frame
 
 
 @dataclass
 class Case:
-    """One call of a graded function.
+    """One test: a call of a graded function, or one look at a graded value.
 
     ``name`` is shown to the student in the feedback, so it should say what the case
     is about ("a table where one value never occurs with 'no'") without giving away
-    the input or the answer.  ``hidden=False`` marks cases the notebook shows openly.
+    the input or the answer.  ``hidden=False`` makes it a public case: the student's
+    ``check()`` runs it, and its inputs and expected value ship with the student
+    version.  ``hint`` replaces the question's hint for this case; ``judge`` its
+    comparison (for a public case, a judge from ``nbcourse.grading.judges``, since a
+    plain function cannot be shipped to students).
     """
     name: str
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     hidden: bool = True
+    hint: str = ""
+    judge: Callable[[Any, Any, "Case"], str | None] | None = None
+    origin: tuple = field(default_factory=_origin, repr=False, compare=False)
+
+    def __post_init__(self):
+        if not isinstance(self.args, tuple):
+            self.args = tuple(self.args) if isinstance(self.args, list) else (self.args,)
+
+
+@dataclass
+class Mistake:
+    """A known wrong answer, recognised when a student's answer equals its value.
+
+    ``reference`` computes the mistaken answer from the same inputs as the question's
+    reference (nothing, for a value question); ``feedback`` names the misconception in
+    a sentence or two and points to the lesson section that clears it up.  The
+    diagnosis changes the words of the feedback, never the points.
+    """
+    name: str
+    reference: Callable[..., Any]
+    feedback: str
+    origin: tuple = field(default_factory=_origin, repr=False, compare=False)
 
 
 @dataclass
 class Question:
     """A graded answer: a function called on cases, or a value read as it is.
 
-    ``reference(*case.args, **case.kwargs)`` (or ``reference()`` for a value) gives the
+    ``reference(*case.args, **case.kwargs)`` (``reference()`` for a value) gives the
     expected answer; ``judge(actual, expected, case)``, when given, replaces the
-    default comparison and returns None or a reason.  ``forbidden`` lists names the
-    answer must not use (the estimator it re-implements); see ``Exercise.forbidden_penalty``.
+    default comparison and returns None or a reason.  A value question's cases all
+    look at the same value, each with its own judge if it has one (for example a
+    public "is it a probability" case and a hidden exact one).  ``forbidden`` lists
+    names the answer must not use (the estimator it re-implements); see
+    ``Exercise.forbidden_penalty``.  ``mistakes`` are the known wrong answers.
     """
     id: str
     name: str
@@ -58,6 +113,8 @@ class Question:
     judge: Callable[[Any, Any, Case], str | None] | None = None
     forbidden: Sequence[str] = ()
     hint: str = ""
+    mistakes: Sequence[Mistake] = ()
+    origin: tuple = field(default_factory=_origin, repr=False, compare=False)
 
     def __post_init__(self):
         if self.kind not in ("function", "value"):
@@ -67,17 +124,70 @@ class Question:
         if self.reference is None:
             raise ValueError(f"question {self.id}: a reference that computes the expected value is required")
         if self.kind == "value" and not self.cases:
-            self.cases = (Case(f"the value of {self.name}", hidden=False),)
+            self.cases = (Case(f"the value of {self.name}", hidden=False, origin=self.origin),)
         if self.kind == "function" and not self.cases:
             raise ValueError(f"question {self.id}: a function question needs at least one case")
+        if self.kind == "value" and any(case.args or case.kwargs for case in self.cases):
+            raise ValueError(f"question {self.id}: the cases of a value question take no inputs")
+        names = [m.name for m in self.mistakes]
+        if len(set(names)) != len(names):
+            raise ValueError(f"question {self.id}: mistake names must be unique, got {names}")
+        self.cases = list(self.cases)
+        self.mistakes = list(self.mistakes)
+        self._expected = None
+        self._mistaken = None
+
+    def _call(self, function, case: Case):
+        if self.kind == "value":
+            return function()
+        return function(*case.args, **case.kwargs)
 
     def expected(self) -> list:
         """Expected answers, case by case, in the form the student's answers arrive in."""
-        return [normalise(self.reference(*case.args, **case.kwargs)) for case in self.cases]
+        if self._expected is None:
+            if self.kind == "value":
+                value = normalise(self.reference())
+                self._expected = [value for _ in self.cases]
+            else:
+                self._expected = [normalise(self._call(self.reference, case)) for case in self.cases]
+        return self._expected
+
+    def mistaken(self) -> dict[str, list]:
+        """{mistake name: its value on each case} (``FAILED`` where it raised)."""
+        if self._mistaken is None:
+            table = {}
+            self.mistake_errors = {}
+            for mistake in self.mistakes:
+                values = []
+                for index, case in enumerate(self.cases):
+                    if self.kind == "value" and index:
+                        values.append(values[0])  # one value, looked at by every case
+                        continue
+                    try:
+                        values.append(normalise(self._call(mistake.reference, case)))
+                    except Exception as error:  # noqa: BLE001 - validate reports it
+                        values.append(FAILED)
+                        self.mistake_errors.setdefault(mistake.name, (index, error))
+                table[mistake.name] = values
+            self._mistaken = table
+        return self._mistaken
+
+    def same_as(self, actual, value, case: Case) -> bool:
+        """Whether ``actual`` equals ``value`` the way this question grades (a mistake's
+        value, say): its own judge or comparison, never a case's looser judge."""
+        try:
+            if both_nan(actual, value):
+                return True
+            if self.judge is not None:
+                return self.judge(actual, value, case) is None
+            return compare(actual, value, self.tolerance, exact=self.exact) is None
+        except Exception:  # noqa: BLE001 - a strange answer simply matches nothing
+            return False
 
     def judge_case(self, actual, expected, case: Case) -> str | None:
-        if self.judge is not None:
-            return self.judge(actual, expected, case)
+        judge = case.judge or self.judge
+        if judge is not None:
+            return judge(actual, expected, case)
         return compare(actual, expected, self.tolerance, exact=self.exact)
 
     def probe_request(self) -> dict:
@@ -89,6 +199,41 @@ class Question:
                                  "kwargs": encode_input(dict(case.kwargs))}
                                 for case in self.cases]
         return request
+
+    def publish(self) -> dict:
+        """What a student's ``check()`` needs: public cases only, with expected values."""
+        expected = self.expected()
+        mistaken = self.mistaken()
+        cases = []
+        for index, case in enumerate(self.cases):
+            if case.hidden:
+                continue
+            entry = {"name": case.name, "hint": case.hint,
+                     "judge": case.judge.to_json() if isinstance(case.judge, Judge) else None,
+                     "expected": encode_input(_canonical(expected[index])),
+                     "mistakes": {name: encode_input(_canonical(values[index]))
+                                  for name, values in mistaken.items()
+                                  if values[index] is not FAILED}}
+            if self.kind == "function":
+                entry["args"] = encode_input(tuple(case.args))
+                entry["kwargs"] = encode_input(dict(case.kwargs))
+            cases.append(entry)
+        return {"id": self.id, "name": self.name, "title": self.title, "kind": self.kind,
+                "forbidden": list(self.forbidden), "hint": self.hint,
+                "tolerance": [self.tolerance.rel, self.tolerance.abs_], "exact": self.exact,
+                "judge": self.judge.to_json() if isinstance(self.judge, Judge) else None,
+                "mistakes": [{"name": m.name, "feedback": m.feedback} for m in self.mistakes],
+                "cases": cases}
+
+
+def _canonical(value):
+    """Dicts in a fixed key order, so a release writes the same bytes whatever the order a
+    reference built them in (a dict from a set differs between runs)."""
+    if isinstance(value, dict):
+        return {k: _canonical(value[k]) for k in sorted(value, key=repr)}
+    if isinstance(value, list):
+        return [_canonical(item) for item in value]
+    return value
 
 
 @dataclass
@@ -129,6 +274,11 @@ class Exercise:
 
     def expected(self) -> dict[str, list]:
         return {q.id: q.expected() for q in self.questions}
+
+    def publish(self) -> dict:
+        """The student side of the spec, as plain JSON (see ``selfcheck``)."""
+        return {"format": 1, "exercise": self.name, "title": self.title,
+                "questions": [q.publish() for q in self.questions]}
 
 
 # ----------------------------------------------------------------------- finding specs
@@ -184,7 +334,11 @@ def load(name: str, source_dir: Path | None = None) -> Exercise:
     path = source_dir / f"{name}{SPEC_SUFFIX}"
     module_spec = importlib.util.spec_from_file_location(f"nbcourse_spec_{name}", path)
     module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
+    sys.modules[module_spec.name] = module  # so dataclasses and pickling see the module
+    try:
+        module_spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(module_spec.name, None)
     exercise = getattr(module, "EXERCISE", None)
     if not isinstance(exercise, Exercise):
         raise ValueError(f"{path} must define EXERCISE = Exercise(...)")

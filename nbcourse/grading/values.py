@@ -51,6 +51,39 @@ def encode_input(value):
                     f"got {type(value).__name__}")
 
 
+def decode_input(data):
+    """The inverse of ``encode_input`` (what the probe does in the kernel, and what the
+    student's ``check()`` does with the public cases shipped in a checks file)."""
+    if isinstance(data, list):
+        return [decode_input(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    (tag, body), = data.items()
+    if tag == "$tuple":
+        return tuple(decode_input(item) for item in body)
+    if tag == "$dict":
+        return {_hashable(decode_input(k)): decode_input(v) for k, v in body}
+    if tag == "$fraction":
+        return Fraction(*body)
+    if tag == "$float":
+        return float(body)
+    if tag == "$ndarray":
+        return np.array(decode_input(body["data"]), dtype=body["dtype"])
+    if tag == "$series":
+        return pd.Series(decode_input(body["values"]), index=decode_input(body["index"]),
+                         name=body.get("name"))
+    if tag == "$frame":
+        frame = pd.DataFrame(decode_input(body["data"]), columns=decode_input(body["columns"]))
+        if body.get("index") is not None:
+            frame.index = decode_input(body["index"])
+        return frame
+    raise ValueError(f"unknown input tag {tag!r}")
+
+
+def _hashable(key):
+    return tuple(_hashable(k) for k in key) if isinstance(key, list) else key
+
+
 # --------------------------------------------------------------------------- outputs
 def decode_answer(data):
     """JSON from the probe -> plain Python (lists, dicts, numbers, Fractions, strings).
@@ -208,6 +241,12 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
             return f"expected a dict or Series{where}, got {kind_of(actual)} ({describe_value(actual)})"
         if set(actual) != set(expected):
             extra = sorted(map(str, set(actual) - set(expected)))
+            if extra and all(isinstance(k, int) for k in actual) and \
+                    not any(isinstance(k, int) for k in expected):
+                return (f"expected a dict with one entry per label{where} (like "
+                        "{label: value}), got keys that are positions "
+                        f"({', '.join(extra[:5])}): a DataFrame arrives as a dict of its "
+                        "columns, so return a dict, or a Series indexed by the labels")
             if extra:
                 return f"unexpected keys{where}: {', '.join(extra[:5])}"
             return f"some keys are missing{where} ({len(set(expected) - set(actual))} of {len(expected)})"
@@ -218,3 +257,12 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
                 return problem
         return None
     raise TypeError(f"cannot compare with an expected value of type {type(expected).__name__}")
+
+
+def both_nan(a, b) -> bool:
+    """NaN never equals NaN, but a student whose answer is NaN where a mistake's is NaN
+    makes that mistake (0 * log 0 not skipped, say)."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and any(both_nan(x, y) for x, y in zip(a, b)) and all(
+            both_nan(x, y) or compare(x, y) is None for x, y in zip(a, b))
+    return isinstance(a, float) and isinstance(b, float) and a != a and b != b

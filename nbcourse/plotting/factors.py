@@ -23,22 +23,46 @@ def _factor_heights(model, query: dict, cls) -> list:
 def plot_query_factors(model, query) -> Figure:
     """The numbers naive Bayes multiplies for one query, side by side for each class.
 
-    One group of bars per factor - the prior P(class), then P(attribute = value | class)
-    for each attribute - so the reader sees which attribute pulls the decision towards
-    which class, and a zero (a value never counted with a class) stands out.
+    Left: one group of bars per factor - the prior P(class), then P(attribute = value |
+    class) for each attribute - so a zero (a value never counted with a class) stands
+    out. Right, for a two-class model: the pull of each factor, log P(value | c1) -
+    log P(value | c0) with c0, c1 = ``model.classes_``, as one bar to the left or right,
+    and their sum, the log-odds that decides the prediction. A factor that is zero for
+    one class pulls infinitely hard; its bar runs to the edge and says so.
     """
     query = _query_dict(model, query)
-    joint = model.joint_proba(query).iloc[0]
+    classes = list(model.classes_)
+    two_classes = len(classes) == 2
+    figsize, ratios = ((12.0, 3.8), (7.5, 4.5)) if two_classes else ((7.5, 3.8), (1,))
+    fig, axes = new_figure(figsize, 1, len(ratios), squeeze=False, width_ratios=ratios)
+    factors = _factor_table(model, query)
+    _draw_factor_bars(axes[0, 0], model, query, factors)
+    if two_classes:
+        _draw_log_ratio_bars(axes[0, 1], factors, classes)
+    return fig
+
+
+def _factor_table(model, query: dict):
+    """Rows: the prior, then one row per attribute of the query; columns: the classes."""
+    import pandas as pd
+
     priors = model.prior_table(numeric=True)
-    labels = ["P(class)"] + [f"{name} =\n{value}" for name, value in query.items()]
-    fig, ax = new_figure((7.5, 3.8))
+    rows = [[priors[cls] for cls in model.classes_]]
+    rows += [list(heights) for heights in zip(*(_factor_heights(model, query, cls)
+                                                 for cls in model.classes_))]
+    names = ["P(class)"] + [f"{name} = {value}" for name, value in query.items()]
+    return pd.DataFrame(rows, index=names, columns=list(model.classes_), dtype=float)
+
+
+def _draw_factor_bars(ax, model, query, factors):
+    joint = model.joint_proba(query).iloc[0]
+    labels = [name.replace(" = ", " =\n") for name in factors.index]
     width = 0.8 / len(model.classes_)
     positions = np.arange(len(labels))
     for k, cls in enumerate(model.classes_):
-        heights = [priors[cls]] + _factor_heights(model, query, cls)
         offset = (k - (len(model.classes_) - 1) / 2) * width
-        bars = ax.bar(positions + offset, heights, width, color=CLASS_COLORS[k % 4],
-                      label=f"{cls}: product = {joint[cls]:.4f}")
+        bars = ax.bar(positions + offset, factors[cls].to_numpy(), width,
+                      color=CLASS_COLORS[k % 4], label=f"{cls}: product = {joint[cls]:.4f}")
         ax.bar_label(bars, fmt="%.2f", fontsize=8, padding=1)
     ax.set_xticks(positions, labels)
     ax.set_ylim(0, 1.1)
@@ -46,7 +70,61 @@ def plot_query_factors(model, query) -> Figure:
     ax.set_xlabel("the factors of P(class) \u00d7 \u220f P(attribute = value | class)")
     ax.legend(title="class", loc="upper right", fontsize=9)
     ax.set_title("Which factors pull the query towards which class")
-    return fig
+
+
+def _label_pull(ax, bar, value, row, edge, c0, c1):
+    """Write a pull's value beside its bar, or on a white patch inside a bar that runs to
+    the edge (an infinite pull, or one nearly as long as the axis)."""
+    if np.isinf(value):
+        bar.set_hatch("//")
+        sign, zero_class = ("+", c0) if value > 0 else ("\u2212", c1)
+        text = f"{sign}\u221e: 0 for {zero_class}"
+    elif np.isnan(value):
+        text = f"undefined: 0 for {c0} and for {c1}"
+    else:
+        text = f"{value:+.2f}"
+    width = bar.get_width()
+    if abs(width) > 0.6 * edge:
+        ax.text(width - np.sign(width) * 0.03 * edge, row, text, va="center", fontsize=8,
+                ha="right" if width > 0 else "left",
+                bbox=dict(boxstyle="round,pad=0.2", facecolor="white", edgecolor="none",
+                          alpha=0.85))
+    else:
+        right = width >= 0
+        ax.text(width + (0.02 if right else -0.02) * edge, row, text, va="center", fontsize=8,
+                ha="left" if right else "right")
+
+
+def _draw_log_ratio_bars(ax, factors, classes):
+    """Horizontal bars of log P(. | c1) - log P(. | c0) per factor, then their sum."""
+    c0, c1 = classes
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pulls = np.log(factors[c1].to_numpy()) - np.log(factors[c0].to_numpy())
+        total = pulls.sum()
+    values = np.append(pulls, total)
+    names = list(factors.index) + ["sum: log-odds"]
+    finite = values[np.isfinite(values)]
+    edge = 1.25 * max(1.0, np.abs(finite).max()) if finite.size else 1.0
+    shown = np.clip(np.nan_to_num(values, nan=0.0), -edge, edge)
+    rows = np.arange(len(values))[::-1]  # the prior at the top, the sum at the bottom
+    colors = [CLASS_COLORS[1] if v > 0 else CLASS_COLORS[0] for v in shown]
+    bars = ax.barh(rows, shown, color=colors, height=0.65)
+    bars[-1].set_edgecolor(COLORS["black"])
+    bars[-1].set_linewidth(1.5)
+    for bar, value, row in zip(bars, values, rows):
+        _label_pull(ax, bar, value, row, edge, c0, c1)
+    ax.axvline(0.0, color=COLORS["black"], linewidth=0.8)
+    ax.axhline(0.5, color="0.6", linewidth=0.8)  # between the factors and their sum
+    ax.set_xlim(-1.05 * edge, 1.05 * edge)
+    ax.set_yticks(rows, names)
+    ax.set_xlabel(f"log P(\u00b7 | {c1}) \u2212 log P(\u00b7 | {c0})  (natural log)")
+    ax.set_ylabel("factor")
+    from matplotlib.patches import Patch
+
+    ax.legend(handles=[Patch(color=CLASS_COLORS[1], label=f"pulls towards {c1}"),
+                       Patch(color=CLASS_COLORS[0], label=f"pulls towards {c0}")],
+              loc="best", fontsize=8)
+    ax.set_title(f"The pull of each factor (sum > 0: {c1})")
 
 
 class SmoothingEffectPlot(LivePlot):

@@ -17,15 +17,51 @@ _BOUNDARY_STYLES = (
 )
 
 
-def plot_gaussian_boundaries(X, y, models, *, feature_names=("x₁", "x₂"), resolution: int = 300):
+def plot_gaussian_boundaries(X, y, models, *, feature_names=("x₁", "x₂"), resolution: int = 300,
+                             margin: float = 0.5, max_points: int = 400, seed: int = 0):
     """A two-class 2-D data set and the line where each fitted model's log-odds is zero.
 
     ``models`` maps a legend label to a fitted two-class model with
     ``predict_joint_log_proba`` (e.g. GaussianNB with and without a shared variance);
     the boundary is where log P(classes_[1], x) - log P(classes_[0], x) changes sign.
-    """
-    from matplotlib.lines import Line2D
+    The background is shaded by the class that the first model predicts there.
 
+    The frame reaches ``margin`` times the data's range beyond the data on every side,
+    so that the reader sees what the models do far from the data, where a quadratic
+    boundary can turn back. At most ``max_points`` points are drawn (a random sample,
+    ``seed``), small and half transparent, so that the regions and lines stay visible.
+    """
+    X, y, classes, feature_names = _checked_boundary_inputs(X, y, models, feature_names)
+    if not (np.isfinite(margin) and margin >= 0):
+        raise ValueError(f"margin must be a number >= 0, got {margin!r}")
+    if isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer)) or max_points < 1:
+        raise ValueError(f"max_points must be a positive whole number, got {max_points!r}")
+    low, high = X.min(axis=0), X.max(axis=0)
+    pad = margin * (high - low)
+    xs = np.linspace(low[0] - pad[0], high[0] + pad[0], resolution)
+    ys = np.linspace(low[1] - pad[1], high[1] + pad[1], resolution)
+    xx, yy = np.meshgrid(xs, ys)
+    log_odds = {label: _log_odds(model, xx, yy) for label, model in models.items()}
+
+    fig, ax = new_figure((6.6, 5.2), layout="tight")
+    _shade_regions(ax, next(iter(log_odds.values())), xs, ys)
+    shown = _draw_sample(ax, X, y, classes, max_points, seed)
+    handles, _ = ax.get_legend_handles_labels()
+    handles += _draw_boundaries(ax, xx, yy, log_odds)
+    ax.set_xlim(xs[0], xs[-1])
+    ax.set_ylim(ys[0], ys[-1])
+    ax.set_xlabel(feature_names[0])
+    ax.set_ylabel(feature_names[1])
+    points = "all points" if shown == len(X) else f"{shown:,} of {len(X):,} points"
+    ax.set_title("decision boundaries: where both classes are equally probable\n"
+                 f"shaded: the class the solid line's model predicts; {points} drawn", fontsize=10)
+    # Below the axes: a curved boundary can pass through any corner of the data.
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2,
+              fontsize=9, frameon=False)
+    return fig
+
+
+def _checked_boundary_inputs(X, y, models, feature_names):
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     if X.ndim != 2 or X.shape[1] != 2:
@@ -40,34 +76,47 @@ def plot_gaussian_boundaries(X, y, models, *, feature_names=("x₁", "x₂"), re
     classes = next(iter(models.values())).classes_
     if len(classes) != 2:
         raise ValueError(f"the models must have two classes, got {list(classes)}")
+    return X, y, classes, feature_names
 
-    low, high = X.min(axis=0), X.max(axis=0)
-    pad = 0.08 * (high - low)
-    xs = np.linspace(low[0] - pad[0], high[0] + pad[0], resolution)
-    ys = np.linspace(low[1] - pad[1], high[1] + pad[1], resolution)
-    xx, yy = np.meshgrid(xs, ys)
-    grid = np.column_stack([xx.ravel(), yy.ravel()])
 
-    fig, ax = new_figure((6.6, 5.2), layout="tight")
+def _log_odds(model, xx, yy):
+    """log P(classes_[1], x) - log P(classes_[0], x) at every grid point."""
+    jll = model.predict_joint_log_proba(np.column_stack([xx.ravel(), yy.ravel()]))
+    return (jll[:, 1] - jll[:, 0]).reshape(xx.shape)
+
+
+def _shade_regions(ax, log_odds, xs, ys):
+    """A light wash of each class's colour where the model predicts that class."""
+    from matplotlib.colors import ListedColormap
+
+    wash = ListedColormap([COLORS["blue"], COLORS["orange"]])
+    ax.imshow((log_odds > 0).astype(float), cmap=wash, vmin=0, vmax=1, alpha=0.16,
+              origin="lower", extent=(xs[0], xs[-1], ys[0], ys[-1]), aspect="auto",
+              interpolation="nearest", zorder=0)
+
+
+def _draw_sample(ax, X, y, classes, max_points, seed) -> int:
+    """Scatter at most ``max_points`` of the points; returns how many were drawn."""
+    rows = np.arange(len(X))
+    if len(X) > max_points:
+        rows = np.sort(np.random.default_rng(seed).choice(len(X), max_points, replace=False))
     for c, color, marker in zip(classes, (COLORS["blue"], COLORS["orange"]), ("o", "s")):
-        ax.scatter(X[y == c, 0], X[y == c, 1], s=18, color=color, marker=marker, alpha=0.75,
-                   edgecolors="white", linewidths=0.4, label=f"class {c}")
-    handles, _ = ax.get_legend_handles_labels()
-    for (label, model), style in zip(models.items(), _BOUNDARY_STYLES):
-        jll = model.predict_joint_log_proba(grid)
-        log_odds = (jll[:, 1] - jll[:, 0]).reshape(xx.shape)
-        ax.contour(xx, yy, log_odds, levels=[0.0], linewidths=2.2, **style)
+        mine = rows[y[rows] == c]
+        ax.scatter(X[mine, 0], X[mine, 1], s=12, color=color, marker=marker, alpha=0.55,
+                   edgecolors="white", linewidths=0.3, label=f"class {c}", zorder=2)
+    return len(rows)
+
+
+def _draw_boundaries(ax, xx, yy, log_odds) -> list:
+    """One zero contour per model, in the styles of ``_BOUNDARY_STYLES``; legend handles."""
+    from matplotlib.lines import Line2D
+
+    handles = []
+    for (label, values), style in zip(log_odds.items(), _BOUNDARY_STYLES):
+        ax.contour(xx, yy, values, levels=[0.0], linewidths=2.2, zorder=3, **style)
         handles.append(Line2D([], [], color=style["colors"], linestyle=style["linestyles"],
                               linewidth=2.2, label=label))
-    ax.set_xlim(xs[0], xs[-1])
-    ax.set_ylim(ys[0], ys[-1])
-    ax.set_xlabel(feature_names[0])
-    ax.set_ylabel(feature_names[1])
-    ax.set_title("decision boundaries: where both classes are equally probable")
-    # Below the axes: a curved boundary can pass through any corner of the data.
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2,
-              fontsize=9, frameon=False)
-    return fig
+    return handles
 
 
 def plot_class_densities(x, y, model, *, feature: int = 0, xlabel: str = "x", bins: int = 30):

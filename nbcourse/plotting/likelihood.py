@@ -49,8 +49,8 @@ def plot_simplex_log_likelihood(counts, words, marks=None, titles=None, *,
         ax.set_title(heading if titles[row] is None else f"{titles[row]}\n{heading}", fontsize=10)
         ax.set_xlabel("each point is one distribution (θ₁, θ₂, θ₃), θ₁ + θ₂ + θ₃ = 1;\n"
                       "dashed lines: one of the θ's = 0.2, 0.4, 0.6, 0.8;\n"
-                      f"white line: {_REGION_NATS:g} nats below the top, the θ's these counts "
-                      "cannot rule out (~95 %)", fontsize=9)
+                      f"white line: {_REGION_NATS:g} nats below the top (inside: ~95 % region)",
+                      fontsize=9)
         bar = fig.colorbar(filled, ax=ax, shrink=0.8)
         bar.set_label("log-likelihood minus its maximum (nats)")
     _add_marks_legend(fig, points)
@@ -100,7 +100,7 @@ def _draw_log_likelihood_contours(ax, n, grid, depth):
     filled = ax.tricontourf(triangulation, np.maximum(below_best, -depth - 1.0),
                             levels=np.linspace(-depth, 0.0, 11), cmap="viridis", extend="min")
     ax.tricontour(triangulation, below_best, levels=[-_REGION_NATS], colors="white",
-                  linewidths=2.0, zorder=4)
+                  linewidths=2.0, linestyles="solid", zorder=4)
     return filled
 
 

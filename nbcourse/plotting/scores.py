@@ -2,8 +2,6 @@
 learning curves (lessons 04 to 06)."""
 from __future__ import annotations
 
-import numpy as np
-
 import pandas as pd
 
 from ._base import COLORS, LivePlot, decade_ticks, new_figure

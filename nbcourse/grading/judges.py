@@ -1,0 +1,142 @@
+"""Comparisons that accept more than one right answer, and that can ship to students.
+
+A question's default comparison (``values.compare`` with its tolerance) fits most
+answers.  When it does not, a spec gives a *judge*.  A judge on a hidden case may be
+any function ``judge(actual, expected, case) -> None | reason``; a judge on a public
+case must be one of the classes below, because ``nbcourse release`` writes public
+cases to a JSON file for the student's ``check()`` and a plain function cannot be
+written there.  Each judge is plain data (``to_json`` / ``from_json``), so the grader
+and the student's notebook run the very same comparison.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+from numbers import Real
+
+from .values import Tolerance, compare, describe_value
+
+
+def _number(x) -> bool:
+    return isinstance(x, (Real, Fraction)) and not isinstance(x, bool)
+
+
+class Judge:
+    """Base class: a judge is called as ``judge(actual, expected, case)``."""
+
+    kind = ""
+
+    def __call__(self, actual, expected, case=None) -> str | None:  # pragma: no cover
+        raise NotImplementedError
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["judge"] = self.kind
+        return data
+
+
+@dataclass
+class Within(Judge):
+    """A number between ``low`` and ``high`` (inclusive); ``message`` when it is not."""
+    low: float
+    high: float
+    message: str = ""
+    kind = "within"
+
+    def __call__(self, actual, expected, case=None):
+        if not _number(actual):
+            return f"expected a number, got {describe_value(actual)}"
+        if self.low <= actual <= self.high:
+            return None
+        return self.message or f"expected a number between {self.low:g} and {self.high:g}"
+
+
+@dataclass
+class OneOf(Judge):
+    """One of a few allowed values (for example the alphas a recipe tries)."""
+    values: list
+    message: str = ""
+    kind = "one_of"
+
+    def __call__(self, actual, expected, case=None):
+        for value in self.values:
+            if type(actual) is not bool and compare(actual, value, Tolerance()) is None:
+                return None
+        return self.message or "not one of the allowed values"
+
+
+@dataclass
+class SameKeys(Judge):
+    """A dict (or Series) with exactly the expected keys; the values are not checked."""
+    message: str = ""
+    kind = "same_keys"
+
+    def __call__(self, actual, expected, case=None):
+        if not isinstance(actual, dict):
+            return self.message or f"expected a dict, got {describe_value(actual)}"
+        if set(actual) != set(expected):
+            return self.message or \
+                f"the keys should be {sorted(map(str, expected))}, got {sorted(map(str, actual))}"
+        return None
+
+
+@dataclass
+class ZerosAndOnes(Judge):
+    """One decision per item, 0/1 or False/True; says how many are wrong."""
+    kind = "zeros_and_ones"
+
+    def __call__(self, actual, expected, case=None):
+        if not isinstance(actual, list):
+            return "expected one decision (0 or 1) per item, as a list or an array"
+        if len(actual) != len(expected):
+            return f"expected {len(expected)} decisions, got {len(actual)}"
+        if any(not isinstance(a, (int, float)) or a not in (0, 1) for a in actual):
+            return "every decision should be 0 or 1 (or False/True)"
+        wrong = sum(int(a) != e for a, e in zip(actual, expected))
+        return None if wrong == 0 else f"{wrong} of {len(expected)} decisions are wrong"
+
+
+@dataclass
+class Table(Judge):
+    """A dict of dicts of words; says how many cells are wrong, not which answer is right."""
+    kind = "table"
+
+    def __call__(self, actual, expected, case=None):
+        if not isinstance(actual, dict) or set(actual) != set(expected):
+            return f"expected a dict with the keys {', '.join(map(repr, expected))}"
+        cells = wrong = 0
+        for column, rows in expected.items():
+            if not isinstance(actual[column], dict) or set(actual[column]) != set(rows):
+                return f"the rows for {column!r} should be: {', '.join(map(repr, rows))}"
+            for row, answer in rows.items():
+                cells += 1
+                wrong += compare(actual[column][row], answer) is not None
+        return None if wrong == 0 else f"{wrong} of {cells} cells of the table are not right"
+
+
+@dataclass
+class Close(Judge):
+    """The default comparison with its own tolerance (a numeric optimiser's answer)."""
+    rel: float = 0.0
+    abs_: float = 1e-4
+    kind = "close"
+
+    def __call__(self, actual, expected, case=None):
+        return compare(actual, expected, Tolerance(rel=self.rel, abs_=self.abs_))
+
+
+JUDGES = {cls.kind: cls for cls in (Within, OneOf, SameKeys, ZerosAndOnes, Table, Close)}
+
+
+def from_json(data: dict | None) -> Judge | None:
+    if data is None:
+        return None
+    data = dict(data)
+    kind = data.pop("judge")
+    if kind not in JUDGES:
+        raise ValueError(f"unknown judge {kind!r}; this nbcourse knows {sorted(JUDGES)}")
+    return JUDGES[kind](**data)
+
+
+__all__ = ["Judge", "Within", "OneOf", "SameKeys", "ZerosAndOnes", "Table", "Close",
+           "from_json"]

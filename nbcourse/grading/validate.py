@@ -1,0 +1,232 @@
+"""``nbcourse validate``: find the mistakes in an exercise before students do.
+
+Run by ``nbcourse validate``, by ``nbcourse release`` (which writes nothing when an
+error is found) and by ``pytest``.  Every message names the file and, where there is
+one, the notebook cell or the spec line, so the instructor can go straight to it:
+
+* the markers of the source notebook (``### BEGIN SOLUTION`` ...), near misses
+  included (``## BEGIN SOLUTION``, ``BEGIN SOLUTIONS``, wrong case): a near miss
+  would ship the solution;
+* the spec loads and defines ``EXERCISE``;
+* every reference runs on every case (a case with the wrong number of inputs is
+  named), and its result can be compared;
+* every answer name of the spec is defined by the source notebook's cells;
+* every function question has at least one hidden case;
+* every public case can be shipped to students (plain-data inputs, a judge from
+  ``nbcourse.grading.judges``);
+* every known mistake runs on every case, loses points, is caught by a hidden case
+  (function questions) and is recognised by the diagnosis.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import json
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from . import authoring, specs
+from .judges import Judge
+from .values import encode_input
+
+
+@dataclass
+class Problem:
+    level: str  # "error" | "warning"
+    where: str  # file, cell, line
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.level}: {self.where}: {self.message}"
+
+
+def _at(origin, fallback: Path) -> str:
+    filename, line = origin if origin else ("", 0)
+    if filename and Path(filename).name.endswith(specs.SPEC_SUFFIX):
+        return f"{filename}, line {line}"
+    return str(fallback)
+
+
+def _case_label(question, index: int) -> str:
+    case = question.cases[index]
+    kind = "hidden" if case.hidden else "public"
+    return f"{question.id} {kind} case {index + 1} ({case.name!r})"
+
+
+def defined_names(notebook: nbformat.NotebookNode) -> set[str]:
+    """Names the code cells bind at the top level (functions, classes, assignments)."""
+    names: set[str] = set()
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        lines = ["" if line.lstrip().startswith(("%", "!")) else line
+                 for line in cell.source.splitlines()]
+        try:
+            tree = ast.parse("\n".join(lines))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.alias):
+                names.add((node.asname or node.name).split(".")[0])
+    return names
+
+
+def check_markers(path: Path) -> list[Problem]:
+    try:
+        notebook = nbformat.read(path, as_version=4)
+    except Exception as error:  # noqa: BLE001
+        return [Problem("error", str(path), f"not a readable notebook ({error})")]
+    try:
+        authoring.student_notebook(notebook, str(path))
+    except authoring.MarkerError as error:
+        text = str(error)
+        where, _, message = text.partition(": ")
+        return [Problem("error", where, message)]
+    return []
+
+
+def _load(name: str, source_dir: Path) -> tuple[specs.Exercise | None, list[Problem]]:
+    path = source_dir / f"{name}{specs.SPEC_SUFFIX}"
+    try:
+        return specs.load(name, source_dir), []
+    except Exception as error:  # noqa: BLE001
+        frames = [f for f in traceback.extract_tb(error.__traceback__)
+                  if Path(f.filename).resolve() == path.resolve()]
+        where = f"{path}, line {frames[-1].lineno}" if frames else str(path)
+        return None, [Problem("error", where, f"the spec does not load: "
+                                              f"{type(error).__name__}: {error}")]
+
+
+def validate(name: str, source_dir: Path | None = None) -> list[Problem]:
+    """Every problem found in exercise ``name`` of ``source_dir``."""
+    source_dir = Path(source_dir or specs.default_source_dir())
+    name = specs.resolve_name(name, source_dir)
+    spec_path = source_dir / f"{name}{specs.SPEC_SUFFIX}"
+    notebook_path = source_dir / f"{name}.ipynb"
+    problems: list[Problem] = []
+    if notebook_path.is_file():
+        problems += check_markers(notebook_path)
+    else:
+        problems.append(Problem("error", str(notebook_path),
+                                "no source notebook next to the spec"))
+    exercise, load_problems = _load(name, source_dir)
+    problems += load_problems
+    if exercise is None:
+        return problems
+    defined = defined_names(nbformat.read(notebook_path, as_version=4)) \
+        if notebook_path.is_file() else set()
+    for question in exercise.questions:
+        problems += _check_question(question, spec_path, notebook_path, defined)
+    return problems
+
+
+def _check_question(question, spec_path: Path, notebook_path: Path,
+                    defined: set[str]) -> list[Problem]:
+    problems: list[Problem] = []
+    here = _at(question.origin, spec_path)
+
+    def error(where, message):
+        problems.append(Problem("error", where, message))
+
+    if notebook_path.is_file() and question.name not in defined:
+        close = difflib.get_close_matches(question.name, sorted(defined), n=1)
+        error(here, f"{question.id} grades `{question.name}`, but no cell of "
+                    f"{notebook_path.name} defines it"
+                    + (f" (did you mean `{close[0]}`?)" if close else ""))
+    if question.kind == "function" and not any(case.hidden for case in question.cases):
+        error(here, f"{question.id} has no hidden case: the grade would rest on the public "
+                    "cases alone, which students see")
+    if question.name in question.forbidden:
+        problems.append(Problem("warning", here, (
+            f"{question.id} forbids `{question.name}`, which is also the name students must "
+            "define: only a use of the library's own function is flagged, and the message "
+            "says so")))
+    if len(question.mistakes) < 2:
+        problems.append(Problem("warning", here, (
+            f"{question.id} lists {len(question.mistakes)} known mistake(s); list at least two "
+            "(Mistake(name, reference, feedback)) so the feedback can name them")))
+
+    # references on every case
+    expected = []
+    for index, case in enumerate(question.cases):
+        where = _at(case.origin, spec_path)
+        try:
+            if question.kind == "value":
+                expected.append(expected[0] if expected else specs.normalise(question.reference()))
+            else:
+                expected.append(specs.normalise(question.reference(*case.args, **case.kwargs)))
+        except Exception as exc:  # noqa: BLE001
+            error(where, f"{_case_label(question, index)}: the reference fails: "
+                         f"{type(exc).__name__}: {exc}")
+            return problems
+        if not case.hidden:
+            judge = case.judge or question.judge
+            if judge is not None and not isinstance(judge, Judge):
+                error(where, f"{_case_label(question, index)} is public, so its judge must "
+                             "come from nbcourse.grading.judges (a plain function cannot be "
+                             "shipped to students); make the case hidden or use one of them")
+            try:
+                json.dumps(encode_input(tuple(case.args)))
+                json.dumps(encode_input(dict(case.kwargs)))
+                json.dumps(encode_input(expected[-1]))
+            except (TypeError, ValueError) as exc:
+                error(where, f"{_case_label(question, index)} is public but its inputs or "
+                             f"expected value cannot be written for students: {exc}")
+        try:
+            question.judge_case(expected[-1], expected[-1], case)
+        except Exception as exc:  # noqa: BLE001
+            error(where, f"{_case_label(question, index)}: the judge fails on the expected "
+                         f"value itself: {type(exc).__name__}: {exc}")
+    if problems and any(p.level == "error" for p in problems):
+        return problems
+
+    # known mistakes
+    from .hidden import grade_question
+    mistaken = question.mistaken()
+    for mistake in question.mistakes:
+        where = _at(mistake.origin, spec_path)
+        label = f"{question.id} mistake {mistake.name!r}"
+        if mistake.name in question.mistake_errors:
+            index, exc = question.mistake_errors[mistake.name]
+            error(where, f"{label} fails on {_case_label(question, index)}: "
+                         f"{type(exc).__name__}: {exc}")
+            continue
+        else:
+            answer = mistaken[mistake.name][0] if question.kind == "value" \
+                else mistake.reference
+            result = grade_question(question, answer)
+            if result.score >= result.points:
+                error(where, f"{label} passes every case: it loses no points, so no case "
+                             "tells it from the right answer")
+                continue
+            if question.kind == "function" and not any(
+                    c.hidden and not c.passed for c in result.cases):
+                error(where, f"{label} fails only public cases: add a hidden case that "
+                             "catches it")
+            if mistake.name not in result.mistakes:
+                error(where, f"{label} is not recognised by the diagnosis (another mistake "
+                             "gives different values on some case?)")
+    return problems
+
+
+def validate_all(source_dir: Path | None = None) -> dict[str, list[Problem]]:
+    source_dir = Path(source_dir or specs.default_source_dir())
+    found = {name: validate(name, source_dir) for name in specs.available(source_dir)}
+    for notebook in authoring.source_notebooks(source_dir):
+        stem = notebook.name[: -len(".ipynb")]
+        if stem not in found:
+            found[stem] = check_markers(notebook) + [Problem(
+                "error", str(notebook), f"no grading spec {stem}{specs.SPEC_SUFFIX} next to it "
+                                        "(nbcourse new writes one)")]
+    return found
+
+
+def errors(problems: list[Problem]) -> list[Problem]:
+    return [p for p in problems if p.level == "error"]
