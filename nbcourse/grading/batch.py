@@ -392,15 +392,22 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def feedback_name(submission_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._~-]+", "__", submission_id).strip("_") or "submission"
+    """A file name for the submission's page: readable, and distinct for distinct ids.
+
+    An id made only of safe characters is its own name; any other gets a short hash
+    of the full id, so `` alice`` and ``alice`` never share a page.
+    """
+    safe = re.sub(r"[^A-Za-z0-9._~-]+", "__", submission_id).strip("_.") or "submission"
+    if safe == submission_id:
+        return safe
+    digest = hashlib.sha256(submission_id.encode("utf-8", "backslashreplace")).hexdigest()[:8]
+    return f"{safe[:80]}-{digest}"
 
 
 def feedback_names(submission_ids: list[str]) -> dict[str, str]:
-    """{id: file name of its page}: readable, and distinct for distinct ids.
-
-    Ids whose readable names collide (`` alice`` and ``alice``) all get a short hash of
-    the full id, so no page depends on which of them was graded first.
-    """
+    """{id: file name of its page}, distinct even on a case-insensitive file system:
+    names that differ only in case all get a short hash of their id, so no page
+    depends on which submission was graded first."""
     plain = {ident: feedback_name(ident) for ident in submission_ids}
     counts: dict[str, int] = {}
     for name in plain.values():
