@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from course_paths import REPO
 from nbcourse import resources
 from nbcourse.cli import main
 
