@@ -178,7 +178,7 @@ def score_question(question, probe: dict, expected: list, penalty: float,
         result.status = "not answered"
     elif passed == len(question.cases):
         result.status = "passed"
-    elif passed:
+    elif passed and question.kind == "function":
         result.status = "partly passed"
     _diagnose(question, result, verdicts, actuals)
     if forbidden:
