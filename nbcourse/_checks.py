@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 import warnings
 from fractions import Fraction
 
@@ -35,6 +36,7 @@ __all__ = [
     "check_positive_int",
     "check_prior",
     "check_sample_weight",
+    "not_fitted",
     "plain",
 ]
 
@@ -44,7 +46,34 @@ class NotFittedError(ValueError, AttributeError):
 
     A subclass of ValueError and AttributeError, like scikit-learn's, so that code written
     for scikit-learn (``except NotFittedError``, ``hasattr`` probes) behaves the same.
+    Raise it with `not_fitted`: when scikit-learn is in use, the error is then also an
+    instance of scikit-learn's own NotFittedError.
     """
+
+
+def _sklearn_exception(name: str):
+    """scikit-learn's exception or warning class ``name``, if scikit-learn is in use.
+
+    Never imports scikit-learn: a program that has not imported it gets None.
+    """
+    module = sys.modules.get("sklearn.exceptions")
+    return getattr(module, name, None)
+
+
+_BOTH_NOT_FITTED = {}
+
+
+def not_fitted(estimator) -> NotFittedError:
+    """The not-fitted error for ``estimator``, to raise."""
+    cls = NotFittedError
+    theirs = _sklearn_exception("NotFittedError")
+    if theirs is not None:
+        if theirs not in _BOTH_NOT_FITTED:
+            _BOTH_NOT_FITTED[theirs] = type("NotFittedError", (NotFittedError, theirs),
+                                            {"__module__": __name__})
+        cls = _BOTH_NOT_FITTED[theirs]
+    return cls(f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' with "
+               "appropriate arguments before using this estimator.")
 
 
 def plain(value):
@@ -216,10 +245,6 @@ def check_prior(prior, n_classes: int, name: str = "class_prior") -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def check_matrix(X, name: str = "X", *, owner: str | None = None, allow_sparse: bool = True,
                  non_negative: bool = False, whole_numbers: bool = False,
                  n_features: int | None = None):
@@ -242,11 +267,14 @@ def check_matrix(X, name: str = "X", *, owner: str | None = None, allow_sparse: 
     else:
         if hasattr(X, "to_numpy"):  # pandas DataFrame
             X = X.to_numpy()
-        if np.iscomplexobj(X):
-            raise ValueError(f"Complex data not supported: {name} holds complex numbers")
         try:
-            X = np.asarray(X, dtype=np.float64)
+            X = np.asarray(X)
+            if X.dtype.kind == "c":
+                raise ValueError(f"Complex data not supported: {name} holds complex numbers")
+            X = X.astype(np.float64, copy=False)
         except (TypeError, ValueError) as exc:
+            if str(exc).startswith("Complex"):
+                raise
             raise TypeError(f"{name} must contain numbers only ({exc})") from None
         if X.ndim < 2:
             shape = "a single number" if X.ndim == 0 else f"a 1-D array of length {X.shape[0]}"
@@ -277,20 +305,29 @@ def check_matrix(X, name: str = "X", *, owner: str | None = None, allow_sparse: 
             f"{name} must hold whole numbers here, found {plain(example)!r}")
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(
-            f"{name} has {_plural(X.shape[1], 'feature')}, but {who} is expecting "
-            f"{_plural(n_features, 'feature')} as input.")
+            f"{name} has {X.shape[1]} features, but {who} is expecting {n_features} features "
+            "as input.")
     return X
 
 
 def check_labels(y, n_samples: int, name: str = "y") -> np.ndarray:
-    """Return the class labels as a 1-D array of length ``n_samples``."""
+    """Return the class labels as a 1-D array of length ``n_samples``.
+
+    Labels are names of classes: strings, integers, or floats that are whole numbers.
+    Other floats look like a regression target and are refused, as in scikit-learn.
+    """
+    if y is None:
+        raise ValueError(
+            "this classifier requires y to be passed, but the target y is None: give one "
+            "class label per sample")
     if hasattr(y, "to_numpy"):
         y = y.to_numpy()
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
             f"A column-vector {name} was passed when a 1d array was expected; using "
-            f"{name}.ravel()", UserWarning, stacklevel=3)
+            f"{name}.ravel()", _sklearn_exception("DataConversionWarning") or UserWarning,
+            stacklevel=3)
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one label per sample), got shape {y.shape}")
@@ -298,6 +335,11 @@ def check_labels(y, n_samples: int, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name} has {y.shape[0]} labels but X has {n_samples} samples")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError(f"{name} contains NaN or infinite labels")
+    if y.dtype.kind == "f" and not np.array_equal(y, np.round(y)):
+        raise ValueError(
+            f"Unknown label type: continuous. {name} holds numbers such as "
+            f"{plain(y[y != np.round(y)][0])!r}, which look like a regression target; a "
+            "classifier needs class labels")
     if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and v != v) for v in y):
         raise ValueError(f"{name} contains missing labels")
     return y
@@ -321,6 +363,8 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
             "per sample")
     if not np.all(np.isfinite(weights)) or (weights < 0).any():
         raise ValueError("sample_weight must hold finite numbers >= 0")
+    if n_samples and not weights.any():
+        raise ValueError("every sample_weight is zero: no sample would count")
     return weights
 
 

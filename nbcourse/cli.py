@@ -244,6 +244,16 @@ def _release(args) -> int:
 
 def _grade(args) -> int:
     from .grading.batch import grade_batch, summary
+    from .grading.execution.sandbox import SandboxUnavailable
+
+    try:
+        return _grade_with(args, grade_batch, summary)
+    except SandboxUnavailable as error:
+        print(f"nbcourse grade: error: {error}", file=sys.stderr)
+        return 2
+
+
+def _grade_with(args, grade_batch, summary) -> int:
 
     batch = grade_batch(args.exercise, args.submissions, args.out, jobs=args.jobs,
                         timeout=args.timeout, memory_mb=args.memory_mb,

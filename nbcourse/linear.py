@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from nbcourse._checks import (NotFittedError, check_labels, check_matrix, check_positive,
+from nbcourse._checks import (NotFittedError, check_labels, not_fitted, check_matrix, check_positive,
                               check_positive_int)
 from nbcourse._estimator import ClassifierMixin
 
@@ -198,8 +198,7 @@ class LogisticRegression(ClassifierMixin):
 
     def _check_fitted(self):
         if not hasattr(self, "coef_"):
-            raise NotFittedError(
-                "This LogisticRegression instance is not fitted yet; call fit(X, y) first")
+            raise not_fitted(self)
 
     def decision_function(self, X) -> np.ndarray:
         """Log-odds w0 + X @ w of classes_[1] against classes_[0]."""

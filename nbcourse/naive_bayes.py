@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._checks import (NotFittedError, _to_fraction, check_alpha, check_bool, check_classes,
+from ._checks import (_to_fraction, not_fitted, check_alpha, check_bool, check_classes,
                       check_feature_names, check_labels, check_matrix, check_prior,
                       check_sample_weight, plain)
 from ._estimator import ClassifierMixin
@@ -198,9 +198,7 @@ class _BaseNB(ClassifierMixin, metaclass=ABCMeta):
 
     def _check_fitted(self):
         if not hasattr(self, "classes_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet; call fit(X, y) "
-                "first")
+            raise not_fitted(self)
 
     def _check_two_classes(self):
         self._check_fitted()
@@ -991,7 +989,9 @@ def _as_frame(X, first: bool) -> pd.DataFrame:
         raise TypeError(
             "CategoricalNB needs dense data (sparse data was passed, but dense data is "
             "required): a DataFrame, or an array of category codes")
-    elif isinstance(X, (np.ndarray, list, tuple)):
+    elif isinstance(X, (np.ndarray, list, tuple)) or hasattr(X, "__array__"):
+        if not isinstance(X, (np.ndarray, list, tuple)):
+            X = np.asarray(X)
         array = np.asarray(X, dtype=object) if not isinstance(X, np.ndarray) else X
         if array.ndim < 2:
             raise ValueError(
@@ -1046,6 +1046,13 @@ def _checked_column(column: pd.Series, key, expect_codes) -> np.ndarray:
         raise ValueError(
             f"feature {plain(key)!r} was fitted with category codes (numbers), got "
             f"{plain(values[0])!r}")
+    for value in values:
+        try:
+            hash(value)
+        except TypeError:
+            raise TypeError(
+                f"a category argument must be a string or a number (a label), got "
+                f"{type(value).__name__} {value!r} in column {plain(key)!r}") from None
     return values.astype(object)
 
 

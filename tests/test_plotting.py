@@ -12,7 +12,8 @@ from nbcourse import evaluation, plotting
 from nbcourse.naive_bayes import GaussianNB
 from nbcourse.text import zipf_slope
 
-COST = pd.DataFrame([[0, 10], [100, 0]], index=["ham", "spam"], columns=["ham", "spam"])
+# rows: the true class, columns: the decision (like a confusion matrix)
+COST = pd.DataFrame([[0, 100], [10, 0]], index=["ham", "spam"], columns=["ham", "spam"])
 
 
 def test_alpha_curve_plot_redraws_only_what_moves():
@@ -206,3 +207,28 @@ def test_top_weights_annotate_the_counts_and_pale_the_rare_words():
         plotting.plot_top_weights(table, counts=counts.drop(index="xyz"))
     with pytest.raises(TypeError, match="feature_count_"):
         plotting.plot_top_weights(table, counts={"prize": 3})
+
+
+def test_a_cell_that_returns_a_plot_shows_it_once_as_a_png(tmp_path):
+    """With or without ``%matplotlib inline`` (lessons 03-06 do not switch it on), and
+    after someone imported pyplot: one picture per cell, never zero, never two."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    cells = ["from nbcourse import plotting\nplotting.plot_beta_densities()",
+             "display(plotting.plot_beta_densities())",
+             "%matplotlib inline\nplotting.plot_beta_densities()",
+             "import matplotlib.pyplot as plt\nplotting.plot_beta_densities()"]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(notebook, timeout=60, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    for cell in notebook.cells:
+        pictures = [o for o in cell.outputs if "image/png" in o.get("data", {})]
+        assert len(pictures) == 1, cell.source
+
+
+def test_a_figure_reads_as_a_figure():
+    """The text a notebook stores beside the picture (nbval compares it) is matplotlib's."""
+    fig = plotting.plot_beta_densities()
+    assert repr(fig) == "<Figure size 750x360 with 1 Axes>"
+    assert fig._repr_png_().startswith(b"\x89PNG\r\n\x1a\n")

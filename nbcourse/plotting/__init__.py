@@ -19,7 +19,7 @@ module          pictures                                                   lesso
                 learning curves
 =============== ========================================================== =======
 """
-from ._base import CLASS_COLORS, COLORS, LivePlot, figure_to_png, new_figure
+from ._base import CLASS_COLORS, COLORS, LivePlot, NotebookFigure, figure_to_png, new_figure
 from .beta import BetaUpdatePlot, plot_beta_densities, plot_beta_update, plot_prior_washout
 from .factors import SmoothingEffectPlot, plot_query_factors, plot_smoothing_effect
 from .gaussian import plot_class_densities, plot_gaussian_boundaries
@@ -30,7 +30,7 @@ from .weights import plot_top_weights, plot_weight_comparison
 from .words import plot_underflow, plot_zipf
 
 __all__ = [
-    "COLORS", "CLASS_COLORS", "new_figure", "figure_to_png", "LivePlot",
+    "COLORS", "CLASS_COLORS", "NotebookFigure", "new_figure", "figure_to_png", "LivePlot",
     "plot_query_factors", "SmoothingEffectPlot", "plot_smoothing_effect",
     "plot_beta_densities", "BetaUpdatePlot", "plot_beta_update", "plot_prior_washout",
     "plot_simplex_log_likelihood", "plot_gaussian_log_likelihood",

@@ -1,12 +1,12 @@
 """What every plot of the course shares: the palette, one way to make a figure, PNG bytes,
 and the base class of the pictures that sliders redraw.
 
-Figures are made with :class:`matplotlib.figure.Figure`, never with ``pyplot``. A Figure
-that pyplot does not know about is shown in a notebook exactly once, as the value of the
-cell that returns it (IPython renders any Figure that a cell returns). pyplot would
-also show every figure it created at the end of the cell, so a returned figure would
-appear twice, and a slider's figure would be kept alive in pyplot's registry and shown
-again under the widget. Tests and grading kernels never have to close anything either.
+Figures are made with :class:`matplotlib.figure.Figure` (see :class:`NotebookFigure`),
+never with ``pyplot``. A Figure that pyplot does not know about is shown in a notebook
+exactly once, as the value of the cell that returns it. pyplot would also show every
+figure it created at the end of the cell, so a returned figure would appear twice, and a
+slider's figure would be kept alive in pyplot's registry and shown again under the
+widget. Tests and grading kernels never have to close anything either.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-__all__ = ["COLORS", "CLASS_COLORS", "new_figure", "figure_to_png", "LivePlot"]
+__all__ = ["COLORS", "CLASS_COLORS", "NotebookFigure", "new_figure", "figure_to_png", "LivePlot"]
 
 #: Okabe & Ito (2008) colour-blind safe palette.
 COLORS = {
@@ -28,6 +28,24 @@ COLORS = {
 CLASS_COLORS = (COLORS["blue"], COLORS["vermillion"], COLORS["green"], COLORS["orange"])
 
 
+class NotebookFigure(Figure):
+    """A Figure that a notebook shows as a PNG when a cell returns it.
+
+    IPython draws a plain Figure only after matplotlib's inline backend has been switched
+    on, which importing pyplot (or ``%matplotlib inline``) does; this module never
+    imports pyplot, so the figure says itself how to be drawn. When the inline backend is
+    on, its own formatter is used instead: either way the picture appears once.
+    """
+
+    def __repr__(self) -> str:  # "<Figure size 640x480 with 1 Axes>", as for any Figure
+        return super().__repr__().replace(type(self).__name__, "Figure", 1)
+
+    def _repr_png_(self) -> bytes:
+        buffer = io.BytesIO()
+        self.savefig(buffer, format="png", bbox_inches="tight")
+        return buffer.getvalue()
+
+
 def new_figure(figsize, nrows: int = 1, ncols: int = 1, *, layout: str = "constrained",
                squeeze: bool = True, **subplot_kw):
     """A new Figure of ``figsize`` inches with a grid of axes: ``(figure, axes)``.
@@ -36,7 +54,7 @@ def new_figure(figsize, nrows: int = 1, ncols: int = 1, *, layout: str = "constr
     keywords go to :meth:`Figure.subplots` (``width_ratios``, ``sharex``, ...). The
     figure has an Agg canvas, so it can be drawn and saved without pyplot.
     """
-    figure = Figure(figsize=figsize, layout=layout)
+    figure = NotebookFigure(figsize=figsize, layout=layout)
     FigureCanvasAgg(figure)
     return figure, figure.subplots(nrows, ncols, squeeze=squeeze, **subplot_kw)
 

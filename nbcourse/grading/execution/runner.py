@@ -211,6 +211,8 @@ def _sandbox_provisioner(km, sandbox, notebook: str, limits: Limits):
     class SandboxProvisioner(LocalProvisioner):
         async def launch_kernel(self, cmd, **kwargs):
             # cmd is [python, -c, LAUNCHER, memory, file_size, -f, connection, options...]
+            if sandbox.config.run_as >= 0:  # the kernel's user must read its connection file
+                os.chown(km.connection_file, sandbox.config.run_as, sandbox.config.run_as)
             sandbox.start_kernel(list(cmd[5:]), notebook, _bytes(limits.memory_mb),
                                  _bytes(limits.file_size_mb))
             self.process = sandbox.process

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import site
 import subprocess
@@ -92,6 +93,7 @@ class SandboxConfig:
     home_mb: int = 128
     memory_limit: str = ""  # what limited memory, for results.json
     cgroup: str = ""        # parent cgroup v2 folder when the cgroup limit applies
+    run_as: int = -1        # a grader running as root starts sandboxes as this user
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -101,7 +103,8 @@ class SandboxConfig:
         if self.kind == "off":
             return {"sandbox": "off", "memory_limit": self.memory_limit}
         return {"sandbox": "bwrap", "memory_limit": self.memory_limit,
-                "network": "none", "tmp_mb": self.tmp_mb}
+                "network": "none", "tmp_mb": self.tmp_mb,
+                "user": f"uid {self.run_as}" if self.run_as >= 0 else "the grader's own user"}
 
 
 # --------------------------------------------------------------------------- building
@@ -168,6 +171,10 @@ def make_config(mode: str, memory_mb: int = 2048) -> SandboxConfig:
     data, env = _data_paths()
     config = SandboxConfig("bwrap", readonly=_outermost(_python_paths() + data), env=env,
                            memory_mb=memory_mb)
+    if os.geteuid() == 0 and shutil.which("unshare") and shutil.which("setpriv"):
+        # Never run a submission as root: from root, sandboxes start as an unprivileged
+        # user (nobody by default), which also makes RLIMIT_NPROC count.
+        config.run_as = int(os.environ.get("NBCOURSE_SANDBOX_UID", "65534"))
     config.cgroup = _cgroup_parent(memory_mb)
     if config.cgroup:
         config.memory_limit = (f"cgroup v2: {memory_mb} MB and {MAX_TASKS} tasks for the whole "
@@ -175,17 +182,42 @@ def make_config(mode: str, memory_mb: int = 2048) -> SandboxConfig:
     else:
         config.memory_limit = (f"per-process address space {memory_mb} MB (RLIMIT_AS) and at "
                                f"most {MAX_TASKS} tasks (RLIMIT_NPROC)")
-        if os.geteuid() == 0:
+        if os.geteuid() == 0 and config.run_as < 0:
             config.memory_limit += "; Linux does not enforce RLIMIT_NPROC for root"
     self_test(config)
     return config
 
 
-def bwrap_command(config: SandboxConfig, channel: Path) -> list[str]:
-    """The command line of one sandbox whose only writable host folder is ``channel``."""
+def prepare_channel(config: SandboxConfig, channel: Path) -> None:
+    """Make ``channel`` (and the way to it) usable by the sandbox's user."""
+    if config.run_as >= 0:
+        os.chmod(channel.parent, 0o711)  # traversable, not listable
+        os.chown(channel, config.run_as, config.run_as)
+        stage = _stage(channel)
+        stage.mkdir(mode=0o755, exist_ok=True)
+
+
+def _stage(channel: Path) -> Path:
+    return channel.with_name(channel.name + "-stage")
+
+
+def bwrap_command(config: SandboxConfig, channel: Path,
+                  program: list[str] | None = None) -> list[str]:
+    """The command line of one sandbox whose only writable host folder is ``channel``;
+    it runs ``program`` (default: the kernel launcher).
+
+    From root, the command first enters a private mount namespace in which every
+    read-only folder is also mounted under a staging folder the unprivileged user can
+    reach (``/root/.pyenv`` is not reachable from ``/root``), then drops to that user
+    and starts bwrap, which binds each staged folder back at its own path.
+    """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable("bwrap is not installed")
+    sources = {path: path for path in config.readonly}
+    if config.run_as >= 0:
+        stage = _stage(channel)
+        sources = {path: str(stage / str(number)) for number, path in enumerate(config.readonly)}
     command = [bwrap, "--unshare-all", "--die-with-parent", "--new-session",
                "--hostname", "nbcourse-sandbox"]
     for top in ("usr", "bin", "lib", "lib32", "lib64", "libx32", "sbin"):
@@ -202,12 +234,24 @@ def bwrap_command(config: SandboxConfig, channel: Path) -> list[str]:
                 "--size", str(config.tmp_mb * 2**20), "--tmpfs", "/dev/shm",
                 "--size", str(config.home_mb * 2**20), "--tmpfs", HOME]
     for path in config.readonly:
-        command += ["--ro-bind", path, path]
+        command += ["--ro-bind", sources[path], path]
     command += ["--bind", str(channel), str(channel), "--chdir", HOME, "--clearenv"]
     env = sandbox_environment(config)
     for name, value in env.items():
         command += ["--setenv", name, value]
-    return command + ["--", sys.executable, "-c", LAUNCHER]
+    command += ["--", *(program or [sys.executable, "-c", LAUNCHER])]
+    if config.run_as < 0:
+        return command
+    stage = _stage(channel)
+    script = [f"mount -t tmpfs -o mode=755,size=1m nbcourse-stage {shlex.quote(str(stage))}"]
+    for path, staged in sources.items():
+        script.append(f"mkdir {shlex.quote(staged)} && mount --rbind {shlex.quote(path)} "
+                      f"{shlex.quote(staged)}")
+    user = str(config.run_as)
+    script.append(f"exec setpriv --reuid={user} --regid={user} --clear-groups "
+                  '"$@"')
+    return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-ec",
+            " && ".join(script), "nbcourse-sandbox", *command]
 
 
 def sandbox_environment(config: SandboxConfig) -> dict[str, str]:
@@ -292,6 +336,7 @@ class WarmSandbox:
         self.config = config
         self.channel = Path(tempfile.mkdtemp(prefix="channel-", dir=base))
         os.chmod(self.channel, 0o700)
+        prepare_channel(config, self.channel)
         self.cgroup = cgroup_for(config, self.channel.name)
         cgroup = self.cgroup
 
@@ -349,6 +394,7 @@ class WarmSandbox:
                 pass
         remove_cgroup(self.cgroup)
         shutil.rmtree(self.channel, ignore_errors=True)
+        shutil.rmtree(_stage(self.channel), ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- self-test
@@ -382,13 +428,13 @@ def self_test(config: SandboxConfig) -> None:
         planted.write_text("the sandbox must not see this")
         channel = Path(folder, "channel")
         channel.mkdir()
+        prepare_channel(config, channel)
         server = socket.socket()
         server.bind(("127.0.0.1", 0))
         server.listen(1)
         port = server.getsockname()[1]
-        command = bwrap_command(config, channel)
-        command = command[: command.index("--") + 1] + [sys.executable, "-c", SELF_TEST,
-                                                         str(planted), str(port)]
+        command = bwrap_command(config, channel,
+                                [sys.executable, "-c", SELF_TEST, str(planted), str(port)])
         try:
             run = subprocess.run(command, capture_output=True, text=True, timeout=60)
         except (OSError, subprocess.TimeoutExpired) as error:

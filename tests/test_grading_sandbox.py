@@ -1,0 +1,272 @@
+"""Each isolation property of the grading sandbox, proved from inside one.
+
+These tests run a small script in exactly the sandbox a submission gets
+(``sandbox.bwrap_command``) and look at what it could see and do.  They need
+bubblewrap, like the hostile batch in ``test_grading_batch.py``: CI installs it and
+never skips them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from nbcourse.grading import batch as batch_module
+from nbcourse.grading.batch import (collect_submissions, feedback_name, grade_batch,
+                                    spreadsheet_safe)
+from nbcourse.grading.execution import sandbox
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "submissions"
+
+
+@pytest.fixture(scope="module")
+def config():
+    return sandbox.make_config("bwrap")  # runs the start-up self-test too
+
+
+def _inside(config, tmp_path, script: str, *args: str) -> dict:
+    """Run ``script`` in a submission's sandbox; it prints one JSON object."""
+    # like a worker's folder: under the system's temporary folder, which the sandbox's
+    # unprivileged user (when the grader is root) can traverse; pytest's tmp_path is not
+    folder = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
+    try:
+        channel = folder / "channel"
+        channel.mkdir()
+        sandbox.prepare_channel(config, channel)
+        command = sandbox.bwrap_command(config, channel, [sys.executable, "-c", script, *args])
+        run = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_no_network_not_even_the_hosts_loopback(config, tmp_path):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(3)
+    accepted = []
+
+    def accept():
+        try:
+            accepted.append(server.accept())
+        except OSError:
+            pass
+
+    waiter = threading.Thread(target=accept)
+    waiter.start()
+    found = _inside(config, tmp_path, """
+import json, socket, sys
+result = {}
+for name, address in (("loopback", ("127.0.0.1", int(sys.argv[1]))), ("internet", ("1.1.1.1", 53))):
+    try:
+        socket.create_connection(address, timeout=2).close()
+        result[name] = "connected"
+    except OSError as error:
+        result[name] = type(error).__name__
+result["interfaces"] = sorted(name for _, name in socket.if_nameindex())
+print(json.dumps(result))
+""", str(server.getsockname()[1]))
+    waiter.join()
+    server.close()
+    assert found["loopback"] != "connected" and found["internet"] != "connected"
+    assert accepted == [] and found["interfaces"] == ["lo"]
+
+
+def test_no_process_outside_is_visible(config, tmp_path):
+    secret = secrets.token_hex(6)
+    outside = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
+                                f"nbcourse-visible-{secret}"])
+    try:
+        found = _inside(config, tmp_path, """
+import json, os, sys
+pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+lines = []
+for pid in pids:
+    try:
+        lines.append(open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace"))
+    except OSError:
+        pass
+token = "nbcourse-visible-" + sys.argv[1]  # never whole on this script's own command line
+print(json.dumps({"pids": pids, "token_seen": any(token in line for line in lines)}))
+""", secret)
+    finally:
+        outside.kill()
+        outside.wait()
+    assert not found["token_seen"]
+    assert len(found["pids"]) <= 3  # bwrap's init, the script, nothing else
+
+
+def test_the_course_folder_home_and_other_files_are_invisible(config, tmp_path):
+    planted = tmp_path / "outside.txt"
+    planted.write_text("secret")
+    found = _inside(config, tmp_path, """
+import json, os, sys
+print(json.dumps({path: os.path.exists(path) for path in sys.argv[1:]}))
+""", str(planted), str(REPO / "exercises" / "source"), str(REPO / "README.md"),
+        str(REPO / "tests"), str(Path.home() / ".bashrc"), "/etc/passwd",
+        str(Path(__file__).resolve()))
+    assert not any(found.values()), found
+
+
+def test_tmp_is_private_and_limited_and_the_package_read_only(config, tmp_path):
+    token = secrets.token_hex(6)
+    host_file = Path("/tmp") / f"nbcourse-host-{token}"
+    host_file.write_text("host")
+    try:
+        found = _inside(config, tmp_path, """
+import json, os, sys, nbcourse
+token = sys.argv[1]
+result = {"sees_host_tmp": os.path.exists(f"/tmp/nbcourse-host-{token}")}
+open(f"/tmp/nbcourse-inside-{token}", "w").write("inside")
+try:
+    with open("/tmp/filler", "wb") as handle:
+        for _ in range(2000):
+            handle.write(bytes(2**20))
+    result["filled_mb"] = 2000
+except OSError as error:
+    result["filled_mb"] = os.path.getsize("/tmp/filler") // 2**20
+try:
+    open(os.path.join(os.path.dirname(nbcourse.__file__), "planted.py"), "w")
+    result["package_writable"] = True
+except OSError:
+    result["package_writable"] = False
+print(json.dumps(result))
+""", token)
+    finally:
+        host_file.unlink()
+    assert not found["sees_host_tmp"]
+    assert not Path(f"/tmp/nbcourse-inside-{token}").exists()
+    assert found["filled_mb"] <= config.tmp_mb
+    assert not found["package_writable"]
+
+
+def test_auto_stops_with_a_way_out_when_bwrap_is_missing(monkeypatch):
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    with pytest.raises(sandbox.SandboxUnavailable) as error:
+        sandbox.make_config("auto")
+    assert "apt install bubblewrap" in str(error.value)
+    assert "--sandbox off" in str(error.value)
+
+
+def test_the_self_test_notices_a_sandbox_that_does_not_isolate(monkeypatch, config):
+    """bwrap being present is not enough: the probe must not see a file planted outside."""
+    monkeypatch.setattr(sandbox, "bwrap_command",
+                        lambda config, channel, program: ["env", "--", *program])
+    with pytest.raises(sandbox.SandboxUnavailable, match="does not isolate"):
+        sandbox.self_test(config)
+
+
+def test_the_command_line_refuses_to_grade_unconfined_by_surprise(monkeypatch, tmp_path, capsys):
+    from nbcourse import cli
+
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    status = cli.main(["grade", "01_weather", str(FIXTURES / "correct.ipynb"),
+                       "--out", str(tmp_path / "out")])
+    assert status == 2
+    assert "--sandbox off" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "grades.csv").exists()
+
+
+def test_sandbox_off_grades_honest_submissions(tmp_path):
+    paths = [FIXTURES / "correct.ipynb", FIXTURES / "wrong.ipynb"]
+    result = grade_batch("01_weather", paths, tmp_path / "out", jobs=2, sandbox="off",
+                         progress=None)
+    assert [(r.submission, r.status, r.total) for r in result.results] == [
+        ("correct", "graded", 8.0), ("wrong", "graded", 0.83)]
+    data = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert data["isolation"]["sandbox"] == "off"
+
+
+# ------------------------------------------------------------------ names and gradebook
+def test_formulas_are_neutralised_in_the_csv():
+    for text in ("=HYPERLINK(\"x\")", "+1", "-2", "@SUM(A1)", "\tx"):
+        assert spreadsheet_safe(text).startswith("'")
+    assert spreadsheet_safe("alice") == "alice"
+
+
+def test_feedback_pages_are_distinct_for_distinct_ids():
+    ids = ["alice", " alice", "alice ", "a/lice", "a__lice", "M\\xfcller", "Müller", ""]
+    names = [feedback_name(i) for i in ids]
+    assert len(set(names)) == len(ids)
+    assert feedback_name("alice") == "alice"
+
+
+def test_ids_are_stable_and_unique(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for folder in ("a", "b"):
+        (tmp_path / folder / "alice.ipynb").write_text("{}")
+    raw = os.path.join(os.fsencode(tmp_path), b"Ren\xe9.ipynb")
+    open(raw, "w").close()
+    first, _ = collect_submissions([tmp_path])
+    second, _ = collect_submissions([tmp_path])
+    assert [s.id for s in first] == [s.id for s in second] == ["Ren\\xe9", "a/alice", "b/alice"]
+
+
+def test_a_planted_undecodable_name_in_the_output_folder_loses_nothing(tmp_path):
+    """Row 12: the gradebook, results.json and feedback are written whatever is planted."""
+    out = tmp_path / "out"
+    out.mkdir()
+    before = batch_module._snapshot(out)
+    open(os.path.join(os.fsencode(out), b"planted-\xff.html"), "w").close()
+    warnings = batch_module._remove_planted(out, before)
+    assert warnings and "planted-\\xff.html" in warnings[0]
+    result = grade_batch("01_weather", [FIXTURES / "not_json.ipynb"], out, jobs=1,
+                         sandbox="off", progress=None)
+    result.warnings += warnings
+    batch_module.write_outputs(result, out)
+    data = json.loads((out / "results.json").read_text())
+    assert data["warnings"][-1].endswith("planted-\\xff.html")
+    assert (out / "grades.csv").is_file() and (out / "feedback" / "not_json.html").is_file()
+
+
+def test_the_process_count_limit_holds_inside(config, tmp_path):
+    """The limit the kernel launcher sets before any student code (RLIMIT_NPROC) stops a
+    fork loop; from root this needs the unprivileged sandbox user, which the grader uses."""
+    found = _inside(config, tmp_path, """
+import json, os, resource, time
+resource.setrlimit(resource.RLIMIT_NPROC, (int(os.environ.get("TASKS", "64")),) * 2)
+children, error = [], ""
+for _ in range(200):
+    try:
+        pid = os.fork()
+    except OSError as failure:
+        error = type(failure).__name__
+        break
+    if pid == 0:
+        time.sleep(3)
+        os._exit(0)
+    children.append(pid)
+print(json.dumps({"forked": len(children), "error": error}))
+""")
+    assert found["error"] == "BlockingIOError" and found["forked"] < sandbox.MAX_TASKS
+
+
+def test_a_root_grader_never_runs_a_submission_as_root(config):
+    """Seen from the host: every process of a ready sandbox has an unprivileged user
+    (nobody when the grader is root, else the grader's own user)."""
+    import psutil
+
+    expected = config.run_as if os.geteuid() == 0 else os.getuid()
+    assert expected != 0
+    base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
+    warm = sandbox.WarmSandbox(config, base)
+    try:
+        assert warm.wait_ready()
+        inside = psutil.Process(warm.pid).children(recursive=True)
+        assert inside and all(p.uids().real == p.uids().effective == expected for p in inside)
+    finally:
+        warm.kill()
+        shutil.rmtree(base, ignore_errors=True)
