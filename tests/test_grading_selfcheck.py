@@ -406,3 +406,46 @@ def test_19_what_the_exercises_assume_is_now_in_the_exercises():
     student = "\n".join(c.source for c in nbformat.read(REPO / "exercises" / "05_spam.ipynb",
                                                         as_version=4).cells)
     assert 'texts = sms["text"].tolist()' in student  # not inside a solution block
+
+
+# ---------------------------------------------------------------- one test model (issues 10, 18)
+def test_check_works_for_an_exercise_that_exists_only_in_an_instructors_folder(tmp_path,
+                                                                                monkeypatch):
+    """nbcourse new + release into a private folder: the student's check() needs no change
+    to the installed package, only the checks file next to the notebook."""
+    source, release = tmp_path / "private", tmp_path / "handout"
+    assert main(["new", "06_laplace", "--source", str(source)]) == 0
+    assert main(["release", "--source", str(source), "--release-dir", str(release)]) == 0
+    assert sorted(p.name for p in release.iterdir()) == ["06_laplace.checks.json",
+                                                         "06_laplace.ipynb"]
+    monkeypatch.chdir(release)  # Jupyter runs a notebook in its own folder
+    check = check_for("06_laplace")
+    right = check.run("q1", lambda counts, key: Fraction(counts.get(key, 0),
+                                                         sum(counts.values())))
+    assert right.all_passed and "1 of 1 public tests passed" in str(right)
+    wrong = check.run("q1", lambda counts, key: Fraction(counts.get(key, 0),
+                                                         max(counts.values())))
+    assert "Known mistake (divided by the largest count)" in str(wrong)
+    shipped = (release / "06_laplace.checks.json").read_text()
+    assert "an outcome never seen" not in shipped  # a hidden case's name
+
+
+def test_public_cases_and_hidden_cases_come_from_one_spec():
+    """What check() runs is exactly the spec's hidden=False cases, with the spec's hints."""
+    for name in NAMES:
+        exercise = specs.load(name)
+        shipped = check_for(name).questions
+        for question in exercise.questions:
+            public = [case for case in question.cases if not case.hidden]
+            assert [c["name"] for c in shipped[question.id].cases] == [c.name for c in public]
+            assert shipped[question.id].hint == question.hint
+            assert shipped[question.id].feedback == {m.name: m.feedback for m in question.mistakes}
+
+
+def test_a_checks_file_from_a_newer_nbcourse_is_said_so(tmp_path, monkeypatch):
+    import json
+    data = json.loads((REPO / "exercises" / "01_weather.checks.json").read_text())
+    data["format"] = 99
+    (tmp_path / "01_weather.checks.json").write_text(json.dumps(data))
+    monkeypatch.chdir(tmp_path)
+    assert "newer nbcourse" in str(check_for("01_weather").run("q1", right_likelihood))
