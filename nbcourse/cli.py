@@ -195,8 +195,10 @@ def _new(args) -> int:
     source = Path(args.source) if args.source is not None else _course_source(args)
     for path in scaffold.new_exercise(args.name, source):
         print(f"wrote {path}")
-    print(f"next: edit them (every '# EDIT' comment), then 'nbcourse validate {args.name}"
-          f"{' --source ' + str(args.source) if args.source else ''}' and 'nbcourse release'")
+    where = f" --source {args.source}" if args.source is not None else ""
+    print(f"next: edit them (every '# EDIT' comment), then 'nbcourse validate {args.name}{where}'"
+          f" and 'nbcourse release{where}{' --release-dir DIR' if where else ''}' "
+          "(see 'Adding an exercise' in exercises/README.md)")
     return 0
 
 

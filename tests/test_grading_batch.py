@@ -41,11 +41,10 @@ make_fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_fixtures)
 
 # submission -> (status, total); 8 points in all.  "wrong" earns 2 of 7 likelihood cases
-# (2/7 of 2 points), 1 of 6 joint-score cases (1/6 of 3) and 2 of 9 predict cases (2/9 of
-# 2): 0.57 + 0.5 + 0.44 = 1.51; p_no is wrong.
+# (2/7 of 2 points) and 2 of 9 predict cases (2/9 of 2 points): 0.57 + 0.44 = 1.01.
 EXPECTED = {
     "correct": ("graded", 8.0),
-    "wrong": ("graded", 1.51),
+    "wrong": ("graded", 1.01),
     "not_json": ("not a notebook", 0.0),
     "not_a_notebook": ("not a notebook", 0.0),
     "empty": ("empty notebook", 0.0),
@@ -58,24 +57,24 @@ EXPECTED = {
     "kernel_killed": ("kernel died", 0.0),
     "memory_bomb": ("memory limit", 8.0),
     "megabytes_printed": ("graded", 8.0),
-    "monkeypatch": ("graded", 1.51),
-    "snoop_disk": ("graded", 1.51),
-    "writes_output": ("graded", 1.51),
+    "monkeypatch": ("graded", 1.01),
+    "snoop_disk": ("graded", 1.01),
+    "writes_output": ("graded", 1.01),
     "orphan_child": ("graded", 8.0),
-    "01_weather": ("graded", 0.0),  # the student release, nothing answered yet
+    "01_weather": ("graded", 0.0),  # the student release: every question "not answered"
 }
 
 
 # issue 10's table, one fixture per row (rows 11, 13, 17 and 18 are built by
 # make_fixtures.add_uncommittable, since such files cannot be committed)
 EXPECTED.update({
-    "attack_01_pipe_hijack": ("graded", 1.51),
-    "attack_02_kill_grader": ("graded", 1.51),
+    "attack_01_pipe_hijack": ("graded", 1.01),
+    "attack_02_kill_grader": ("graded", 1.01),
     "attack_03_daemon_rewrites": ("graded", 8.0),
-    "attack_04_course_snoop": ("graded", 0.0),  # nothing found: the release's result
+    "attack_04_course_snoop": ("graded", 0.0),  # its questions all "not answered"
     "attack_05_input_transformer": ("graded", 0.0),
-    "attack_06_loopback": ("graded", 1.51),
-    "attack_07_overwrite_classmate": ("graded", 1.51),
+    "attack_06_loopback": ("graded", 1.01),
+    "attack_07_overwrite_classmate": ("graded", 1.01),
     "attack_08_corpus_rewrite": ("graded", 8.0),
     "attack_09_memory_children": ("graded", 8.0),
     "attack_10_fill_tmp": ("graded", 8.0),
@@ -87,7 +86,7 @@ EXPECTED.update({
     "attack_13_link_inside": ("graded", 8.0),
     "attack_17_dangling": ("dangling link", 0.0),
     "attack_17_folder": ("not a notebook", 0.0),
-    "alice": ("graded", 1.51),
+    "alice": ("graded", 1.01),
     " alice": ("graded", 8.0),
     '=HYPERLINK("evil.example","y")': ("graded", 8.0),
 })
@@ -309,7 +308,7 @@ def test_a_monkeypatched_kernel_does_not_fool_the_grade(batch):
     assert [q["score"] for q in monkeypatch["questions"]] == \
            [q["score"] for q in wrong["questions"]]
     p_no = monkeypatch["questions"][3]
-    assert p_no["score"] == 0.0 and any("got 0.0" in c["message"] for c in p_no["cases"])
+    assert p_no["status"] == "failed" and any("0.0" in c["message"] for c in p_no["cases"])
 
 
 def test_the_output_folder_is_complete_and_genuine(batch):
