@@ -317,7 +317,7 @@ def test_the_output_folder_is_complete_and_genuine(batch):
     assert set(rows) == set(EXPECTED)
     assert list(batch["rows"][0]) == ["submission", "status", "q1", "q2", "q3", "q4", "total",
                                       "maximum", "flags", "reason"]
-    assert rows["writes_output"]["total"] == "0.83"  # not the 8 it tried to write
+    assert rows["writes_output"]["total"] == "1.01"  # not the 8 it tried to write
     assert rows["correct"]["total"] == "8"
     assert len(list((out / "feedback").glob("*.html"))) == len(EXPECTED)
     assert "8 / 8" not in (out / "feedback" / "writes_output.html").read_text()
