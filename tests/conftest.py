@@ -3,13 +3,8 @@ from pathlib import Path
 
 import pytest
 
+from course_paths import REPO, SHARED_DATA
 from nbcourse import datasets
-
-REPO = Path(__file__).resolve().parents[1]
-#: A folder laid out like NBCOURSE_DATA that every checkout has: the course's own data/
-#: folder, which ships sms_spam/SMSSpamCollection and spambase/spambase.data. 20 Newsgroups
-#: is not shipped: tests get it from the ``newsgroups_folder`` fixture.
-SHARED_DATA = datasets.shipped_data_dir()
 
 # Broken and hostile submissions are inputs for the grader, not notebooks to validate.
 collect_ignore_glob = ["fixtures/*"]

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import REPO
+from course_paths import REPO
 from datasets_support import (SHIPPED, SMALL_POSTS, SMS_FILE, SPAMBASE_FILE, content_digest,
                               files_under, tar_gz_bytes, zip_bytes)
 from nbcourse import datasets

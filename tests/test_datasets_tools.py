@@ -7,7 +7,7 @@ import subprocess
 import sys
 import tomllib
 
-from conftest import REPO
+from course_paths import REPO
 
 
 def run(*args, env_changes=None, timeout=300):

@@ -4,7 +4,7 @@ import tomllib
 
 import yaml
 
-from conftest import REPO
+from course_paths import REPO
 
 # conda-forge names that differ from the PyPI names used in pyproject.toml
 CONDA_TO_PYPI = {}

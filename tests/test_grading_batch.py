@@ -420,10 +420,11 @@ def test_a_worker_that_dies_becomes_a_grader_error_row_and_is_replaced(tmp_path)
     from nbcourse.grading.execution.runner import Limits
 
     exercise = specs.load("01_weather")
+    token = f"nbcourse-test-{secrets.token_hex(6)}"  # only this test's processes carry it
     job = {"id": 1, "path": str(FIXTURES / "correct.ipynb"), "plan": exercise.probe_plan(),
            "limits": Limits(cell_timeout=30).__dict__, "cache_dir": str(tmp_path),
-           "token": "test-token"}
-    worker = Worker(tmp_path, "test-token")
+           "token": token}
+    worker = Worker(tmp_path, token)
     worker.start()
     try:
         killed = worker.grade(job, deadline=0.01)  # the watchdog kills it mid-job
@@ -435,4 +436,4 @@ def test_a_worker_that_dies_becomes_a_grader_error_row_and_is_replaced(tmp_path)
     finally:
         worker.close()
     from nbcourse.grading.execution.processes import kill_processes_with_token
-    kill_processes_with_token("test-token")
+    kill_processes_with_token(token)  # an unsandboxed kernel may outlive its killed worker

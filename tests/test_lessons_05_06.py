@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from nbclient import NotebookClient
 
-from conftest import REPO, SHARED_DATA
+from course_paths import REPO, SHARED_DATA
 from nbcourse import datasets, evaluation
 from nbcourse.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB
 from nbcourse.text import BagOfWords

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from browser_support import CHROMIUM_ARGS, INSTALL_HINT, find_chromium
-from conftest import REPO
+from course_paths import REPO
 
 BOOK = REPO / "book"
 ARTIFACTS = Path(os.environ.get("NBCOURSE_SITE_SCREENSHOTS", REPO / "test-artifacts" / "site"))
