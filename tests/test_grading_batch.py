@@ -26,7 +26,6 @@ import pytest
 
 from nbcourse.grading import specs
 from nbcourse.grading.batch import grade_batch
-from nbcourse.grading.values import normalise
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "submissions"
