@@ -10,7 +10,7 @@ import pytest
 from nbcourse.cli import main
 from nbcourse.grading import authoring, specs
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "exercises" / "source"
 RELEASE = REPO / "exercises"
 COURSE = {"01_weather", "02_smoothing", "03_mle", "04_linearity", "05_spam"}

@@ -17,7 +17,7 @@ from nbcourse.grading import check_for
 from nbcourse.grading import specs
 from nbcourse.grading.selfcheck import Checker
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NAMES = specs.available(REPO / "exercises" / "source")
 
 WEATHER = load_weather()

@@ -27,7 +27,7 @@ import pytest
 from nbcourse.grading import specs
 from nbcourse.grading.batch import grade_batch
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "submissions"
 RELEASED = REPO / "exercises" / "01_weather.ipynb"
 # Seconds per cell.  Whether a fixture times out is decided by its input, never by
