@@ -53,7 +53,7 @@ def means_variances_of_all_rows(X, y, var_smoothing):
     X, y = _float(X), np.asarray(y)
     X = X[:, None] if X.ndim == 1 else X
     means, _ = ref_class_means_variances(X, y, var_smoothing)
-    whole = X.var(axis=0) * (1 + var_smoothing)
+    whole = X.var(axis=0) + var_smoothing * float(np.max(X.var(axis=0)))
     return means, [whole.tolist() for _ in means]
 
 
