@@ -25,10 +25,11 @@ from nbcourse.cli import main
 
 SOLUTION_MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "HIDDEN TESTS")
 
-# What a clean clone holds that a build must not see: environments, outputs, caches.
+# Left out of the copy the wheel is built from: environments, build outputs, caches, and
+# the website (book/, whose lessons/ link back to notebooks/ and which no package carries).
 _NOT_SOURCE = shutil.ignore_patterns(
     ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
-    "test-artifacts", "_build", ".hypothesis", "node_modules", ".ipynb_checkpoints")
+    "test-artifacts", "_build", ".hypothesis", "node_modules", ".ipynb_checkpoints", "book")
 
 _BUILD = r"""
 import sys, tarfile

@@ -100,7 +100,7 @@ class LivePlot:
     dpi = 80
 
     figure: Figure
-    moving: list = []
+    moving: list | tuple = ()  # set by a subclass that blits; empty: redraw everything
     _background = None
 
     def freeze_layout(self) -> None:
