@@ -301,7 +301,7 @@ LOG_SUM_EXP = ("logsumexp", "softmax", "predict_proba", "predict_log_proba")
 
 DDOF = ("You divided by N_c - 1 (ddof=1, the default of pandas' .var()). Gaussian naive Bayes "
         "uses the maximum-likelihood variance, which divides by N_c: lesson 06, §2, and "
-        "lesson 03.")
+        "lesson 03, §7.")
 
 EXERCISE = Exercise(
     title="Exercise 6: Gaussian naive Bayes by hand",
@@ -451,7 +451,8 @@ EXERCISE = Exercise(
                              "300."),
                      Mistake("the gaps' signs kept", ece_signed,
                              "Your error lets over-confident and under-confident bins cancel. "
-                             "Take the absolute gap |observed - predicted| in every bin."),
+                             "Take the absolute gap |observed - predicted| in every bin (the "
+                             "formula above question 6)."),
                      Mistake("bins of equal counts", ece_bins_by_count,
                              "Your bins hold equal numbers of predictions. Use the bins of "
                              "question 5, of equal width (lesson 06, §4)."),
