@@ -518,7 +518,7 @@ EXERCISE = Exercise(
                           ([[-1000.0, -1001.0]],), hidden=False),
                      Case("lesson 05's longest message and two small scores",
                           ([[-1117.9, -1323.9], [-2.0, -1.0]],), hidden=False),
-                     Case("scores 800 apart", ([[0.0, -800.0], [-800.0, 0.0]],)),
+                     Case("scores 800 apart", ([[0.0, -800.0], [-800.0, 0.0]],), hidden=False),
                      Case("large positive scores", ([[1000.0, 999.0, 990.0], [712.0, 705.0, 709.0]],)),
                      Case("30 messages, four classes, very negative scores",
                           (_log_scores(61, 30, 4, -3000.0, 5.0),)),
