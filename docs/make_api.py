@@ -22,7 +22,7 @@ PAGE = Path(__file__).resolve().parent / "api.md"
 MODULES = (
     "nbcourse", "nbcourse.naive_bayes", "nbcourse.smoothing", "nbcourse.mle",
     "nbcourse.linear", "nbcourse.text", "nbcourse.evaluation", "nbcourse.datasets",
-    "nbcourse.plotting", "nbcourse.widgets", "nbcourse.grading", "nbcourse.cli",
+    "nbcourse.plotting", "nbcourse.widgets", "nbcourse.scale", "nbcourse.grading", "nbcourse.cli",
 )
 
 

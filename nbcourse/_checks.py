@@ -165,6 +165,47 @@ def _as_counts(counts, name: str = "counts", *, exact: bool = False) -> np.ndarr
     return array
 
 
+def _as_simplex_points(theta, k: int, atol: float, name: str = "theta") -> np.ndarray:
+    points = _as_numbers(theta, name)
+    if points.ndim == 0 or points.shape[-1] != k:
+        raise ValueError(
+            f"{name} must have one probability per outcome (last axis of length {k}), "
+            f"got shape {points.shape}"
+        )
+    if np.any(points < 0):
+        raise ValueError(f"{name} must be non-negative: probabilities cannot be negative")
+    sums = points.sum(axis=-1)
+    if not np.allclose(sums, 1.0, rtol=0.0, atol=atol):
+        worst = sums.flat[np.argmax(np.abs(sums - 1.0))]
+        raise ValueError(
+            f"{name} must sum to 1 (a point on the probability simplex), got a sum of {plain(worst)!r}"
+        )
+    return points
+
+
+def _as_samples(x) -> np.ndarray:
+    samples = _as_numbers(x, "x")
+    if samples.ndim not in (1, 2):
+        raise ValueError(f"x must be 1-D (samples) or 2-D (samples x features), got shape {samples.shape}")
+    if samples.shape[0] == 0:
+        raise ValueError("x is empty: need at least one sample")
+    return samples
+
+
+def _beta_shape(value, name: str, exact: bool):
+    number = _as_scalar(value, name, exact=exact)
+    if number <= 0:
+        raise ValueError(f"{name} must be positive (a Beta prior needs a > 0 and b > 0), got {number}")
+    return number
+
+
+def _nonnegative_count(value, name: str, exact: bool):
+    number = _as_scalar(value, name, exact=exact)
+    if number < 0:
+        raise ValueError(f"{name} must be a non-negative count, got {number}")
+    return number
+
+
 # ---------------------------------------------------------------------------
 # Hyper-parameters.  The estimators call these in fit, never in __init__, as
 # scikit-learn does: set_params and clone must accept anything.
@@ -246,8 +287,7 @@ def check_prior(prior, n_classes: int, name: str = "class_prior") -> np.ndarray:
 
 
 def check_matrix(X, name: str = "X", *, owner: str | None = None, allow_sparse: bool = True,
-                 non_negative: bool = False, whole_numbers: bool = False,
-                 n_features: int | None = None):
+                 non_negative: bool = False, n_features: int | None = None):
     """Return ``X`` as a 2-D float array or CSR matrix, or raise a clear error.
 
     Sparse input stays sparse: a 20 Newsgroups count matrix is 11,314 x 130,107 and
@@ -299,10 +339,6 @@ def check_matrix(X, name: str = "X", *, owner: str | None = None, allow_sparse: 
         raise ValueError(
             f"Negative values in data passed to {who} (input {name}): {name} must hold "
             f"non-negative counts or weights, found {plain(values.min())!r}")
-    if whole_numbers and values.size and not np.array_equal(values, np.round(values)):
-        example = values[values != np.round(values)][0]
-        raise ValueError(
-            f"{name} must hold whole numbers here, found {plain(example)!r}")
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(
             f"{name} has {X.shape[1]} features, but {who} is expecting {n_features} features "

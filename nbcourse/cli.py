@@ -110,9 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     grade = commands.add_parser(
         "grade", help="grade submissions into a gradebook and feedback pages",
-        description="Run each submission in a fresh, limited kernel, evaluate its answers on "
-                    "hidden inputs and write OUT/grades.csv, OUT/results.json and "
-                    "OUT/feedback/<submission>.html.")
+        description="Run each submission in a fresh, limited kernel in its own sandbox, "
+                    "evaluate its answers on hidden inputs and write OUT/grades.csv, "
+                    "OUT/results.json and OUT/feedback/<submission>.html.")
     grade.add_argument("exercise", metavar="EXERCISE",
                        help="the exercise, e.g. 01_weather, weather or 1 (see 'nbcourse list')")
     grade.add_argument("submissions", metavar="SUBMISSION", nargs="+",
@@ -195,8 +195,10 @@ def _new(args) -> int:
     source = Path(args.source) if args.source is not None else _course_source(args)
     for path in scaffold.new_exercise(args.name, source):
         print(f"wrote {path}")
-    print(f"next: edit them (every '# EDIT' comment), then 'nbcourse validate {args.name}"
-          f"{' --source ' + str(args.source) if args.source else ''}' and 'nbcourse release'")
+    where = f" --source {args.source}" if args.source is not None else ""
+    print(f"next: edit them (every '# EDIT' comment), then 'nbcourse validate {args.name}{where}'"
+          f" and 'nbcourse release{where}{' --release-dir DIR' if where else ''}' "
+          "(see 'Adding an exercise' in exercises/README.md)")
     return 0
 
 
@@ -252,7 +254,6 @@ def _grade(args) -> int:
 
 
 def _grade_with(args, grade_batch, summary) -> int:
-
     batch = grade_batch(args.exercise, args.submissions, args.out, jobs=args.jobs,
                         timeout=args.timeout, memory_mb=args.memory_mb,
                         source_dir=_course_source(args), sandbox=args.sandbox,

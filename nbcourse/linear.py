@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from nbcourse._checks import (NotFittedError, check_labels, not_fitted, check_matrix, check_positive,
-                              check_positive_int)
+from nbcourse._checks import (NotFittedError, check_labels, check_matrix, check_positive,
+                              check_positive_int, not_fitted, plain)
 from nbcourse._estimator import ClassifierMixin
 
 __all__ = [
@@ -59,9 +59,9 @@ def _bias(w0) -> float:
     try:
         array = np.asarray(w0, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"w0 must be a single number (the bias), got {w0!r}") from None
+        raise TypeError(f"w0 must be a single number (the bias), got {plain(w0)!r}") from None
     if array.size != 1:
-        raise ValueError(f"w0 must be a single number (the bias), got {w0!r}")
+        raise ValueError(f"w0 must be a single number (the bias), got {plain(w0)!r}")
     value = float(array.reshape(()))
     if not math.isfinite(value):
         raise ValueError(f"w0 must be finite, got {value}")
@@ -266,7 +266,7 @@ def top_weights(w, feature_names, k: int = 10) -> pd.DataFrame:
             f"feature_names must list one name per weight ({weights.shape[0]}), got shape {names.shape}"
         )
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
+        raise ValueError(f"k must be a positive integer, got {plain(k)!r}")
     order_desc = np.argsort(-weights, kind="stable")
     order_asc = np.argsort(weights, kind="stable")
     positive = [i for i in order_desc[:k] if weights[i] > 0]

@@ -19,7 +19,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from nbcourse._checks import _as_counts, _as_numbers, _as_scalar
+from nbcourse._checks import _as_counts, _as_numbers, _as_samples, _as_scalar, _as_simplex_points
 
 __all__ = [
     "SimplexMLEResult",
@@ -50,24 +50,6 @@ def _output(array: np.ndarray, exact: bool):
 # ---------------------------------------------------------------------------
 # Categorical / multinomial
 # ---------------------------------------------------------------------------
-
-
-def _as_simplex_points(theta, k: int, atol: float, name: str = "theta") -> np.ndarray:
-    points = _as_numbers(theta, name)
-    if points.ndim == 0 or points.shape[-1] != k:
-        raise ValueError(
-            f"{name} must have one probability per outcome (last axis of length {k}), "
-            f"got shape {points.shape}"
-        )
-    if np.any(points < 0):
-        raise ValueError(f"{name} must be non-negative: probabilities cannot be negative")
-    sums = points.sum(axis=-1)
-    if not np.allclose(sums, 1.0, rtol=0.0, atol=atol):
-        worst = sums.flat[np.argmax(np.abs(sums - 1.0))]
-        raise ValueError(
-            f"{name} must sum to 1 (a point on the probability simplex), got a sum of {worst!r}"
-        )
-    return points
 
 
 def categorical_log_likelihood(counts, theta, *, atol: float = 1e-9):
@@ -317,15 +299,6 @@ def barycentric_to_cartesian(points) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # Gaussian
 # ---------------------------------------------------------------------------
-
-
-def _as_samples(x) -> np.ndarray:
-    samples = _as_numbers(x, "x")
-    if samples.ndim not in (1, 2):
-        raise ValueError(f"x must be 1-D (samples) or 2-D (samples x features), got shape {samples.shape}")
-    if samples.shape[0] == 0:
-        raise ValueError("x is empty: need at least one sample")
-    return samples
 
 
 def gaussian_mle(x):

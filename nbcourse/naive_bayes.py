@@ -100,12 +100,12 @@ class _BaseNB(ClassifierMixin, metaclass=ABCMeta):
         """Fit on all of ``X`` (forgets earlier fits); ``sample_weight`` weights the counts."""
         data, y, weights = self._check_training_data(X, y, sample_weight, first=True)
         classes = np.unique(y)
+        params = self._check_params(len(classes), _n_columns(data))
+        Y = _indicator(y, classes, weights)
         if len(classes) == 1:
             warnings.warn(
                 f"y holds only one class ({plain(classes[0])!r}); every prediction will be "
                 "that class", UserWarning, stacklevel=2)
-        params = self._check_params(len(classes), _n_columns(data))
-        Y = _indicator(y, classes, weights)
         self._reset()
         self._start(X, data, classes)
         return self._update(data, Y, params)

@@ -209,13 +209,15 @@ def add_counts(tables: Iterable[CountTable]) -> CountTable:
     return total
 
 
-def tree_reduce(client, futures: Sequence, combine: Callable = add_counts):
+def tree_reduce(client, futures: Sequence, combine: Callable | None = None):
     """Combine Dask futures pairwise on the cluster; return the future of the total.
 
-    ``combine`` receives a list of two results. Pairs are combined level by level, like a
-    knock-out tournament, so 20 shards take 5 rounds and no single worker receives all 20
-    tables at once. The client is any object with Dask's ``Client.submit``.
+    ``combine`` (default :func:`add_counts`) receives a list of two results. Pairs are
+    combined level by level, like a knock-out tournament, so 20 shards take 5 rounds and
+    no single worker receives all 20 tables at once. The client is any object with Dask's
+    ``Client.submit``.
     """
+    combine = add_counts if combine is None else combine
     level = list(futures)
     if not level:
         raise ValueError("tree_reduce needs at least one future")
@@ -316,4 +318,4 @@ def merge_gaussian_summaries(a, b) -> tuple[int, np.ndarray, np.ndarray]:
         return n_a, np.asarray(mean_a, dtype=np.float64), np.asarray(m2_a, dtype=np.float64)
     n = n_a + n_b
     delta = np.asarray(mean_b, dtype=np.float64) - mean_a
-    return n, mean_a + delta * (n_b / n), m2_a + m2_b + delta ** 2 * (n_a * n_b / n)
+    return n, mean_a + delta * n_b / n, m2_a + m2_b + delta ** 2 * n_a * n_b / n

@@ -29,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import betaln
 
-from nbcourse._checks import _as_counts, _as_numbers, _as_scalar
+from nbcourse._checks import _as_counts, _as_numbers, _as_scalar, _beta_shape, _nonnegative_count
 from nbcourse._numerics import log
 from nbcourse.mle import _output
 
@@ -49,20 +49,6 @@ __all__ = [
 ]
 
 
-def _shape_parameter(value, name: str, exact: bool):
-    number = _as_scalar(value, name, exact=exact)
-    if number <= 0:
-        raise ValueError(f"{name} must be positive (a Beta prior needs a > 0 and b > 0), got {number}")
-    return number
-
-
-def _count(value, name: str, exact: bool):
-    number = _as_scalar(value, name, exact=exact)
-    if number < 0:
-        raise ValueError(f"{name} must be a non-negative count, got {number}")
-    return number
-
-
 # ---------------------------------------------------------------------------
 # Coin tosses: Bernoulli likelihood, Beta prior
 # ---------------------------------------------------------------------------
@@ -70,8 +56,8 @@ def _count(value, name: str, exact: bool):
 
 def mle_bernoulli(heads, tails, *, exact: bool = False):
     """Maximum-likelihood P(heads) = N1 / (N1 + N0); ValueError with no tosses."""
-    n1 = _count(heads, "heads", exact)
-    n0 = _count(tails, "tails", exact)
+    n1 = _nonnegative_count(heads, "heads", exact)
+    n0 = _nonnegative_count(tails, "tails", exact)
     if n1 + n0 == 0:
         raise ValueError("no tosses (heads + tails = 0): the maximum-likelihood estimate 0/0 is undefined")
     return n1 / (n1 + n0)
@@ -79,9 +65,9 @@ def mle_bernoulli(heads, tails, *, exact: bool = False):
 
 def beta_posterior(a, b, heads, tails, *, exact: bool = False) -> tuple:
     """Conjugate update: prior Beta(a, b) and N1 heads, N0 tails give Beta(N1 + a, N0 + b)."""
-    a = _shape_parameter(a, "a", exact)
-    b = _shape_parameter(b, "b", exact)
-    return a + _count(heads, "heads", exact), b + _count(tails, "tails", exact)
+    a = _beta_shape(a, "a", exact)
+    b = _beta_shape(b, "b", exact)
+    return a + _nonnegative_count(heads, "heads", exact), b + _nonnegative_count(tails, "tails", exact)
 
 
 def beta_mean(a, b, *, exact: bool = False):
@@ -90,8 +76,8 @@ def beta_mean(a, b, *, exact: bool = False):
     Applied to a posterior Beta(N1 + a, N0 + b) it is the posterior-mean
     estimate (N1 + a) / (N + a + b).
     """
-    a = _shape_parameter(a, "a", exact)
-    b = _shape_parameter(b, "b", exact)
+    a = _beta_shape(a, "a", exact)
+    b = _beta_shape(b, "b", exact)
     return a / (a + b)
 
 
@@ -104,8 +90,8 @@ def beta_mode(a, b, *, exact: bool = False):
     so the mode is 0 (and 1 when b < 1 <= a).  Beta(1, 1) is flat and a, b < 1
     has two peaks, at 0 and 1: both raise ValueError, because no single mode exists.
     """
-    a = _shape_parameter(a, "a", exact)
-    b = _shape_parameter(b, "b", exact)
+    a = _beta_shape(a, "a", exact)
+    b = _beta_shape(b, "b", exact)
     if a == 1 and b == 1:
         raise ValueError("Beta(1, 1) is flat on [0, 1]: every point is a mode, so the MAP is undefined")
     if a < 1 and b < 1:
@@ -126,8 +112,8 @@ def beta_logpdf(theta, a, b):
     density there is 0 (a > 1), finite (a = 1) or +inf (a < 1).
     """
     t = _as_numbers(theta, "theta")
-    a = _shape_parameter(a, "a", False)
-    b = _shape_parameter(b, "b", False)
+    a = _beta_shape(a, "a", False)
+    b = _beta_shape(b, "b", False)
     with np.errstate(divide="ignore", invalid="ignore"):
         term_a = 0.0 if a == 1 else (a - 1) * np.log(t)
         term_b = 0.0 if b == 1 else (b - 1) * np.log1p(-t)
@@ -189,10 +175,10 @@ class BetaSummary:
 
 def beta_summary(a, b, heads, tails, *, exact: bool = False) -> BetaSummary:
     """Prior, posterior and the three point estimates (MLE, MAP, posterior mean)."""
-    a = _shape_parameter(a, "a", exact)
-    b = _shape_parameter(b, "b", exact)
-    heads = _count(heads, "heads", exact)
-    tails = _count(tails, "tails", exact)
+    a = _beta_shape(a, "a", exact)
+    b = _beta_shape(b, "b", exact)
+    heads = _nonnegative_count(heads, "heads", exact)
+    tails = _nonnegative_count(tails, "tails", exact)
     post_a, post_b = beta_posterior(a, b, heads, tails, exact=exact)
     try:
         map_estimate = beta_mode(post_a, post_b, exact=exact)

@@ -40,11 +40,11 @@ _spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make
 make_fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_fixtures)
 
-# submission -> (status, total); 8 points in all.  "wrong" earns 1 of 6 likelihood cases
-# (1/6 of 2 points) and 2 of 8 predict cases (2/8 of 2 points): 0.33 + 0.5 = 0.83.
+# submission -> (status, total); 8 points in all.  "wrong" earns 2 of 7 likelihood cases
+# (2/7 of 2 points) and 2 of 9 predict cases (2/9 of 2 points): 0.57 + 0.44 = 1.01.
 EXPECTED = {
     "correct": ("graded", 8.0),
-    "wrong": ("graded", 0.83),
+    "wrong": ("graded", 1.01),
     "not_json": ("not a notebook", 0.0),
     "not_a_notebook": ("not a notebook", 0.0),
     "empty": ("empty notebook", 0.0),
@@ -57,36 +57,36 @@ EXPECTED = {
     "kernel_killed": ("kernel died", 0.0),
     "memory_bomb": ("memory limit", 8.0),
     "megabytes_printed": ("graded", 8.0),
-    "monkeypatch": ("graded", 0.83),
-    "snoop_disk": ("graded", 0.83),
-    "writes_output": ("graded", 0.83),
+    "monkeypatch": ("graded", 1.01),
+    "snoop_disk": ("graded", 1.01),
+    "writes_output": ("graded", 1.01),
     "orphan_child": ("graded", 8.0),
-    "01_weather": ("answer missing", 0.0),  # the student release, nothing answered yet
+    "01_weather": ("graded", 0.0),  # the student release: every question "not answered"
 }
 
 
 # issue 10's table, one fixture per row (rows 11, 13, 17 and 18 are built by
 # make_fixtures.add_uncommittable, since such files cannot be committed)
 EXPECTED.update({
-    "attack_01_pipe_hijack": ("graded", 0.83),
-    "attack_02_kill_grader": ("graded", 0.83),
+    "attack_01_pipe_hijack": ("graded", 1.01),
+    "attack_02_kill_grader": ("graded", 1.01),
     "attack_03_daemon_rewrites": ("graded", 8.0),
-    "attack_04_course_snoop": ("answer missing", 0.0),
-    "attack_05_input_transformer": ("answer missing", 0.0),
-    "attack_06_loopback": ("graded", 0.83),
-    "attack_07_overwrite_classmate": ("graded", 0.83),
+    "attack_04_course_snoop": ("graded", 0.0),  # its questions all "not answered"
+    "attack_05_input_transformer": ("graded", 0.0),
+    "attack_06_loopback": ("graded", 1.01),
+    "attack_07_overwrite_classmate": ("graded", 1.01),
     "attack_08_corpus_rewrite": ("graded", 8.0),
     "attack_09_memory_children": ("graded", 8.0),
     "attack_10_fill_tmp": ("graded", 8.0),
     "attack_14_revealing_errors": ("cell error", 0.0),
     "attack_15_quit_at_end": ("graded", 8.0),
-    "attack_16_fraction_zero": ("cell error", 7.0),  # its own check("q4", p_no) fails too
+    "attack_16_fraction_zero": ("graded", 7.0),
     "M\\xfcller": ("graded", 8.0),
     "attack_13_solution_link": ("link outside submissions", 0.0),
     "attack_13_link_inside": ("graded", 8.0),
     "attack_17_dangling": ("dangling link", 0.0),
     "attack_17_folder": ("not a notebook", 0.0),
-    "alice": ("graded", 0.83),
+    "alice": ("graded", 1.01),
     " alice": ("graded", 8.0),
     '=HYPERLINK("evil.example","y")': ("graded", 8.0),
 })
@@ -299,7 +299,7 @@ def test_reasons_name_what_went_wrong(batch):
     assert "out of memory" in " ".join(_result(batch, "memory_bomb")["reasons"])
     assert "MB of output" in " ".join(_result(batch, "megabytes_printed")["notes"])
     released = _result(batch, "01_weather")
-    assert {q["status"] for q in released["questions"]} == {"not answered", "missing"}
+    assert {q["status"] for q in released["questions"]} == {"not answered"}
 
 
 def test_a_monkeypatched_kernel_does_not_fool_the_grade(batch):
@@ -308,7 +308,7 @@ def test_a_monkeypatched_kernel_does_not_fool_the_grade(batch):
     assert [q["score"] for q in monkeypatch["questions"]] == \
            [q["score"] for q in wrong["questions"]]
     p_no = monkeypatch["questions"][3]
-    assert p_no["status"] == "failed" and "0.0" in p_no["cases"][0]["message"]
+    assert p_no["status"] == "failed" and any("0.0" in c["message"] for c in p_no["cases"])
 
 
 def test_the_output_folder_is_complete_and_genuine(batch):
@@ -317,7 +317,7 @@ def test_the_output_folder_is_complete_and_genuine(batch):
     assert set(rows) == set(EXPECTED)
     assert list(batch["rows"][0]) == ["submission", "status", "q1", "q2", "q3", "q4", "total",
                                       "maximum", "flags", "reason"]
-    assert rows["writes_output"]["total"] == "0.83"  # not the 8 it tried to write
+    assert rows["writes_output"]["total"] == "1.51"  # not the 8 it tried to write
     assert rows["correct"]["total"] == "8"
     assert len(list((out / "feedback").glob("*.html"))) == len(EXPECTED)
     assert "8 / 8" not in (out / "feedback" / "writes_output.html").read_text()
@@ -420,10 +420,11 @@ def test_a_worker_that_dies_becomes_a_grader_error_row_and_is_replaced(tmp_path)
     from nbcourse.grading.execution.runner import Limits
 
     exercise = specs.load("01_weather")
+    token = f"nbcourse-test-{secrets.token_hex(6)}"  # only this test's processes carry it
     job = {"id": 1, "path": str(FIXTURES / "correct.ipynb"), "plan": exercise.probe_plan(),
            "limits": Limits(cell_timeout=30).__dict__, "cache_dir": str(tmp_path),
-           "token": "test-token"}
-    worker = Worker(tmp_path, "test-token")
+           "token": token}
+    worker = Worker(tmp_path, token)
     worker.start()
     try:
         killed = worker.grade(job, deadline=0.01)  # the watchdog kills it mid-job
@@ -435,4 +436,4 @@ def test_a_worker_that_dies_becomes_a_grader_error_row_and_is_replaced(tmp_path)
     finally:
         worker.close()
     from nbcourse.grading.execution.processes import kill_processes_with_token
-    kill_processes_with_token("test-token")
+    kill_processes_with_token(token)  # an unsandboxed kernel may outlive its killed worker

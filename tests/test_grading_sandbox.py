@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from nbcourse.grading import batch as batch_module
-from nbcourse.grading.batch import (collect_submissions, feedback_name, grade_batch,
+from nbcourse.grading.batch import (collect_submissions, feedback_names, grade_batch,
                                     spreadsheet_safe)
 from nbcourse.grading.execution import sandbox
 
@@ -184,7 +184,7 @@ def test_sandbox_off_grades_honest_submissions(tmp_path):
     result = grade_batch("01_weather", paths, tmp_path / "out", jobs=2, sandbox="off",
                          progress=None)
     assert [(r.submission, r.status, r.total) for r in result.results] == [
-        ("correct", "graded", 8.0), ("wrong", "graded", 0.83)]
+        ("correct", "graded", 8.0), ("wrong", "graded", 1.01)]
     data = json.loads((tmp_path / "out" / "results.json").read_text())
     assert data["isolation"]["sandbox"] == "off"
 
@@ -197,10 +197,11 @@ def test_formulas_are_neutralised_in_the_csv():
 
 
 def test_feedback_pages_are_distinct_for_distinct_ids():
-    ids = ["alice", " alice", "alice ", "a/lice", "a__lice", "M\\xfcller", "Müller", ""]
-    names = [feedback_name(i) for i in ids]
-    assert len(set(names)) == len(ids)
-    assert feedback_name("alice") == "alice"
+    ids = ["alice", " alice", "alice ", "a/lice", "a__lice", "M\\xfcller", "Müller", "", "bob"]
+    names = feedback_names(ids)
+    assert len({name.lower() for name in names.values()}) == len(ids)
+    assert names["bob"] == "bob"  # no collision: the readable name as it is
+    assert feedback_names(list(reversed(ids))) == names  # whatever the order
 
 
 def test_ids_are_stable_and_unique(tmp_path):
@@ -270,3 +271,28 @@ def test_a_root_grader_never_runs_a_submission_as_root(config):
     finally:
         warm.kill()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_exercise_sources_inside_an_installed_package_are_masked(config):
+    """A wheel ships the solutions and specs inside the package the sandbox must see."""
+    import dataclasses
+
+    package = Path(tempfile.mkdtemp(prefix="nbcourse-fake-package-"))
+    source = package / "_course" / "exercises" / "source"
+    source.mkdir(parents=True)
+    (source / "01_weather.grading.py").write_text("SECRET = 1\n")
+    (package / "_course" / "data").mkdir()
+    (package / "_course" / "data" / "weather.csv").write_text("outlook\n")
+    os.chmod(package, 0o755)
+    masked = dataclasses.replace(config, readonly=config.readonly + [str(package)],
+                                 hidden=[str(source)])
+    try:
+        found = _inside(masked, None, """
+import json, os, sys
+print(json.dumps({"spec": os.path.exists(sys.argv[1]), "data": os.path.exists(sys.argv[2])}))
+""", str(source / "01_weather.grading.py"), str(package / "_course" / "data" / "weather.csv"))
+    finally:
+        shutil.rmtree(package, ignore_errors=True)
+    assert found == {"spec": False, "data": True}
+    assert sandbox._instructor_only() == [] or all("exercises" in p for p in
+                                                   sandbox._instructor_only())

@@ -282,3 +282,20 @@ def test_a_forbidden_name_equal_to_the_answer_name_is_said_clearly():
     from nbcourse.grading.scoring import flag_note
     note = flag_note("laplace", "laplace", 1)
     assert "calls the library's own laplace" in note and "`laplace` uses laplace" not in note
+
+
+def test_a_hidden_case_never_shows_the_value_the_answer_made_from_its_inputs():
+    probes = _perfect_probes()
+    cases = probes["q1"]["cases"]
+    hidden = [i for i, case in enumerate(EXERCISE.question("q1").cases) if case.hidden]
+    public = EXERCISE.question("q1").cases.index(
+        next(c for c in EXERCISE.question("q1").cases if not c.hidden))
+    for i in hidden + [public]:
+        cases[i] = _value(0.123456)
+    q1 = score(EXERCISE, EXPECTED, _report(probes=probes), "s", "s.ipynb").questions[0]
+    assert "0.123456" in q1.cases[public].message  # the public case keeps the full message
+    for i in hidden:
+        assert q1.cases[i].message == "the value is not the expected one"
+    probes["q2"]["cases"][-1] = _value({"cherry": 1.5, "banana": 0.5, "apple": 0.0, "lemon": 2.0})
+    q2 = score(EXERCISE, EXPECTED, _report(probes=probes), "s", "s.ipynb").questions[1]
+    assert q2.cases[-1].message == "the value is not the expected one"  # no "at ['cherry']"

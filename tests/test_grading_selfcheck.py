@@ -283,3 +283,169 @@ for cell in cells:
     first, second = out.stdout.split("q2 · joint_scores:")[1:]
     assert "⚠ joint_scores uses CategoricalNB" in first
     assert "⚠" not in second  # rewritten without the estimator: no warning any more
+
+
+# ---------------------------------------------------------------- issue 19: the exercises as a student
+def _spec_module(name):
+    """The spec's own functions (the known mistakes are written there)."""
+    import importlib.util
+    path = REPO / "exercises" / "source" / f"{name}.grading.py"
+    module_spec = importlib.util.spec_from_file_location(f"spec_{name}", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def test_19_1_a_correct_spam_recipe_is_never_marked_wrong_on_the_mini_corpus():
+    """Without the real corpus, q5/q6's public checks test the form only, and q4's public
+    case runs on its own small corpus, so a correct answer passes whatever the data."""
+    from nbcourse.datasets import load_sms_mini
+    spam = _spec_module("05_spam")
+    mini = load_sms_mini()
+    best, accuracy = spam.ref_experiment(mini["text"].tolist(), mini["label"].tolist(),
+                                         spam.ALPHAS, 0)
+    check = check_for("05_spam")
+    assert check.run("q4", spam.ref_experiment).all_passed
+    assert check.run("q5", best).all_passed, str(check.run("q5", best))
+    assert check.run("q6", accuracy).all_passed, str(check.run("q6", accuracy))
+    assert check.run("q6", 0.75).all_passed  # the issue's mini-corpus accuracy
+
+
+def test_19_2_a_leaky_pipeline_fails_a_public_check_and_is_named():
+    spam = _spec_module("05_spam")
+    check = check_for("05_spam")
+    leaky = str(check.run("q4", lambda *a: spam.ref_experiment(*a, leaky=True)))
+    assert "✘" in leaky and "the vocabulary built from every message" in leaky
+    on_training = str(check.run("q4", lambda *a: spam.ref_experiment(*a, choose_on="train")))
+    assert "✘" in on_training and "alpha scored on the training part" in on_training
+    validation = str(check.run("q4", lambda *a: spam.ref_experiment(*a, report_on="validation")))
+    assert "✘" in validation and "the validation accuracy reported" in validation
+
+
+def test_19_3_a_wrong_comparison_table_fails_the_public_check():
+    linearity = _spec_module("04_linearity")
+    check = check_for("04_linearity")
+    assert check.run("q5", linearity.COMPARISON).all_passed
+    wrong = linearity._table_with({("logistic regression", linearity.INDEPENDENCE): "yes"})
+    report = str(check.run("q5", wrong))
+    assert "1 of 8 cells of the table are not right" in report
+    assert "logistic regression said to assume independence" in report
+
+
+def test_19_4_a_cut_at_int_0_9_n_fails_a_public_check():
+    spam = _spec_module("05_spam")
+    report = check_for("05_spam").run("q1", spam.split_cut_at_ninety)
+    assert not report.all_passed
+    assert "the validation part cut at int(0.9 n)" in str(report)
+    assert spam.split_cut_at_ninety(500, 0) == spam.ref_split(500, 0)  # why 500 was not enough
+
+
+HINTS = [  # exercise, question, what the student's report must now say
+    ("02_smoothing", "q3", "the mean of the posterior Beta(a + heads, b + tails), not of the prior"),
+    ("02_smoothing", "q3", "uses your posterior_parameters from question 1"),
+    ("02_smoothing", "q2", "uses your posterior_parameters from question 1"),
+    ("02_smoothing", "q5", "in the whole table, not within one class"),
+    ("05_spam", "q1", "keep the permutation's order, do not sort the parts"),
+    ("05_spam", "q2", "element-wise"),
+]
+
+
+@pytest.mark.parametrize("exercise, question, says", HINTS)
+def test_19_hints_name_the_actual_rule(exercise, question, says):
+    """A wrong answer that is no known mistake gets the question's hint, which says the rule."""
+    spec = specs.load(exercise)
+    q = spec.question(question)
+    odd = (lambda *args: [123456, 654321]) if question == "q1" and exercise == "05_spam" \
+        else (lambda *args: 0.123456)
+    report = str(check_for(exercise).run(question, odd, sources=[]))
+    assert "✘" in report and says in report, report
+    assert says in q.hint
+
+
+def test_19_misleading_hints_are_replaced_by_the_mistake_actually_made():
+    """02 q6 not normalised, 04 q3 a wrong sign, 02 q3 the prior's mean: the report names what
+    the student did, never something they did not do."""
+    smoothing, linearity = _spec_module("02_smoothing"), _spec_module("04_linearity")
+    report = str(check_for("02_smoothing").run("q6", 0.6))  # wrong, but flips nothing
+    assert "softens the lesson's answer" not in report and "does not flip" not in report
+    sign = str(check_for("04_linearity").run("q3", linearity.posterior_sign_flipped))
+    assert "the sign in the sigmoid flipped" in sign and "is w0 part of your score" not in sign
+    prior_mean = str(check_for("02_smoothing").run("q3", smoothing.mean_of_the_prior))
+    assert "the prior's mean, without the data" in prior_mean
+
+
+def test_19_03_a_dataframe_instead_of_a_dict_says_what_was_expected():
+    import pandas as pd
+    mle = _spec_module("03_mle")
+
+    def as_frame(X, y):
+        return pd.DataFrame(mle.ref_word_probabilities(X, y)).T  # labels as the index
+
+    report = str(check_for("03_mle").run("q5", as_frame))
+    assert "unexpected keys: 0, 1, 2" not in report
+    assert "expected a dict with one entry per label" in report and "DataFrame" in report
+
+
+def test_19_what_the_exercises_assume_is_now_in_the_exercises():
+    import nbformat
+    source = REPO / "exercises" / "source"
+    text = {name: "\n".join(c.source for c in nbformat.read(source / f"{name}.ipynb",
+                                                            as_version=4).cells)
+            for name in ("02_smoothing", "03_mle", "05_spam")}
+    # 03 q3: scipy.optimize.minimize and the softmax, shown on a toy problem
+    assert "minimize(lambda z: np.sum((z - np.array([1.0, 2.0])) ** 2)" in text["03_mle"]
+    assert "def softmax(z):" in text["03_mle"]
+    # 03: one tolerance, the one the question states
+    assert "< 1e-6" not in text["03_mle"] and "< 1e-4" in text["03_mle"]
+    assert "within $10^{-4}$" in text["03_mle"]
+    # 02 q6: where joint_scores comes from, and the loop to fill in otherwise
+    assert "exercise 1's `joint_scores` (question 2)" in text["02_smoothing"]
+    # 05: how to get the texts and labels out of the table
+    assert 'texts = sms["text"].tolist()' in text["05_spam"]
+    assert 'labels = sms["label"].to_numpy()' in text["05_spam"]
+    student = "\n".join(c.source for c in nbformat.read(REPO / "exercises" / "05_spam.ipynb",
+                                                        as_version=4).cells)
+    assert 'texts = sms["text"].tolist()' in student  # not inside a solution block
+
+
+# ---------------------------------------------------------------- one test model (issues 10, 18)
+def test_check_works_for_an_exercise_that_exists_only_in_an_instructors_folder(tmp_path,
+                                                                                monkeypatch):
+    """nbcourse new + release into a private folder: the student's check() needs no change
+    to the installed package, only the checks file next to the notebook."""
+    source, release = tmp_path / "private", tmp_path / "handout"
+    assert main(["new", "06_laplace", "--source", str(source)]) == 0
+    assert main(["release", "--source", str(source), "--release-dir", str(release)]) == 0
+    assert sorted(p.name for p in release.iterdir()) == ["06_laplace.checks.json",
+                                                         "06_laplace.ipynb"]
+    monkeypatch.chdir(release)  # Jupyter runs a notebook in its own folder
+    check = check_for("06_laplace")
+    right = check.run("q1", lambda counts, key: Fraction(counts.get(key, 0),
+                                                         sum(counts.values())))
+    assert right.all_passed and "1 of 1 public tests passed" in str(right)
+    wrong = check.run("q1", lambda counts, key: Fraction(counts.get(key, 0),
+                                                         max(counts.values())))
+    assert "Known mistake (divided by the largest count)" in str(wrong)
+    shipped = (release / "06_laplace.checks.json").read_text()
+    assert "an outcome never seen" not in shipped  # a hidden case's name
+
+
+def test_public_cases_and_hidden_cases_come_from_one_spec():
+    """What check() runs is exactly the spec's hidden=False cases, with the spec's hints."""
+    for name in NAMES:
+        exercise = specs.load(name)
+        shipped = check_for(name).questions
+        for question in exercise.questions:
+            public = [case for case in question.cases if not case.hidden]
+            assert [c["name"] for c in shipped[question.id].cases] == [c.name for c in public]
+            assert shipped[question.id].hint == question.hint
+            assert shipped[question.id].feedback == {m.name: m.feedback for m in question.mistakes}
+
+
+def test_a_checks_file_from_a_newer_nbcourse_is_said_so(tmp_path, monkeypatch):
+    import json
+    data = json.loads((REPO / "exercises" / "01_weather.checks.json").read_text())
+    data["format"] = 99
+    (tmp_path / "01_weather.checks.json").write_text(json.dumps(data))
+    monkeypatch.chdir(tmp_path)
+    assert "newer nbcourse" in str(check_for("01_weather").run("q1", right_likelihood))

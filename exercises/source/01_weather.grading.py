@@ -9,7 +9,7 @@ import pandas as pd
 
 from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
-from nbcourse.grading.judges import SameKeys, Within
+from nbcourse.grading.judges import Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
 
 WEATHER = load_weather()
@@ -172,10 +172,6 @@ EXERCISE = Exercise(
                         "times the likelihoods, before that division. See lesson 01, §5."),
             ],
             cases=[
-                Case("one score per label of the target column", (WEATHER, LESSON_DAY, "play"),
-                     hidden=False, judge=SameKeys(
-                         "expected a dict with one score per label of the target column, "
-                         "e.g. {'yes': ..., 'no': ...}")),
                 Case("the lesson's day (sunny, cool, high, true)", (WEATHER, LESSON_DAY, "play"),
                      hidden=False),
                 Case("a query with two features", (WEATHER, {"outlook": "rainy", "windy": "false"}, "play")),

@@ -4,11 +4,14 @@ For students, in an exercise notebook::
 
     from nbcourse.grading import check_for
     check = check_for("01_weather")
-    check("q2", joint_score)        # runs the public tests of question q2
+    check("q2", joint_score)        # runs the public cases of question q2
 
-For instructors, the command line (``nbcourse release``, ``nbcourse grade``) drives
-``authoring`` (student versions from the solution notebooks) and ``batch`` (grading
-in isolated kernels).  Importing this package stays cheap: the grading machinery
+The public cases come from the exercise's spec (``specs``: one file, public and hidden
+cases alike), written next to the student notebook as ``NN_name.checks.json`` by
+``nbcourse release``.  For instructors, the command line (``nbcourse new``, ``validate``,
+``release``, ``grade``) drives ``scaffold`` (a new exercise), ``validate`` (specs and
+markers), ``authoring`` (student versions and checks files) and ``batch`` (grading in
+sandboxed kernels); ``diagnosis`` names the known mistakes an answer makes.  Importing this package stays cheap: the grading machinery
 (nbclient, jupyter_client) is only imported by the modules that need it.
 """
 from .selfcheck import CheckResult, Checker, check_for

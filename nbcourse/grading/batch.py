@@ -404,6 +404,23 @@ def feedback_name(submission_id: str) -> str:
     return f"{safe[:80]}-{digest}"
 
 
+def feedback_names(submission_ids: list[str]) -> dict[str, str]:
+    """{id: file name of its page}, distinct even on a case-insensitive file system:
+    names that differ only in case all get a short hash of their id, so no page
+    depends on which submission was graded first."""
+    plain = {ident: feedback_name(ident) for ident in submission_ids}
+    counts: dict[str, int] = {}
+    for name in plain.values():
+        counts[name.lower()] = counts.get(name.lower(), 0) + 1
+    names = {}
+    for ident, name in plain.items():
+        if counts[name.lower()] > 1:
+            digest = hashlib.sha256(ident.encode("utf-8", "backslashreplace")).hexdigest()[:8]
+            name = f"{name}-{digest}"
+        names[ident] = name
+    return names
+
+
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "|", "%")
 
 
@@ -431,9 +448,10 @@ def gradebook_csv(batch: BatchResult) -> str:
 def results_json(batch: BatchResult) -> str:
     exercise = batch.exercise
     submissions = []
+    names = feedback_names([r.submission for r in batch.results])
     for result in batch.results:
         row = result.to_json()
-        row["feedback"] = f"feedback/{feedback_name(result.submission)}.html"
+        row["feedback"] = f"feedback/{names[result.submission]}.html"
         submissions.append(row)
     data = {
         "exercise": exercise.name,
@@ -455,12 +473,13 @@ def write_outputs(batch: BatchResult, out_dir: Path) -> None:
     render never stops the others or the gradebook."""
     _write_atomic(out_dir / "grades.csv", gradebook_csv(batch))
     _write_atomic(out_dir / "results.json", results_json(batch))
+    names = feedback_names([r.submission for r in batch.results])
     for result in batch.results:
         try:
             page = render_html(result, batch.exercise.title)
         except Exception as error:  # noqa: BLE001
             page = f"<p>feedback could not be rendered ({type(error).__name__})</p>\n"
-        _write_atomic(out_dir / "feedback" / f"{feedback_name(result.submission)}.html", page)
+        _write_atomic(out_dir / "feedback" / f"{names[result.submission]}.html", page)
 
 
 def summary(batch: BatchResult) -> str:

@@ -178,7 +178,7 @@ def score_question(question, probe: dict, expected: list, penalty: float,
         result.status = "not answered"
     elif passed == len(question.cases):
         result.status = "passed"
-    elif passed:
+    elif passed and question.kind == "function":
         result.status = "partly passed"
     _diagnose(question, result, verdicts, actuals)
     if forbidden:
@@ -242,12 +242,28 @@ def _judge(question, case, outcome, expected):
     except Exception as error:  # noqa: BLE001 - e.g. Fraction(1, 0): fails the case only
         return f"the result cannot be read ({type(error).__name__})", NO_VALUE
     try:
-        return question.judge_case(actual, expected, case), actual
+        message = question.judge_case(actual, expected, case)
+        return (_without_values(message) if case.hidden and message else message), actual
     except Exception as error:  # noqa: BLE001 - a strange answer must not stop the batch
         if case.hidden:
             return f"the result could not be compared ({type(error).__name__})", actual
         return (f"the result could not be compared ({type(error).__name__}: "
                 f"{clean_message(error, 120)}); got {describe_value(actual)}"), actual
+
+
+_PATH = re.compile(r" at (?:\[[^\]]*\])+")
+
+
+def _without_values(message: str) -> str:
+    """A hidden case's verdict without the student's value or the keys it was compared at.
+
+    Both come from the hidden inputs (``got Fraction(1, 13)``, ``at ['sport']``), so the
+    page keeps only what kind of thing is wrong ("the value is not the expected one").
+    """
+    message = _PATH.sub("", str(message))
+    if message.startswith("unexpected keys"):
+        return "unexpected keys"
+    return message.split(" (", 1)[0]
 
 
 def _builtin_exception(name: str) -> bool:

@@ -36,6 +36,7 @@ from .values import Tolerance, both_nan, compare, decode_input, describe_value, 
 
 CHECKS_SUFFIX = ".checks.json"
 SPEC_SUFFIX = ".grading.py"
+FORMAT = 1  # the checks file format this nbcourse reads (specs.Exercise.publish writes it)
 
 
 @dataclass
@@ -68,6 +69,9 @@ class CheckResult:
     def __str__(self) -> str:
         if self.problem:
             return f"{self.question} · {self.name}: {self.problem}"
+        if not self.outcomes:
+            return (f"{self.question} · {self.name}: no public tests for this question; it is "
+                    "checked by hidden tests when your notebook is graded")
         lines = [f"{self.question} · {self.name}: {self.passed} of {len(self.outcomes)} "
                  "public tests passed"]
         if self.flags:
@@ -182,6 +186,10 @@ class Checker:
                             "(your instructor's 'nbcourse release' writes it)")
             return
         data = load_public(self.path)
+        if data.get("format", 1) > FORMAT:
+            self.missing = (f"{self.path.name} was written by a newer nbcourse than this one; "
+                            "upgrade nbcourse (pip install -U nbcourse) to run its checks")
+            return
         self.exercise = data["exercise"]
         self.title = data.get("title", "")
         self.questions = {q["id"]: PublicQuestion.from_json(q) for q in data["questions"]}

@@ -124,7 +124,8 @@ class Question:
         if self.reference is None:
             raise ValueError(f"question {self.id}: a reference that computes the expected value is required")
         if self.kind == "value" and not self.cases:
-            self.cases = (Case(f"the value of {self.name}", hidden=False, origin=self.origin),)
+            # hidden: a public case would ship the answer itself in the checks file
+            self.cases = (Case(f"the value of {self.name}", origin=self.origin),)
         if self.kind == "function" and not self.cases:
             raise ValueError(f"question {self.id}: a function question needs at least one case")
         if self.kind == "value" and any(case.args or case.kwargs for case in self.cases):

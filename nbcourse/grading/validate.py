@@ -143,6 +143,11 @@ def _check_question(question, spec_path: Path, notebook_path: Path,
     if question.kind == "function" and not any(case.hidden for case in question.cases):
         error(here, f"{question.id} has no hidden case: the grade would rest on the public "
                     "cases alone, which students see")
+    if not any(not case.hidden for case in question.cases):
+        problems.append(Problem("warning", here, (
+            f"{question.id} has no public case: the student's check() cannot test it (a public "
+            "case of a value question ships its expected value, so give it a judge such as "
+            "Within or OneOf when the value is the answer)")))
     if question.name in question.forbidden:
         problems.append(Problem("warning", here, (
             f"{question.id} forbids `{question.name}`, which is also the name students must "

@@ -528,6 +528,10 @@ async def _run(path: Path, plan: dict, limits: Limits, base: Path, cache_dir: Pa
         await session.close()
         shutil.rmtree(workdir, ignore_errors=True)
         shutil.rmtree(private, ignore_errors=True)
+    if sandbox is not None and sandbox.out_of_memory:  # the cgroup's memory.max was hit
+        report.memory_error = True
+        if report.kernel is KernelOutcome.DIED and "memory" not in report.kernel_reason:
+            report.kernel_reason += " (after running out of memory)"
     return report
 
 

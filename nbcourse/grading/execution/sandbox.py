@@ -87,6 +87,7 @@ class SandboxConfig:
     """How workers confine kernels.  ``kind`` is ``bwrap`` or ``off``."""
     kind: str = "off"
     readonly: list[str] = field(default_factory=list)
+    hidden: list[str] = field(default_factory=list)  # folders inside ``readonly`` masked empty
     env: dict[str, str] = field(default_factory=dict)
     memory_mb: int = 2048
     tmp_mb: int = 256
@@ -159,6 +160,23 @@ def _data_paths() -> tuple[list[str], dict[str, str]]:
     return [str(Path(p).resolve()) for p in paths], env
 
 
+def _instructor_only() -> list[str]:
+    """Folders of an installed package that hold solutions and grading specs.
+
+    A wheel carries the whole course inside the package (``nbcourse/_course``), the
+    exercise sources included; the sandbox sees the package, so those are masked."""
+    import nbcourse
+    from nbcourse import resources
+
+    course = Path(nbcourse.__file__).resolve().parent / resources.PACKAGE_FOLDER
+    hidden = []
+    for prefix in resources.INSTRUCTOR_ONLY:
+        path = course / prefix.rstrip("/")
+        if prefix.endswith("/") and path.is_dir():
+            hidden.append(str(path))
+    return hidden
+
+
 def make_config(mode: str, memory_mb: int = 2048) -> SandboxConfig:
     """The configuration for ``--sandbox MODE``; raises ``SandboxUnavailable`` for ``bwrap``
     (and ``auto``) when bubblewrap cannot isolate here."""
@@ -170,7 +188,7 @@ def make_config(mode: str, memory_mb: int = 2048) -> SandboxConfig:
                                           "no sandbox")
     data, env = _data_paths()
     config = SandboxConfig("bwrap", readonly=_outermost(_python_paths() + data), env=env,
-                           memory_mb=memory_mb)
+                           memory_mb=memory_mb, hidden=_instructor_only())
     if os.geteuid() == 0 and shutil.which("unshare") and shutil.which("setpriv"):
         # Never run a submission as root: from root, sandboxes start as an unprivileged
         # user (nobody by default), which also makes RLIMIT_NPROC count.
@@ -235,6 +253,8 @@ def bwrap_command(config: SandboxConfig, channel: Path,
                 "--size", str(config.home_mb * 2**20), "--tmpfs", HOME]
     for path in config.readonly:
         command += ["--ro-bind", sources[path], path]
+    for path in config.hidden:  # an empty folder over what only the instructor may read
+        command += ["--tmpfs", path, "--remount-ro", path]
     command += ["--bind", str(channel), str(channel), "--chdir", HOME, "--clearenv"]
     env = sandbox_environment(config)
     for name, value in env.items():
@@ -313,6 +333,18 @@ def cgroup_for(config: SandboxConfig, name: str) -> str:
         return ""
 
 
+def oom_kills(path: str) -> int:
+    """How many processes of the cgroup the kernel killed for going over memory.max."""
+    try:
+        for line in Path(path, "memory.events").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def remove_cgroup(path: str) -> None:
     if not path:
         return
@@ -338,6 +370,7 @@ class WarmSandbox:
         os.chmod(self.channel, 0o700)
         prepare_channel(config, self.channel)
         self.cgroup = cgroup_for(config, self.channel.name)
+        self.out_of_memory = False
         cgroup = self.cgroup
 
         def enter_cgroup():  # runs in the child before bwrap starts: nothing escapes it
@@ -392,6 +425,8 @@ class WarmSandbox:
                 stream.close()
             except OSError:
                 pass
+        if self.cgroup and oom_kills(self.cgroup):
+            self.out_of_memory = True
         remove_cgroup(self.cgroup)
         shutil.rmtree(self.channel, ignore_errors=True)
         shutil.rmtree(_stage(self.channel), ignore_errors=True)

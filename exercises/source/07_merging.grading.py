@@ -1,0 +1,321 @@
+"""Grading spec for exercise 7, merging naive Bayes models fitted on different data.
+
+Count tables are dicts of plain lists: ``classes`` (labels), ``class_count`` (documents
+per class), ``feature_count`` (one row per class, one column per word) and, in question 3,
+``words`` (the column names, alphabetical).  Gaussian summaries are ``(n, mean, var)`` with
+the biased variance (divide by n) of lesson 06, one number per feature.  References are
+written out here, so the expected values do not depend on the library's merge.
+"""
+import numpy as np
+
+from nbcourse.grading.judges import OneOf
+from nbcourse.grading.specs import Case, Exercise, Mistake, Question
+
+# --------------------------------------------------------------------------- question 1
+def ref_merge_counts(a, b):
+    classes = sorted(set(a["classes"]) | set(b["classes"]))
+    n_words = len(a["feature_count"][0])
+    class_count = {c: 0 for c in classes}
+    feature_count = {c: [0] * n_words for c in classes}
+    for table in (a, b):
+        for i, c in enumerate(table["classes"]):
+            class_count[c] += table["class_count"][i]
+            feature_count[c] = [x + y for x, y in zip(feature_count[c], table["feature_count"][i])]
+    return {"classes": classes, "class_count": [class_count[c] for c in classes],
+            "feature_count": [feature_count[c] for c in classes]}
+
+
+def _table(classes, class_count, feature_count, words=None):
+    table = {"classes": list(classes), "class_count": list(class_count),
+             "feature_count": [list(row) for row in feature_count]}
+    if words is not None:
+        table["words"] = list(words)
+    return table
+
+
+def _random_table(seed, classes, n_words):
+    rng = np.random.default_rng(seed)
+    class_count = rng.integers(1, 30, size=len(classes))
+    feature_count = rng.poisson(3.0, size=(len(classes), n_words)) * (class_count[:, None] > 0)
+    return _table(classes, class_count.tolist(), feature_count.tolist())
+
+
+MONDAY = _table(["ham", "spam"], [3, 1], [[2, 0, 1, 4], [0, 3, 1, 0]])
+TUESDAY = _table(["ham", "spam"], [2, 2], [[1, 1, 0, 2], [0, 4, 2, 0]])
+SPAM_FIRST = _table(["spam", "ham"], [2, 5], [[1, 3, 0, 0], [4, 0, 2, 1]])
+HAM_ONLY = _table(["ham"], [4], [[3, 0, 1, 2]])
+
+
+def counts_by_position(a, b):
+    """Rows added in the order they come, without looking at the class labels."""
+    return {"classes": list(a["classes"]),
+            "class_count": [x + y for x, y in zip(a["class_count"], b["class_count"])],
+            "feature_count": [[x + y for x, y in zip(ra, rb)]
+                              for ra, rb in zip(a["feature_count"], b["feature_count"])]}
+
+
+def counts_averaged(a, b):
+    merged = ref_merge_counts(a, b)
+    return {"classes": merged["classes"], "class_count": [c / 2 for c in merged["class_count"]],
+            "feature_count": [[x / 2 for x in row] for row in merged["feature_count"]]}
+
+
+def counts_of_common_classes(a, b):
+    """Only the classes both tables have."""
+    common = sorted(set(a["classes"]) & set(b["classes"]))
+    merged = ref_merge_counts(a, b)
+    keep = [merged["classes"].index(c) for c in common]
+    return {"classes": common, "class_count": [merged["class_count"][i] for i in keep],
+            "feature_count": [merged["feature_count"][i] for i in keep]}
+
+
+def counts_without_class_counts(a, b):
+    merged = ref_merge_counts(a, b)
+    first = dict(zip(a["classes"], a["class_count"]))
+    return {**merged, "class_count": [first.get(c, 0) for c in merged["classes"]]}
+
+
+# --------------------------------------------------------------------------- question 2
+def ref_merge_gaussian(a, b):
+    n_a, mean_a, var_a = a
+    n_b, mean_b, var_b = b
+    n = n_a + n_b
+    mean_a, mean_b = np.asarray(mean_a, dtype=float), np.asarray(mean_b, dtype=float)
+    delta = mean_b - mean_a
+    mean = mean_a + delta * n_b / n
+    m = n_a * np.asarray(var_a, dtype=float) + n_b * np.asarray(var_b, dtype=float) \
+        + delta ** 2 * n_a * n_b / n
+    return [n, mean.tolist(), (m / n).tolist()]
+
+
+def _summary(rows):
+    rows = np.asarray(rows, dtype=float)
+    return (len(rows), rows.mean(axis=0).tolist(), rows.var(axis=0).tolist())
+
+
+def _gaussian_shards(seed, n_a, n_b, n_features, shift):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(0.0, 1.0, size=(n_a, n_features))
+    b = rng.normal(shift, 2.0, size=(n_b, n_features))
+    return _summary(a), _summary(b)
+
+
+def gaussian_plain_average(a, b):
+    return [a[0] + b[0], ((np.asarray(a[1]) + b[1]) / 2).tolist(),
+            ((np.asarray(a[2]) + b[2]) / 2).tolist()]
+
+
+def gaussian_weighted_variances_only(a, b):
+    """Weighted means and weighted variances, without the spread between the two means."""
+    n = a[0] + b[0]
+    mean = (a[0] * np.asarray(a[1]) + b[0] * np.asarray(b[1])) / n
+    var = (a[0] * np.asarray(a[2]) + b[0] * np.asarray(b[2])) / n
+    return [n, mean.tolist(), var.tolist()]
+
+
+def gaussian_unbiased(a, b):
+    """The pooled sum of squares divided by n - 1 instead of n."""
+    n, mean, var = ref_merge_gaussian(a, b)
+    return [n, mean, (np.asarray(var) * n / (n - 1)).tolist()]
+
+
+def gaussian_mean_unweighted(a, b):
+    n, _, var = ref_merge_gaussian(a, b)
+    return [n, ((np.asarray(a[1]) + b[1]) / 2).tolist(), var]
+
+
+# --------------------------------------------------------------------------- question 3
+def ref_merge_vocabularies(a, b):
+    words = sorted(set(a["words"]) | set(b["words"]))
+    column = {w: j for j, w in enumerate(words)}
+    feature_count = [[0] * len(words) for _ in a["classes"]]
+    for table in (a, b):
+        for i in range(len(table["classes"])):
+            for w, count in zip(table["words"], table["feature_count"][i]):
+                feature_count[i][column[w]] += count
+    return {"classes": list(a["classes"]),
+            "class_count": [x + y for x, y in zip(a["class_count"], b["class_count"])],
+            "words": words, "feature_count": feature_count}
+
+
+def _vocabulary_table(seed, words, n_classes=2):
+    rng = np.random.default_rng(seed)
+    class_count = rng.integers(1, 20, size=n_classes)
+    feature_count = rng.poisson(2.0, size=(n_classes, len(words)))
+    return _table(["ham", "spam", "other"][:n_classes], class_count.tolist(),
+                  feature_count.tolist(), words=sorted(words))
+
+
+JUNE = _table(["ham", "spam"], [4, 2], [[3, 1, 0], [0, 2, 5]], words=["call", "lunch", "prize"])
+JULY = _table(["ham", "spam"], [3, 3], [[2, 1, 1], [4, 0, 3]], words=["call", "free", "lunch"])
+
+
+def vocabularies_by_position(a, b):
+    """Columns added by position, as if both tables had the first one's words."""
+    width = min(len(a["words"]), len(b["words"]))
+    return {"classes": list(a["classes"]),
+            "class_count": [x + y for x, y in zip(a["class_count"], b["class_count"])],
+            "words": list(a["words"]),
+            "feature_count": [[ra[j] + (rb[j] if j < width else 0) for j in range(len(ra))]
+                              for ra, rb in zip(a["feature_count"], b["feature_count"])]}
+
+
+def vocabularies_first_only(a, b):
+    """The first table's vocabulary kept fixed: the other table's new words are dropped."""
+    merged = ref_merge_vocabularies(a, b)
+    keep = [merged["words"].index(w) for w in a["words"]]
+    return {**merged, "words": list(a["words"]),
+            "feature_count": [[row[j] for j in keep] for row in merged["feature_count"]]}
+
+
+def vocabularies_common_only(a, b):
+    merged = ref_merge_vocabularies(a, b)
+    common = [w for w in merged["words"] if w in a["words"] and w in b["words"]]
+    keep = [merged["words"].index(w) for w in common]
+    return {**merged, "words": common,
+            "feature_count": [[row[j] for j in keep] for row in merged["feature_count"]]}
+
+
+def vocabularies_in_order_of_appearance(a, b):
+    """The union of the words, but in the order they were met instead of alphabetical."""
+    merged = ref_merge_vocabularies(a, b)
+    words = list(a["words"]) + [w for w in b["words"] if w not in a["words"]]
+    keep = [merged["words"].index(w) for w in words]
+    return {**merged, "words": words,
+            "feature_count": [[row[j] for j in keep] for row in merged["feature_count"]]}
+
+
+# --------------------------------------------------------------------------- question 4
+WHY = "b"
+CHOICE_FEEDBACK = {
+    "a": ("Columns in different places are a real problem, but not an unfixable one: matching "
+          "the columns by word, as in question 3, repairs it. Look for what no table can give "
+          "back."),
+    "c": ("alpha * V changes with the vocabulary, but it is recomputed from the merged counts "
+          "when the merged model's probabilities are computed; the counts are all that must be "
+          "merged (lesson 07, §2)."),
+    "d": ("Word counts are whole numbers, which 64-bit floats add exactly in any order "
+          "(lesson 07, §1); order only matters for Gaussian means and variances."),
+}
+
+MERGE_NAMES = ("merge", "add_counts", "CountTable", "merge_gaussian_summaries", "partial_fit",
+               "GaussianNB", "MultinomialNB")
+
+EXERCISE = Exercise(
+    title="Exercise 7: merging naive Bayes models",
+    questions=[
+        Question("q1", "merge_counts", points=2, title="merging two count tables",
+                 reference=ref_merge_counts, forbidden=MERGE_NAMES, exact=True,
+                 hint="match the rows by class label, not by position; the merged table has "
+                      "every class of either table, in sorted order, and adds the counts",
+                 mistakes=[
+                     Mistake("rows added by position", counts_by_position,
+                             "You added row i of one table to row i of the other. The two "
+                             "tables may list their classes in another order, or one may lack "
+                             "a class: match the rows by class label (lesson 07, §4)."),
+                     Mistake("counts averaged", counts_averaged,
+                             "You averaged the two tables. The model of all the data counts "
+                             "everything once: add the counts, do not average them."),
+                     Mistake("only the classes both tables have", counts_of_common_classes,
+                             "A class that only one table has is still part of the merged "
+                             "model: keep every class of either table."),
+                     Mistake("the class counts not added", counts_without_class_counts,
+                             "The number of documents per class is a count too, and gives "
+                             "the prior: add it like the word counts."),
+                 ],
+                 cases=[
+                     Case("two days of the same two classes", (MONDAY, TUESDAY), hidden=False),
+                     Case("the same classes listed in another order", (MONDAY, SPAM_FIRST),
+                          hidden=False),
+                     Case("one table has only one class", (HAM_ONLY, TUESDAY)),
+                     Case("the class order differs and a class is missing", (SPAM_FIRST, HAM_ONLY)),
+                     Case("three classes in scrambled order",
+                          (_random_table(1, ["b", "c", "a"], 6), _random_table(2, ["a", "c", "b"], 6))),
+                     Case("larger tables, one class in one table only",
+                          (_random_table(3, ["ham", "spam"], 25),
+                           _random_table(4, ["spam", "ham", "promo"], 25))),
+                 ]),
+        Question("q2", "merge_gaussian", points=3, title="merging two Gaussian summaries",
+                 reference=ref_merge_gaussian, forbidden=MERGE_NAMES,
+                 hint="n = n_a + n_b; the pooled mean weights each mean by its n; the pooled "
+                      "variance is (n_a var_a + n_b var_b + delta^2 n_a n_b / n) / n with "
+                      "delta = mean_b - mean_a",
+                 mistakes=[
+                     Mistake("means and variances averaged", gaussian_plain_average,
+                             "You averaged the two means and the two variances. A shard of 1,000 "
+                             "rows must weigh more than a shard of 10, and the spread between "
+                             "the two means belongs to the variance (lesson 07, §5)."),
+                     Mistake("variances weighted, the spread between means forgotten",
+                             gaussian_weighted_variances_only,
+                             "Your variance is the weighted average of the two variances. It "
+                             "misses the spread between the two shards: add "
+                             "delta^2 n_a n_b / n to the sum of squares before dividing by n "
+                             "(lesson 07, §5)."),
+                     Mistake("divided by n - 1", gaussian_unbiased,
+                             "The summaries use the maximum-likelihood variance of lesson 06, "
+                             "which divides by n; divide the pooled sum of squares by n too."),
+                     Mistake("the means not weighted by n", gaussian_mean_unweighted,
+                             "Your pooled mean is the plain average of the two means. Weight "
+                             "each by its number of rows: mean_a + delta n_b / n."),
+                 ],
+                 cases=[
+                     Case("two shards of 100 rows with means 0 and 4",
+                          ((100, [0.0], [1.0]), (100, [4.0], [1.0])), hidden=False),
+                     Case("shards of different sizes, two features",
+                          ((30, [1.0, 10.0], [4.0, 1.0]), (10, [3.0, 6.0], [1.0, 9.0])),
+                          hidden=False),
+                     Case("one row against many", _gaussian_shards(5, 1, 50, 3, 2.0)),
+                     Case("the same mean, different spreads",
+                          ((40, [2.0, -1.0], [1.0, 0.5]), (60, [2.0, -1.0], [9.0, 2.0]))),
+                     Case("real-looking shards of unequal size", _gaussian_shards(6, 17, 230, 4, -1.5)),
+                     Case("one shard with no rows", ((0, [0.0, 0.0], [0.0, 0.0]),
+                                                     (25, [1.5, -2.0], [0.25, 4.0]))),
+                 ]),
+        Question("q3", "merge_vocabularies", points=2,
+                 title="merging tables with different vocabularies",
+                 reference=ref_merge_vocabularies, forbidden=MERGE_NAMES, exact=True,
+                 hint="the merged vocabulary is the sorted union of the two word lists; move each "
+                      "count to its word's column in the merged table, with zeros where a table "
+                      "never saw a word",
+                 mistakes=[
+                     Mistake("columns added by position", vocabularies_by_position,
+                             "You added column j to column j. The two tables have different "
+                             "words, so column j is not the same word in both: match the "
+                             "columns by word (lesson 07, §3)."),
+                     Mistake("the first table's vocabulary kept fixed", vocabularies_first_only,
+                             "You kept only the first table's words, so every word that appeared "
+                             "later is thrown away, with its counts. The merged vocabulary is the "
+                             "union of both."),
+                     Mistake("only the words both tables have", vocabularies_common_only,
+                             "A word that only one table has still has counts, and zero counts in "
+                             "the other table: keep the union of the words."),
+                     Mistake("the words not in alphabetical order",
+                             vocabularies_in_order_of_appearance,
+                             "Your words are in the order you met them. Columns are in "
+                             "alphabetical order, as BagOfWords numbers them, so sort the union."),
+                 ],
+                 cases=[
+                     Case("June and July", (JUNE, JULY), hidden=False),
+                     Case("the same words in both tables",
+                          (_vocabulary_table(1, ["ab", "cd", "ef"]), _vocabulary_table(2, ["ab", "cd", "ef"]))),
+                     Case("two vocabularies of the same size but different words",
+                          (_vocabulary_table(3, ["apple", "cash", "win"]),
+                           _vocabulary_table(4, ["bank", "cash", "zoo"]))),
+                     Case("no word in common",
+                          (_vocabulary_table(5, ["xa", "xb"]), _vocabulary_table(6, ["ya", "yb", "yc"]))),
+                     Case("three classes, a larger second vocabulary",
+                          (_vocabulary_table(7, ["free", "lunch", "prize", "zz"], 3),
+                           _vocabulary_table(8, ["aa", "call", "free", "lunch", "now", "prize"], 3))),
+                 ]),
+        Question("q4", "why_not_mergeable", points=1, kind="value", exact=True,
+                 title="what a growing vocabulary breaks",
+                 reference=lambda: WHY,
+                 hint="which information is gone from the tables themselves?",
+                 mistakes=[Mistake(f"answer {letter}", (lambda letter=letter: letter), feedback)
+                           for letter, feedback in CHOICE_FEEDBACK.items()],
+                 cases=[Case("one of the four letters", hidden=False,
+                             judge=OneOf(["a", "b", "c", "d"],
+                                         'why_not_mergeable should be one of "a", "b", "c", "d"')),
+                        Case("the reason")]),
+    ],
+)

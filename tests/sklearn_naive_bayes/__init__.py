@@ -1,0 +1,1 @@
+"""scikit-learn's own naive Bayes tests and estimator checks, run against nbcourse."""

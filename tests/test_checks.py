@@ -1,0 +1,62 @@
+"""The input checks: one module, one not-fitted error, plain values in messages."""
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nbcourse._checks import NotFittedError, check_alpha, check_labels, check_prior
+from nbcourse.linear import LogisticRegression
+from nbcourse.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
+
+ALL = [MultinomialNB, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression]
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_every_estimator_raises_the_one_not_fitted_error(cls):
+    X = pd.DataFrame({"a": ["x"]}) if cls is CategoricalNB else [[1.0, 2.0]]
+    with pytest.raises(NotFittedError, match="not fitted yet") as raised:
+        cls().predict(X)
+    assert isinstance(raised.value, ValueError) and isinstance(raised.value, AttributeError)
+    assert not hasattr(cls(), "classes_")
+
+
+def test_the_error_is_also_sklearns_when_sklearn_is_in_use_without_importing_it():
+    code = ("import sys\nfrom nbcourse.naive_bayes import MultinomialNB\n"
+            "assert 'sklearn' not in sys.modules\n"
+            "try:\n    MultinomialNB().predict([[1]])\nexcept Exception as e:\n"
+            "    print(type(e).__mro__[1].__module__)\n"
+            "from sklearn.exceptions import NotFittedError\n"
+            "try:\n    MultinomialNB().predict([[1]])\nexcept NotFittedError:\n    print('sklearn caught it')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["builtins", "sklearn", "caught", "it"]
+
+
+@pytest.mark.parametrize(("call", "shown"), [
+    (lambda: check_alpha(np.float64(-1.1)), "got -1.1"),
+    (lambda: check_alpha(np.str_("x")), "got 'x'"),
+    (lambda: MultinomialNB(alpha=np.float64(-1.1)).fit([[1]], [0]), "got -1.1"),
+    (lambda: LogisticRegression(C=np.float64(-2.5)).fit([[1.0], [2.0]], [0, 1]), "got -2.5"),
+    (lambda: check_prior(np.array([0.2, 0.2]), 2), r"\[0.2, 0.2\] sums to 0.4"),
+    (lambda: check_labels(np.array([0.5, 1.0]), 2), "such as 0.5,"),
+    (lambda: CategoricalNB().fit(pd.DataFrame({"a": ["x", "y"]}), [0, 1])
+     .predict({"a": np.str_("z")}), "has the value 'z'"),
+    (lambda: MultinomialNB().fit(-np.ones((2, 2)), [0, 1]), "found -1.0$"),
+])
+def test_messages_show_plain_values_not_numpy_reprs(call, shown):
+    with pytest.raises((ValueError, TypeError), match=shown) as raised:
+        call()
+    assert "np." not in str(raised.value)
+
+
+def test_messages_carry_sklearns_phrases():
+    model = MultinomialNB().fit(np.ones((2, 3)), [0, 1])
+    with pytest.raises(ValueError, match="Reshape your data either using X.reshape"):
+        model.predict(np.ones(3))
+    with pytest.raises(ValueError, match="X has 2 features, but MultinomialNB is expecting 3"):
+        model.predict(np.ones((1, 2)))
+    with pytest.raises(ValueError, match=r"Negative values in data passed to CategoricalNB \(input X\)"):
+        CategoricalNB().fit([[0, -1]], [1])
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        GaussianNB().fit([[0.0], [1.0]], [0.25, 1.5])

@@ -1,0 +1,139 @@
+"""Lesson 07 starts a Dask LocalCluster of worker processes; nothing may outlive it.
+
+nbval checks the lesson's stored outputs. This test checks what nbval cannot see: that the
+worker processes the lesson starts are gone once the lesson's last cell has run. It runs
+the lesson's own cluster cells (the imports, starting the cluster, closing it) in a fresh
+kernel, with one small task in between, while a thread records every process descended
+from this test process. Only those processes are checked afterwards, never the host's
+others (other developers' clusters, other tests).
+"""
+from __future__ import annotations
+
+import re
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+import psutil
+import pytest
+from nbclient import NotebookClient
+
+LESSON = Path(__file__).resolve().parents[1] / "notebooks" / "07_counts_add_up.ipynb"
+EXERCISE = Path(__file__).resolve().parents[1] / "exercises" / "07_merging.ipynb"
+ANSWER = re.compile(r"<details><summary>Answer[^<]*</summary>(.+?)</details>", re.S)
+
+
+def _markdown():
+    return [cell.source for cell in nbformat.read(LESSON, as_version=4).cells
+            if cell.cell_type == "markdown"]
+
+
+def test_lesson_07_says_what_it_teaches_asks_and_links_its_exercise():
+    cells = _markdown()
+    assert "What you will learn" in cells[0]
+    assert re.search(r"\*\*Estimated time:\*\* \d+ min", cells[0])
+    text = "\n".join(cells)
+    answers = [a.strip() for a in ANSWER.findall(text)]
+    assert len(answers) >= 3 and all(len(a) > 20 for a in answers)
+    assert "Check your understanding" in text and "**Predict**" in text
+    recap = next(i for i, source in enumerate(cells) if "## Recap" in source)
+    assert any("](../exercises/07_merging.ipynb)" in source for source in cells[recap:])
+    assert EXERCISE.is_file()
+
+
+def test_lesson_07_tells_how_to_use_a_real_cluster():
+    text = "\n".join(_markdown())
+    assert 'Client("tcp://scheduler-host:8786")' in text
+    assert "storage" in text
+
+
+def test_no_timing_or_address_reaches_a_compared_output():
+    """Outputs that nbval compares must not carry ports, dashboard links or seconds."""
+    for cell in nbformat.read(LESSON, as_version=4).cells:
+        if cell.cell_type != "code" or cell.source.startswith("# NBVAL_IGNORE_OUTPUT"):
+            continue
+        for output in cell.get("outputs", []):
+            text = output.get("text", "") + str(output.get("data", {}).get("text/plain", ""))
+            assert not re.search(r"tcp://|127\.0\.0\.1|:\d{4,5}/|\d+\.\d+ s\b|status", text), text
+
+
+def _lesson_cell(notebook, marker: str) -> str:
+    matches = [cell.source for cell in notebook.cells
+               if cell.cell_type == "code" and marker in cell.source]
+    assert len(matches) == 1, f"expected one code cell containing {marker!r}, found {len(matches)}"
+    return matches[0]
+
+
+class _Descendants:
+    """Every process below this one, sampled until stopped: (pid, create_time) -> cmdline."""
+
+    def __init__(self, interval: float = 0.05):
+        self.seen: dict[tuple[int, float], str] = {}
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        me = psutil.Process()
+        while not self._stop.is_set():
+            for process in me.children(recursive=True):
+                try:
+                    key = (process.pid, process.create_time())
+                    if key not in self.seen:
+                        self.seen[key] = " ".join(process.cmdline())
+                except psutil.Error:
+                    pass
+            self._stop.wait(self._interval)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def _still_running(seen) -> list[str]:
+    alive = []
+    for (pid, created), cmdline in seen.items():
+        try:
+            process = psutil.Process(pid)
+            if process.create_time() == created and process.status() != psutil.STATUS_ZOMBIE:
+                alive.append(f"{pid}: {cmdline[:120]}")
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+@pytest.mark.timeout(240)
+def test_the_lessons_cluster_leaves_no_process_behind():
+    lesson = nbformat.read(LESSON, as_version=4)
+    cells = [
+        _lesson_cell(lesson, "from dask.distributed import Client, LocalCluster"),
+        _lesson_cell(lesson, "cluster = LocalCluster("),
+        "assert client.submit(sum, [1, 2, 3]).result() == 6",
+        _lesson_cell(lesson, "cluster.close()"),
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    runner = NotebookClient(notebook, timeout=180, kernel_name="python3",
+                            resources={"metadata": {"path": str(LESSON.parent)}})
+    with _Descendants() as descendants:
+        with runner.setup_kernel():
+            for index, cell in enumerate(notebook.cells[:-1]):
+                runner.execute_cell(cell, index)
+            workers = {key: cmd for key, cmd in descendants.seen.items() if "spawn_main" in cmd}
+            assert len(workers) >= 2, f"the lesson should start two worker processes; saw {descendants.seen}"
+            runner.execute_cell(notebook.cells[-1], len(notebook.cells) - 1)
+            # the lesson's own close cell, not the kernel's shutdown, must stop the workers
+            deadline = time.monotonic() + 15
+            while _still_running(workers) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert not _still_running(workers), \
+                f"worker processes still running after the lesson's last cell: {_still_running(workers)}"
+    deadline = time.monotonic() + 15
+    while _still_running(descendants.seen) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _still_running(descendants.seen), \
+        f"left running after the lesson's kernel stopped: {_still_running(descendants.seen)}"
