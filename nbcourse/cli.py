@@ -221,7 +221,7 @@ def _validate(args) -> int:
 
 
 def _release(args) -> int:
-    from .grading import authoring, specs
+    from .grading import authoring
 
     source = _course_source(args)
     target = args.release_dir or Path(source).parent

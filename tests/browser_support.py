@@ -10,6 +10,7 @@ process started here (server, kernels) is found again and ended by ``JupyterLabS
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -50,6 +51,46 @@ def find_chromium() -> str | None:
     if Path(DEFAULT_CHROMIUM).is_file():
         return DEFAULT_CHROMIUM
     return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+#: CI sets CI=1: there a browser that cannot start fails the test instead of skipping it.
+IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def cannot_run(reason: str, what: str = "the browser test"):
+    """Skip on a student's machine without a browser; fail in CI, where ``what`` must run."""
+    import pytest
+
+    if IN_CI:
+        pytest.fail(f"{reason} (CI is set, and in CI {what} must run)", pytrace=False)
+    pytest.skip(reason)
+
+
+@contextlib.contextmanager
+def launched_chromium(what: str = "the browser test"):
+    """Debian's headless Chromium driven by Playwright, always closed afterwards."""
+    import pytest
+
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        cannot_run("Playwright for Python is not installed: pip install -e '.[test]'", what)
+    executable = find_chromium()
+    if executable is None:
+        cannot_run(f"Chromium not found; {INSTALL_HINT}", what)
+    playwright = sync_playwright().start()
+    try:
+        try:
+            chromium = playwright.chromium.launch(
+                executable_path=executable, args=CHROMIUM_ARGS, headless=True, timeout=60_000)
+        except Exception as error:  # in CI and locally alike: a broken browser is a failure
+            pytest.fail(f"Chromium at {executable} did not start: {error}", pytrace=False)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+    finally:
+        playwright.stop()
 
 
 def free_port() -> int:

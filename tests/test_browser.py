@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from browser_support import (
-    ACTIVE_NOTEBOOK, CHROMIUM_ARGS, INSTALL_HINT, JupyterLabServer, Screenshots, SliderMove,
-    SliderOnPage, error_outputs, find_chromium, move_slider_and_check, open_notebook,
+    ACTIVE_NOTEBOOK, JupyterLabServer, Screenshots, SliderMove, SliderOnPage, cannot_run,
+    error_outputs, launched_chromium, move_slider_and_check, open_notebook,
     run_all_cells_from_menu, shut_down_kernels, wait_until_all_cells_ran,
 )
 
@@ -36,7 +36,6 @@ REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
 SCREENSHOTS = Path(os.environ.get("NBCOURSE_SCREENSHOTS",
                                   REPO / "test-artifacts" / "screenshots"))
-IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 # JupyterLab's first load on two shared cores takes 10-20 s; Run All of a lesson a few more.
 pytestmark = pytest.mark.timeout(600)
@@ -47,9 +46,7 @@ pytestmark = pytest.mark.timeout(600)
 # --------------------------------------------------------------------------------------------
 
 def _cannot_run(reason: str):
-    if IN_CI:
-        pytest.fail(f"{reason} (CI is set, and in CI the browser test must run)", pytrace=False)
-    pytest.skip(reason)
+    cannot_run(reason, "the browser test")
 
 
 class _ScreenshotFolders:
@@ -76,26 +73,8 @@ def screenshot_folders(request):
 
 @pytest.fixture(scope="module")
 def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _cannot_run("Playwright for Python is not installed: pip install -e '.[test]'")
-    executable = find_chromium()
-    if executable is None:
-        _cannot_run(f"Chromium not found; {INSTALL_HINT}")
-    playwright = sync_playwright().start()
-    try:
-        try:
-            chromium = playwright.chromium.launch(
-                executable_path=executable, args=CHROMIUM_ARGS, headless=True, timeout=60_000)
-        except Exception as error:  # in CI and locally alike: a broken browser is a failure
-            pytest.fail(f"Chromium at {executable} did not start: {error}", pytrace=False)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-    finally:
-        playwright.stop()
+    with launched_chromium("the browser test") as chromium:
+        yield chromium
 
 
 @pytest.fixture(scope="module")

@@ -15,28 +15,9 @@ import pytest
 from nbclient import NotebookClient
 
 from course_paths import REPO, SHARED_DATA
-from nbcourse import datasets, evaluation
+from nbcourse import datasets
 from nbcourse.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB
 from nbcourse.text import BagOfWords
-
-
-# ----- shared data -----------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def sms_split():
-    """Notebook 05's split and matrices on the real SMS Spam Collection."""
-    sms = datasets.load_sms_spam(SHARED_DATA / "sms_spam")
-    texts, y = sms["text"].tolist(), sms["label"].to_numpy()
-    train, val, test = evaluation.stratified_split(y, sizes=(0.8, 0.1, 0.1), seed=0)
-    bag = BagOfWords()
-    X_train = bag.fit_transform([texts[i] for i in train])
-    X_val = bag.transform([texts[i] for i in val])
-    return X_train, y[train], X_val, y[val]
-
-
-@pytest.fixture(scope="module")
-def spambase():
-    return datasets.load_spambase(SHARED_DATA / "spambase")
 
 
 # ----- what notebook 05 claims ---------------------------------------------------------------

@@ -2,7 +2,6 @@
 import numpy as np
 import pandas as pd
 import pytest
-import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
 from nbcourse.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, merge

@@ -31,12 +31,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from browser_support import CHROMIUM_ARGS, INSTALL_HINT, find_chromium
+from browser_support import cannot_run, launched_chromium
 from course_paths import REPO
 
 BOOK = REPO / "book"
 ARTIFACTS = Path(os.environ.get("NBCOURSE_SITE_SCREENSHOTS", REPO / "test-artifacts" / "site"))
-IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 FORBIDDEN = ("BEGIN SOLUTION", "END SOLUTION", "HIDDEN")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
@@ -47,10 +46,7 @@ EXERCISES = sorted(p.stem for p in (REPO / "exercises").glob("[0-9][0-9]_*.ipynb
 
 
 def _cannot_run(reason: str):
-    if IN_CI:
-        pytest.fail(f"{reason} (CI is set, and in CI the site's browser test must run)",
-                    pytrace=False)
-    pytest.skip(reason)
+    cannot_run(reason, "the site's browser test")
 
 
 @pytest.fixture(scope="module")
@@ -172,26 +168,8 @@ def server(site):
 
 @pytest.fixture(scope="module")
 def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _cannot_run("Playwright for Python is not installed: pip install -e '.[test]'")
-    executable = find_chromium()
-    if executable is None:
-        _cannot_run(f"Chromium not found; {INSTALL_HINT}")
-    playwright = sync_playwright().start()
-    try:
-        try:
-            chromium = playwright.chromium.launch(
-                executable_path=executable, args=CHROMIUM_ARGS, headless=True, timeout=60_000)
-        except Exception as error:
-            pytest.fail(f"Chromium at {executable} did not start: {error}", pytrace=False)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-    finally:
-        playwright.stop()
+    with launched_chromium("the site's browser test") as chromium:
+        yield chromium
 
 
 class OfflinePage:

@@ -237,9 +237,10 @@ EXERCISE = Exercise(
                  ]),
         Question("q2", "merge_gaussian", points=3, title="merging two Gaussian summaries",
                  reference=ref_merge_gaussian, forbidden=MERGE_NAMES,
-                 hint="n = n_a + n_b; the pooled mean weights each mean by its n; the pooled "
-                      "variance is (n_a var_a + n_b var_b + delta^2 n_a n_b / n) / n with "
-                      "delta = mean_b - mean_a",
+                 hint="the total count is the sum of the two counts; weight each mean by its "
+                      "count; to the two sums of squares (count times variance) add delta^2 "
+                      "n_a n_b / n, where delta is the difference of the two means, and divide "
+                      "by the total count",
                  mistakes=[
                      Mistake("means and variances averaged", gaussian_plain_average,
                              "You averaged the two means and the two variances. A shard of 1,000 "

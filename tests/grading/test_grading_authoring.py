@@ -10,7 +10,7 @@ import pytest
 from nbcourse.cli import main
 from nbcourse.grading import authoring, specs
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "exercises" / "source"
 RELEASE = REPO / "exercises"
 COURSE = {"01_weather", "02_smoothing", "03_mle", "04_linearity", "05_spam"}
@@ -135,9 +135,15 @@ def test_the_checks_file_ships_public_cases_only(name):
         for case in question.cases:
             if case.hidden and case.name not in public:
                 assert json.dumps(case.name) not in text, f"{name} {question.id} {case.name}"
+    # hints are written to be shown (one may state a formula the solution also has)
+    for question in shipped["questions"]:
+        question["hint"] = ""
+        for case in question["cases"]:
+            case["hint"] = ""
+    data = json.dumps(shipped, ensure_ascii=False)
     for line in authoring.hidden_text(SOURCE)[f"{name}.ipynb"].solution:
         if not TRIVIAL.match(line.strip()) and len(line.strip()) > 12:
-            assert line.strip() not in text
+            assert line.strip() not in data
 
 
 def test_a_near_miss_marker_is_refused_at_release_naming_file_cell_and_line(tmp_path, capsys):

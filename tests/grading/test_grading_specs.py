@@ -19,7 +19,7 @@ from nbcourse.grading.hidden import grade_answer, grade_question
 from nbcourse.grading.selfcheck import Checker
 from nbcourse.grading.validate import errors, validate
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "exercises" / "source"
 RELEASE = REPO / "exercises"
 NAMES = specs.available(SOURCE)

@@ -25,7 +25,7 @@ from nbcourse.grading.batch import (collect_submissions, feedback_names, grade_b
                                     spreadsheet_safe)
 from nbcourse.grading.execution import sandbox
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "submissions"
 
 
