@@ -371,7 +371,16 @@ class _FeatureCountNB(_BaseDiscreteNB):
     def _count(self, X, Y):
         self.class_count_ += np.asarray(Y.sum(axis=0)).ravel()
         per_class = Y.T.tocsr() @ X  # CSR @ CSR: scipy would otherwise copy all of X to CSC
-        self.feature_count_ += per_class.toarray() if sp.issparse(per_class) else per_class
+        if not sp.issparse(per_class):
+            self.feature_count_ += per_class
+            return
+        # Add row by row, where the batch has words: a dense copy of the batch's counts
+        # would be a second classes x words table (lesson 07 streams with a big vocabulary).
+        per_class = per_class.tocsr()
+        per_class.sum_duplicates()
+        for c in range(per_class.shape[0]):
+            row = slice(per_class.indptr[c], per_class.indptr[c + 1])
+            self.feature_count_[c, per_class.indices[row]] += per_class.data[row]
 
     def _merge_statistics(self, other):
         self.class_count_ = self.class_count_ + other.class_count_
@@ -407,6 +416,9 @@ class MultinomialNB(_FeatureCountNB):
                             n_features=None if first else self.n_features_in_)
 
     def _update_feature_log_prob(self, alpha):
+        # Let the previous table go first: with a large vocabulary it is the biggest array a
+        # streaming fit holds, and partial_fit would otherwise keep two of them at once.
+        self.__dict__.pop("feature_log_prob_", None)
         self.feature_log_prob_ = lidstone_log(self.feature_count_, alpha)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:

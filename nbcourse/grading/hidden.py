@@ -40,8 +40,17 @@ def grade_question(q: specs.Question, answer) -> QuestionResult:
 
 
 def run_hidden_tests(exercise: str, question: str, answer) -> None:
-    """Assert that ``answer`` passes every case of ``question``; print a one-line summary."""
-    spec = specs.load(exercise)  # the notebook's own folder when it holds the specs
+    """Assert that ``answer`` passes every case of ``question``; print a one-line summary.
+
+    Where the specs cannot be read, for instance inside the grader's sandbox, which hides
+    them from every notebook it runs, the cell says so and passes: the grader judges the
+    answers itself, outside the kernel, whether or not this cell ran.
+    """
+    try:
+        spec = specs.load(exercise)  # the notebook's own folder when it holds the specs
+    except FileNotFoundError as error:
+        print(f"{question}: hidden tests not run here ({error})")
+        return
     result = grade_answer(spec, question, answer)
     failed = [case for case in result.cases if not case.passed]
     if failed or result.status not in ("passed",):
