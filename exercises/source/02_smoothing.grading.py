@@ -11,7 +11,7 @@ from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
 from nbcourse.grading.judges import Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
-from nbcourse.smoothing import beta_mean, beta_mode, beta_posterior
+from nbcourse.smoothing import beta_mean, beta_mode, beta_posterior, m_estimate
 
 WEATHER = load_weather()
 PICNIC = load_picnic()
@@ -120,6 +120,72 @@ def _smoothed_p_no(prior):
         scores[label] = score
     return scores["no"] / sum(scores.values())
 
+
+def ref_m_smoothed(n_vc, n_c, m, Q):
+    return m_estimate(n_vc, n_c, m, Q, exact=True)
+
+
+def m_without_q(n_vc, n_c, m, Q):
+    return Fraction(n_vc + m) / (n_c + m)
+
+
+def q_added_once(n_vc, n_c, m, Q):
+    return (n_vc + Fraction(Q)) / (n_c + m)
+
+
+def m_q_below_too(n_vc, n_c, m, Q):
+    return (n_vc + m * Fraction(Q)) / (n_c + m * Fraction(Q))
+
+
+M_CASES = [  # (n_vc, n_c, m, Q), in lesson 02 section 9's notation
+    Case("overcast on the 5 'no' days, m = 2 and Q = 4/14 as in the lesson",
+         (0, 5, 2, Fraction(4, 14)), hidden=False),
+    Case("m = K = 3 and Q = 1/3 give Laplace back", (0, 5, 3, Fraction(1, 3)), hidden=False),
+    Case("a value seen three times, a uniform guess", (3, 5, 3, Fraction(1, 3))),
+    Case("a strong prior guess of one half", (2, 9, 10, Fraction(1, 2))),
+    Case("m = 0 gives the plain count ratio", (7, 10, 0, Fraction(1, 5))),
+    Case("no example of the class at all: the guess Q itself", (0, 0, 4, Fraction(1, 4))),
+    Case("a guess from the whole table, many examples", (12, 40, 6, Fraction(2, 7))),
+    Case("floats in, a float out", (3, 8, 2.5, 0.4)),
+]
+
+
+def _product(values):
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
+def ref_parameter_counts(values, K):
+    """(naive Bayes, full joint table) free numbers, lesson 01 section 2's convention."""
+    naive = (K - 1) + K * sum(v - 1 for v in values)
+    return [naive, _product(values) * K - 1]
+
+
+def counts_without_sum_to_one(values, K):
+    return [K + K * sum(v - 1 for v in values), _product(values) * K]
+
+
+def counts_values_not_free(values, K):
+    return [(K - 1) + K * sum(values), _product(values) * K - 1]
+
+
+def counts_all_yes_no(values, K):
+    d = len(values)
+    return [(K - 1) + d * K, 2**d * K - 1]
+
+
+COUNT_CASES = [  # (number of values of each attribute, K classes)
+    Case("the picnic table: six yes/no attributes, two classes", ([2] * 6, 2), hidden=False),
+    Case("ten yes/no attributes, two classes", ([2] * 10, 2), hidden=False),
+    Case("the picnic table with a three-valued sky", ([3, 2, 2, 2, 2, 2], 2)),
+    Case("the weather table: outlook, temperature, humidity, windy", ([3, 3, 2, 2], 2)),
+    Case("two three-valued attributes, three classes", ([3, 3], 3)),
+    Case("a single attribute: naive Bayes saves nothing", ([4], 3)),
+    Case("thirty yes/no attributes", ([2] * 30, 2)),
+    Case("four attributes of different sizes, five classes", ([5, 4, 3, 2], 5)),
+]
 
 FROM_Q1 = ("If your function uses your posterior_parameters from question 1, check that one "
            "first: a wrong posterior makes every estimate built on it wrong.")
@@ -241,5 +307,45 @@ EXERCISE = Exercise(
                              judge=Within(0, 1, "expected a probability between 0 and 1")),
                         Case("the lesson's day at alpha = 1, as on lesson 02's curve",
                              hidden=False)]),
+        Question("q7", "m_smoothed", points=2, title="the m-estimate",
+                 reference=ref_m_smoothed, cases=M_CASES, forbidden=SMOOTHING,
+                 hint="(n_vc + m * Q) / (n_c + m): the guess Q, worth m virtual examples, adds "
+                      "m * Q above the bar and m below it",
+                 mistakes=[
+                     Mistake("m added above the bar without Q", m_without_q,
+                             "You added m to the count above the bar. The m virtual examples "
+                             "show the value only in the share Q of them, so add m * Q above "
+                             "the bar and m below it: see lesson 02, §9."),
+                     Mistake("Q added once, not m times", q_added_once,
+                             "You added the guess Q once above the bar. It is worth m examples, "
+                             "so it adds m * Q pseudo-counts: see lesson 02, §9."),
+                     Mistake("m * Q below the bar too", m_q_below_too,
+                             "Below the bar, add all m virtual examples (m), not only the m * Q "
+                             "of them that show the value: see lesson 02, §9."),
+                 ]),
+        Question("q8", "parameter_counts", points=2,
+                 title="free numbers: naive Bayes against the full joint table",
+                 reference=ref_parameter_counts, cases=COUNT_CASES,
+                 hint="naive Bayes: K - 1 for the prior, plus (number of values - 1) per "
+                      "attribute and per class; the full table: one cell per combination of "
+                      "attribute values and class, minus 1 because all cells sum to one",
+                 mistakes=[
+                     Mistake("no -1 for probabilities that sum to one",
+                             counts_without_sum_to_one,
+                             "You counted every probability, including the last one of each "
+                             "distribution, which the others fix because they sum to one (like "
+                             "the 2 + 2m of the spam lecture, which lists both priors). Count "
+                             "free numbers: see lesson 01, §2."),
+                     Mistake("values counted instead of free numbers", counts_values_not_free,
+                             "For naive Bayes you counted all the values of each attribute per "
+                             "class. The likelihoods of one attribute in one class sum to one, so "
+                             "an attribute with v values needs only v - 1 numbers per class: see "
+                             "lesson 01, §2."),
+                     Mistake("every attribute treated as yes/no", counts_all_yes_no,
+                             "Your counts are the yes/no formulas (K - 1) + dK and 2^d K - 1 "
+                             "whatever the number of values. An attribute with v values has v "
+                             "cells in the full table and v - 1 free numbers per class: see the "
+                             "three-valued sky in lesson 01, §2."),
+                 ]),
     ],
 )

@@ -6,7 +6,7 @@ new documents); expected values come from the same models' ``to_linear`` and
 """
 import numpy as np
 
-from nbcourse import MultinomialNB
+from nbcourse import BernoulliNB, MultinomialNB
 from nbcourse.datasets import load_sms_mini
 from nbcourse.grading.judges import Table, Within, ZerosAndOnes
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
@@ -72,6 +72,43 @@ def ref_posterior(w0, w, X):
     raise LookupError("unknown documents")
 
 
+def _bernoulli_case(seed: int, n_docs: int, n_words: int, n_classes: int, alpha: float, doc):
+    """A Bernoulli model fitted on random 0/1 documents, and one new document ``doc``."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n_docs, n_words))
+    y = np.array([f"class {i % n_classes}" for i in range(n_docs)])
+    y[: n_docs // 2] = "class 0"          # unbalanced classes: the prior matters
+    model = BernoulliNB(alpha=alpha, binarize=None).fit(X, y)
+    b = np.asarray(doc(rng, n_words), dtype=int)
+    return model, b
+
+
+BERNOULLI = [
+    ("the lesson's style: two classes, four words, two of them absent",
+     (5, 8, 4, 2, 1.0, lambda rng, n: [1, 0, 1, 0])),
+    ("a document without any of the words", (6, 10, 5, 2, 1.0, lambda rng, n: [0] * n)),
+    ("a larger vocabulary, most words absent",
+     (7, 30, 20, 2, 1.0, lambda rng, n: (rng.random(n) < 0.2).astype(int))),
+    ("three classes", (8, 15, 6, 3, 1.0, lambda rng, n: rng.integers(0, 2, size=n))),
+    ("weak smoothing", (9, 12, 7, 2, 0.1, lambda rng, n: rng.integers(0, 2, size=n))),
+    ("every word present", (10, 9, 5, 2, 2.0, lambda rng, n: [1] * n)),
+]
+BERNOULLI_MODELS = [_bernoulli_case(*settings) for _, settings in BERNOULLI]
+
+
+def bernoulli_cases():
+    return [Case(name, (np.exp(model.class_log_prior_), np.exp(model.feature_log_prob_), b),
+                 hidden=i > 1)
+            for i, ((name, _), (model, b)) in enumerate(zip(BERNOULLI, BERNOULLI_MODELS))]
+
+
+def ref_bernoulli_log_scores(class_prior, p, b):
+    for model, doc in BERNOULLI_MODELS:
+        if doc is b:
+            return model.predict_joint_log_proba(doc.reshape(1, -1))[0].tolist()
+    raise LookupError("unknown document")
+
+
 COMPARISON = {
     "naive Bayes": {
         "decision boundary": "linear",
@@ -122,6 +159,26 @@ def posterior_without_w0(w0, w, X):
 
 def posterior_sign_flipped(w0, w, X):
     return (1 / (1 + np.exp(_scores(w0, w, X)))).tolist()
+
+
+def _bernoulli_parts(class_prior, p, b):
+    p, b = np.asarray(p, dtype=float), np.asarray(b, dtype=float)
+    return np.log(np.asarray(class_prior, dtype=float)), p, b
+
+
+def bernoulli_absent_ignored(class_prior, p, b):
+    log_prior, p, b = _bernoulli_parts(class_prior, p, b)
+    return (log_prior + np.log(p) @ b).tolist()
+
+
+def bernoulli_without_prior(class_prior, p, b):
+    _, p, b = _bernoulli_parts(class_prior, p, b)
+    return (np.log(p) @ b + np.log(1 - p) @ (1 - b)).tolist()
+
+
+def bernoulli_absent_for_every_word(class_prior, p, b):
+    log_prior, p, b = _bernoulli_parts(class_prior, p, b)
+    return (log_prior + np.log(p) @ b + np.log(1 - p).sum(axis=1)).tolist()
 
 
 def _table_with(changes):
@@ -212,5 +269,26 @@ EXERCISE = Exercise(
                              "directly. See lesson 04, §7."),
                  ],
                  cases=[Case("every cell of the table", hidden=False)]),
+        Question("q6", "bernoulli_log_scores", points=2,
+                 title="Bernoulli naive Bayes: the joint log score, absent words included",
+                 reference=ref_bernoulli_log_scores, cases=bernoulli_cases(),
+                 forbidden=LINEAR_HELPERS + ("BernoulliNB",),
+                 hint="for every class c: log pi_c, plus log p_ck for every word present in the "
+                      "document, plus log(1 - p_ck) for every word absent from it",
+                 mistakes=[
+                     Mistake("absent words ignored", bernoulli_absent_ignored,
+                             "Your score counts only the words that are present, as the "
+                             "multinomial model does. Bernoulli naive Bayes also multiplies in "
+                             "1 - p_ck for every word that is absent: see lesson 04, §5."),
+                     Mistake("the class prior left out", bernoulli_without_prior,
+                             "The class prior is missing: the joint score starts with log pi_c. "
+                             "A document without any word shows it. See lesson 04, §5, and "
+                             "lesson 01, §5."),
+                     Mistake("log(1 - p) added for every word", bernoulli_absent_for_every_word,
+                             "You added log(1 - p_ck) for every word of the vocabulary, present "
+                             "or not. A present word contributes log p_ck only; log(1 - p_ck) "
+                             "belongs to the absent words (the split in lesson 04, §5 uses the "
+                             "odds p / (1 - p) for the present words to make up for it)."),
+                 ]),
     ],
 )
