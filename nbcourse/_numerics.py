@@ -6,14 +6,15 @@ import numpy as np
 __all__ = ["log", "logsumexp"]
 
 
-def log(values) -> np.ndarray:
+def log(values, out=None) -> np.ndarray:
     """Natural logarithm where log(0) = -inf without a RuntimeWarning.
 
     With alpha = 0 a zero count is a probability of zero; its logarithm is -inf on
-    purpose, and the estimators handle -inf explicitly.
+    purpose, and the estimators handle -inf explicitly. ``out`` (a float64 array, maybe
+    ``values`` itself) saves a copy of a large table.
     """
     with np.errstate(divide="ignore"):
-        return np.log(values)
+        return np.log(values, out=out)
 
 
 def logsumexp(a: np.ndarray, axis: int = 1) -> np.ndarray:

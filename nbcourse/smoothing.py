@@ -254,8 +254,7 @@ def lidstone_log(counts, beta, *, totals=None, n_outcomes=None) -> np.ndarray:
                 and np.broadcast_shapes(smoothed.shape, np.shape(denominator)) == smoothed.shape):
             # In place: `smoothed` is a fresh array, and on 20 Newsgroups this table of
             # classes x words is the largest thing a streaming fit holds (lesson 07).
-            with np.errstate(divide="ignore"):
-                np.log(smoothed, out=smoothed)
+            log(smoothed, out=smoothed)
             smoothed -= log(denominator)
             return smoothed
         return log(smoothed) - log(denominator)
