@@ -70,7 +70,7 @@ def _fit_all_in_memory(paths, y):
 
 def _fit_streaming(paths, y):
     from nbcourse import MultinomialNB
-    from nbcourse.scale import (Vocabulary, count_matrix, read_posts, shard_vocabulary,
+    from nbcourse.scale import (Vocabulary, count_matrix, iter_posts, shard_vocabulary,
                                 split_evenly, union_words)
     shards = split_evenly(len(paths), N_SHARDS)
     vocabulary = Vocabulary(union_words(shard_vocabulary([paths[i] for i in shard])
@@ -78,8 +78,9 @@ def _fit_streaming(paths, y):
     model = MultinomialNB(alpha=ALPHA)
     classes = np.unique(y)
     for shard in shards:
-        X = count_matrix(read_posts([paths[i] for i in shard]), vocabulary)
+        X = count_matrix(iter_posts([paths[i] for i in shard]), vocabulary)  # one post at a time
         model.partial_fit(X, y[shard], classes=classes)
+        del X  # drop this shard before reading the next
     return model, vocabulary
 
 

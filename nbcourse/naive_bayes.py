@@ -108,7 +108,10 @@ class _BaseNB(ClassifierMixin, metaclass=ABCMeta):
                 "that class", UserWarning, stacklevel=2)
         self._reset()
         self._start(X, data, classes)
-        return self._update(data, Y, params)
+        self._count(data, Y)
+        del data, Y  # see partial_fit
+        self._update_parameters(params)
+        return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add one more batch; ``classes`` (every label) is needed on the first call.
@@ -123,7 +126,12 @@ class _BaseNB(ClassifierMixin, metaclass=ABCMeta):
         Y = _indicator(y, classes, weights)
         if first:
             self._start(X, data, classes)
-        return self._update(data, Y, params)
+        self._count(data, Y)
+        # The checked copy of the batch goes before the log-parameter tables are made:
+        # in a streaming fit with a large vocabulary those tables are the peak (lesson 07).
+        del data, Y
+        self._update_parameters(params)
+        return self
 
     def _check_training_data(self, X, y, sample_weight, first: bool):
         if not first:
@@ -158,11 +166,6 @@ class _BaseNB(ClassifierMixin, metaclass=ABCMeta):
         self.n_features_in_ = _n_columns(data)
         check_feature_names(self, X, reset=True)
         self._init_counters(len(classes), self.n_features_in_)
-
-    def _update(self, data, Y, params):
-        self._count(data, Y)
-        self._update_parameters(params)
-        return self
 
     # ----- prediction -------------------------------------------------------------------
     def predict_joint_log_proba(self, X) -> np.ndarray:

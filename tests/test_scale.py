@@ -128,6 +128,52 @@ def test_vocabulary_pickles_as_one_object_and_equals_the_dict():
     assert dict(vocabulary) == {"a": 0, "b": 1, "c": 2}
     assert pickle.loads(pickle.dumps(vocabulary)) == vocabulary
     assert type(vocabulary) is not dict  # Dask ships a plain dict entry by entry
+    assert repr(vocabulary) == "Vocabulary(3 words)"
+
+
+# Words that test the packed array's edges: exactly 16 bytes, 17 bytes sharing those 16,
+# multi-byte UTF-8 (9 characters but 18 bytes), a trailing NUL, the empty word.
+AWKWARD = ["sixteen_bytes_ab", "sixteen_bytes_abc", "ñññññññññ", "ññññññññ", "日本語",
+           "ab", "ab\x00", "a", "", "naïve", "x" * 200, "zz"]
+STRANGERS = ["sixteen_bytes_ac", "sixteen_bytes_abd", "ñññññññññx", "ab\x00\x00", "b", "naive",
+             "x" * 199, "x" * 16, "日本", "\x00"]
+
+
+@pytest.mark.parametrize("clash", [False, True], ids=["own-keys", "every-key-the-same"])
+def test_vocabulary_finds_exactly_its_words(clash, monkeypatch):
+    if clash:  # every word shares one key: all go to the dict, and lookups still hold
+        monkeypatch.setattr(Vocabulary, "_keys", classmethod(
+            lambda cls, packed, lengths: np.zeros(len(lengths), dtype=np.uint64)))
+    vocabulary = Vocabulary(AWKWARD + AWKWARD[:3])
+    expected = {word: column for column, word in enumerate(sorted(set(AWKWARD)))}
+    assert dict(vocabulary) == expected and list(vocabulary) == sorted(expected)
+    assert len(vocabulary) == len(expected)
+    # in the dict unless every key clashes: "", and the three words of more than 16 bytes
+    assert len(vocabulary._others) == (len(expected) if clash else 4)
+    for word, column in expected.items():
+        assert vocabulary[word] == column and word in vocabulary
+    for stranger in STRANGERS + [3, None]:
+        assert stranger not in vocabulary and vocabulary.get(stranger, "absent") == "absent"
+        with pytest.raises(KeyError):
+            vocabulary[stranger]
+    tokens = STRANGERS + AWKWARD
+    assert vocabulary.columns(tokens).tolist() == [expected.get(t, -1) for t in tokens]
+    assert vocabulary.columns([]).tolist() == []
+    assert pickle.loads(pickle.dumps(vocabulary)).columns(tokens).tolist() == \
+        vocabulary.columns(tokens).tolist()
+    with pytest.raises(TypeError, match="words \\(str\\) only"):
+        Vocabulary(["a", 1])
+
+
+def test_count_matrix_is_the_same_with_a_vocabulary_or_a_dict():
+    texts = [text for text, _ in POSTS] + ["sixteen_bytes_ab sixteen_bytes_abc naïve naïve xx" * 3]
+    bag = BagOfWords().fit(texts[2:])
+    compact = count_matrix(iter(texts), Vocabulary(bag.vocabulary_))
+    assert (compact != count_matrix(texts, bag.vocabulary_)).nnz == 0
+    assert (compact != bag.transform(texts)).nnz == 0
+    assert compact.has_canonical_format and compact.dtype == np.int64
+    empty = count_matrix([], Vocabulary(["a"]))
+    assert empty.shape == (0, 1)
 
 
 def test_hashed_counts_keep_every_token_and_are_the_same_in_every_process():
