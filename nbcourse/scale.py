@@ -13,6 +13,10 @@ be able to import them, so they cannot live in the notebook):
   (:func:`add_counts` for many), done pairwise on the cluster by :func:`tree_reduce`;
 * :func:`multinomial_from_counts` turns the total back into a fitted ``MultinomialNB``.
 
+Streaming on one machine keeps only one post and the model in memory: :func:`iter_posts`
+reads files one at a time, :func:`count_matrix` counts each post as it comes, and
+:class:`Vocabulary` stores the words compactly.
+
 Continuous features merge too, but not by adding means: :func:`gaussian_summary` and
 :func:`merge_gaussian_summaries` implement the pooled mean and variance update of
 Chan, Golub and LeVeque. :func:`hashed_counts` is the vocabulary-free alternative for
@@ -24,8 +28,9 @@ and :func:`tree_reduce` only needs an object with Dask's ``Client.submit`` metho
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -37,7 +42,7 @@ from .text import TOKEN_PATTERN, _compile_token_pattern
 __all__ = [
     "CountTable", "add_counts", "count_matrix", "Vocabulary", "gaussian_summary", "hashed_counts",
     "iter_posts", "merge_gaussian_summaries", "multinomial_from_counts", "read_posts", "shard_counts",
-    "shard_vocabulary", "split_evenly", "tree_reduce", "union_words",
+    "shard_vocabulary", "split_evenly", "tree_reduce", "union_words", "write_posts",
 ]
 
 
@@ -68,6 +73,25 @@ def iter_posts(paths: Iterable[str]) -> Iterator[str]:
 def read_posts(paths: Iterable[str]) -> list[str]:
     """The text of every file at once (see :func:`iter_posts` to read them one by one)."""
     return list(iter_posts(paths))
+
+
+def write_posts(texts: Iterable[str], folder) -> list[str]:
+    """Write each text to its own file in ``folder`` (created if needed); return the paths.
+
+    The files hold latin-1, as :func:`read_posts` reads them; a character outside latin-1
+    becomes "?". Lesson 07 uses this to turn the SMS messages into a corpus of files when
+    20 Newsgroups cannot be had.
+    """
+    if isinstance(texts, str):
+        raise TypeError("texts must be a list of strings, got a single str; wrap it in a list")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for number, text in enumerate(texts):
+        path = folder / f"{number:06d}.txt"
+        path.write_bytes(text.encode("latin-1", errors="replace"))
+        paths.append(str(path))
+    return paths
 
 
 def _tokens(text: str) -> list[str]:
@@ -290,6 +314,20 @@ class Vocabulary(Mapping):
 
     def __len__(self) -> int:
         return self._size
+
+    def __setstate__(self, state):
+        # Dask unpickles arrays straight from its network buffers, which may leave them
+        # unaligned; np.searchsorted then copies the whole key array on every call.
+        for name, value in state.items():
+            if isinstance(value, np.ndarray):
+                value = np.require(value, requirements=["C", "A"])
+            setattr(self, name, value)
+
+    def __eq__(self, other):
+        # Mapping's __eq__ would look every word up one by one (seconds for 130,000 words).
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        return dict(zip(self, range(self._size))) == dict(other.items())
 
     def __repr__(self) -> str:
         return f"Vocabulary({len(self)} words)"

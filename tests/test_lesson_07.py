@@ -114,6 +114,7 @@ def test_the_lessons_cluster_leaves_no_process_behind():
         _lesson_cell(lesson, "from dask.distributed import Client, LocalCluster"),
         _lesson_cell(lesson, "cluster = LocalCluster("),
         "assert client.submit(sum, [1, 2, 3]).result() == 6",
+        "sms_folder = None  # set by the lesson's corpus cell, which this test leaves out",
         _lesson_cell(lesson, "cluster.close()"),
     ]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
@@ -137,3 +138,32 @@ def test_the_lessons_cluster_leaves_no_process_behind():
         time.sleep(0.2)
     assert not _still_running(descendants.seen), \
         f"left running after the lesson's kernel stopped: {_still_running(descendants.seen)}"
+
+
+@pytest.mark.timeout(300)
+def test_without_20_newsgroups_the_lesson_runs_on_the_sms_messages(tmp_path, monkeypatch):
+    """Offline and without a copy of 20 Newsgroups, sections 4 and 6 fall back to SMS files."""
+    (tmp_path / "empty-mirror").mkdir()
+    monkeypatch.delenv("NBCOURSE_DATA", raising=False)
+    monkeypatch.setenv("NBCOURSE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("NBCOURSE_MIRROR", (tmp_path / "empty-mirror").as_uri())
+    lesson = nbformat.read(LESSON, as_version=4)
+    check = nbformat.v4.new_code_cell("print('sms folder left behind:', os.path.exists(sms_folder))")
+    lesson.cells.append(check)
+    runner = NotebookClient(lesson, timeout=240, kernel_name="python3",
+                            resources={"metadata": {"path": str(LESSON.parent)}})
+    with _Descendants() as descendants:
+        runner.execute()
+    printed = "\n".join(output.get("text", "") for cell in lesson.cells if cell.cell_type == "code"
+                        for output in cell.get("outputs", []))
+    assert "20 Newsgroups is not available, so sections 4 and 6 use the SMS messages" in printed
+    assert "20newsgroups" in printed.lower() and "NBCOURSE_MIRROR" in printed  # the reason, and the fixes
+    assert "every parameter identical, bit for bit: True" in printed
+    assert "streamed model identical to the single-process fit: True" in printed
+    assert "2 groups x" in printed
+    assert "sms folder left behind: False" in printed
+    assert not list(tmp_path.glob("cache/**/*.tar.gz")), "nothing may be cached from a failed download"
+    deadline = time.monotonic() + 15
+    while _still_running(descendants.seen) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _still_running(descendants.seen), _still_running(descendants.seen)
