@@ -30,6 +30,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import Callable
 
@@ -221,6 +222,12 @@ def union_words(word_sets: Iterable[frozenset[str]]) -> frozenset[str]:
     return frozenset(union)
 
 
+def _utf8(words: Sequence[str]) -> list[bytes]:
+    # "surrogatepass": a lone surrogate (text decoded with errors="surrogateescape") is a
+    # word like any other, and must not stop the counting.
+    return list(map(str.encode, words, repeat("utf-8"), repeat("surrogatepass")))
+
+
 class Vocabulary(Mapping):
     """Each word's column, columns in alphabetical order as ``BagOfWords`` numbers them.
 
@@ -246,7 +253,7 @@ class Vocabulary(Mapping):
             raise TypeError("a Vocabulary holds words (str) only")
         words = sorted(words)
         self._size = len(words)
-        encoded = [word.encode("utf-8") for word in words]
+        encoded = _utf8(words)
         lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
         packed = np.flatnonzero((lengths > 0) & (lengths <= self._WIDTH))
         keys = self._keys(np.array([encoded[c] for c in packed], dtype=f"S{self._WIDTH}"),
@@ -276,7 +283,7 @@ class Vocabulary(Mapping):
 
     def columns(self, tokens: Sequence[str]) -> np.ndarray:
         """The column of every token at once (``int32``), -1 for words outside the vocabulary."""
-        encoded = list(map(str.encode, tokens))  # UTF-8
+        encoded = _utf8(tokens)
         lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
         columns = np.full(len(encoded), -1, dtype=np.int32)
         if len(self._keys_sorted) and len(encoded):
@@ -307,7 +314,8 @@ class Vocabulary(Mapping):
         words = [None] * self._size
         for column, raw, length in zip(self._columns.tolist(), self._bytes.tolist(),
                                        self._lengths.tolist()):
-            words[column] = raw.ljust(length, b"\0").decode("utf-8")  # numpy drops trailing NULs
+            # numpy drops trailing NULs, so pad back to the stored length
+            words[column] = raw.ljust(length, b"\0").decode("utf-8", "surrogatepass")
         for word, column in self._others.items():
             words[column] = word
         return iter(words)

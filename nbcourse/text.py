@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._checks import NotFittedError
+from ._checks import not_fitted
 
 __all__ = ["TOKEN_PATTERN", "tokenize", "BagOfWords", "zipf_table", "zipf_fit", "zipf_slope"]
 
@@ -287,7 +287,7 @@ class BagOfWords:
     def transform(self, documents) -> sp.csr_matrix:
         """Count the fitted vocabulary's words in ``documents``; other words are ignored."""
         if not hasattr(self, "vocabulary_"):
-            raise NotFittedError("this BagOfWords is not fitted yet; call fit(documents) first")
+            raise not_fitted(self)
         vocabulary = self.vocabulary_
 
         def encode(tokens):
@@ -303,7 +303,7 @@ class BagOfWords:
     def get_feature_names_out(self) -> np.ndarray:
         """The vocabulary words in column order (alphabetical), as an object array."""
         if not hasattr(self, "vocabulary_"):
-            raise NotFittedError("this BagOfWords is not fitted yet; call fit(documents) first")
+            raise not_fitted(self)
         return self._feature_names.copy()
 
     def __repr__(self) -> str:

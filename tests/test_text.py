@@ -202,6 +202,12 @@ def test_transform_before_fit():
         BagOfWords().get_feature_names_out()
 
 
+def test_bag_of_words_raises_scikit_learns_not_fitted_error_too():
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+    with pytest.raises(SklearnNotFittedError, match="BagOfWords instance is not fitted"):
+        BagOfWords().transform(["hello there"])
+
+
 def test_settings_changed_after_construction_are_checked_at_fit():
     bag = BagOfWords()
     bag.min_df = -3
