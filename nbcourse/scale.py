@@ -166,30 +166,51 @@ def _each(column_of: Callable[[str], int]) -> Callable[[list[str]], np.ndarray]:
     return lambda tokens: np.fromiter(map(column_of, tokens), dtype=np.int64, count=len(tokens))
 
 
+#: Tokens looked up and counted together: enough to make numpy's per-call cost vanish, few
+#: enough that they (about 0.5 MB of str objects) stay small next to a streaming fit's model.
+_BLOCK_TOKENS = 1 << 13
+
+
 def _count_rows(texts: Iterable[str], columns_of: Callable, n_columns: int) -> sp.csr_matrix:
     """The documents x ``n_columns`` count matrix; ``columns_of(tokens)``: each token's column.
 
-    Each document is counted as it is read (``np.unique`` of its columns), so only one
-    document's tokens exist at a time and the matrix stores one entry per distinct word of
-    a document, not one per token: a streaming fit holds a shard's matrix while the model's
-    big tables exist, so this transient is what its peak memory is made of. A column of
-    -1 means "not counted".
+    Posts are read one at a time and counted in blocks of about 8,000 tokens, so only one
+    block's tokens exist at a time, and the matrix keeps one entry per distinct word of a
+    post, not one per token. A streaming fit holds this matrix while the model's big
+    tables exist, so this transient is what its peak memory is made of. A column of -1
+    means "not counted".
     """
     if isinstance(texts, str):
         raise TypeError("texts must be a list of strings, got a single str; wrap it in a list")
     if n_columns > np.iinfo(np.int32).max:
         raise ValueError(f"at most {np.iinfo(np.int32).max} columns, got {n_columns}")
-    indptr, columns, counts = [0], [], []
+    per_row, columns, counts = [], [], []
+    block, lengths = [], []
+
+    def count_block():
+        found = columns_of(block)
+        rows = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        counted = found >= 0
+        # One sort for the whole block: (row, column) pairs, sorted row by row, then by column.
+        pairs, how_often = np.unique(rows[counted] * n_columns + found[counted], return_counts=True)
+        per_row.append(np.bincount(pairs // n_columns, minlength=len(lengths)))
+        columns.append((pairs % n_columns).astype(np.int32))
+        counts.append(how_often)
+
     for text in texts:
         tokens = _tokens(text)
-        found = columns_of(tokens)
-        present, how_often = np.unique(found[found >= 0], return_counts=True)
-        columns.append(present.astype(np.int32, copy=False))
-        counts.append(how_often)
-        indptr.append(indptr[-1] + present.size)
-    X = sp.csr_matrix((np.concatenate(counts).astype(np.int64, copy=False) if counts else np.zeros(0, np.int64),
-                       np.concatenate(columns) if columns else np.zeros(0, np.int32),
-                       np.asarray(indptr, dtype=np.int64)),
+        block += tokens
+        lengths.append(len(tokens))
+        if len(block) >= _BLOCK_TOKENS:
+            count_block()
+            block, lengths = [], []
+    if lengths:
+        count_block()
+    indptr = np.zeros(sum(map(len, per_row)) + 1, dtype=np.int64)
+    if per_row:
+        np.cumsum(np.concatenate(per_row), out=indptr[1:])
+    X = sp.csr_matrix((np.concatenate(counts) if counts else np.zeros(0, np.int64),
+                       np.concatenate(columns) if columns else np.zeros(0, np.int32), indptr),
                       shape=(len(indptr) - 1, n_columns))
     X.has_sorted_indices = True  # np.unique sorted each row, and no column repeats in a row
     return X
@@ -281,14 +302,34 @@ class Vocabulary(Mapping):
         key ^= lengths.astype(np.uint64) * np.uint64(0x165667B19E3779F9)
         return key ^ (key >> np.uint64(31))
 
+    @classmethod
+    def _packed(cls, tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The first 16 bytes of every token (``S16``) and its length in bytes.
+
+        Built from one joined string rather than a bytes object per token: a block has
+        thousands of tokens. A longer token is cut, and then differs in length from every
+        word in the array.
+        """
+        joined = "".join(tokens)
+        if joined.isascii():  # one byte a character
+            raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+            lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        else:
+            encoded = _utf8(tokens)
+            raw = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+            lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        offsets = np.arange(cls._WIDTH, dtype=np.int32)
+        inside = offsets < lengths[:, None]
+        starts = (np.cumsum(lengths) - lengths).astype(np.int32 if len(raw) < 2 ** 31 else np.int64)
+        packed = np.zeros((len(tokens), cls._WIDTH), dtype=np.uint8)
+        packed[inside] = raw[(starts[:, None] + offsets)[inside]]
+        return packed.view(f"S{cls._WIDTH}").reshape(len(tokens)), lengths
+
     def columns(self, tokens: Sequence[str]) -> np.ndarray:
         """The column of every token at once (``int32``), -1 for words outside the vocabulary."""
-        encoded = _utf8(tokens)
-        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-        columns = np.full(len(encoded), -1, dtype=np.int32)
-        if len(self._keys_sorted) and len(encoded):
-            packed = np.array(encoded, dtype=f"S{self._WIDTH}")  # longer tokens are cut, and
-            # then differ in length from every word in the array
+        packed, lengths = self._packed(tokens)
+        columns = np.full(len(tokens), -1, dtype=np.int32)
+        if len(self._keys_sorted) and len(tokens):
             position = np.searchsorted(self._keys_sorted, self._keys(packed, lengths))
             position[position == len(self._keys_sorted)] = 0
             found = (self._bytes[position] == packed) & (self._lengths[position] == lengths)
