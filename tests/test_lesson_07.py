@@ -79,9 +79,9 @@ class _Descendants:
         while not self._stop.is_set():
             for process in me.children(recursive=True):
                 try:
-                    key = (process.pid, process.create_time())
-                    if key not in self.seen:
-                        self.seen[key] = " ".join(process.cmdline())
+                    # The latest command line, not the first: a worker caught between fork
+                    # and exec still shows its parent's (seen once in a clean clone's run).
+                    self.seen[(process.pid, process.create_time())] = " ".join(process.cmdline())
                 except psutil.Error:
                     pass
             self._stop.wait(self._interval)
