@@ -132,9 +132,10 @@ def test_vocabulary_pickles_as_one_object_and_equals_the_dict():
 
 
 # Words that test the packed array's edges: exactly 16 bytes, 17 bytes sharing those 16,
-# multi-byte UTF-8 (9 characters but 18 bytes), a trailing NUL, the empty word.
+# multi-byte UTF-8 (9 characters but 18 bytes), a trailing NUL, the empty word, and a lone
+# surrogate (what decoding with errors="surrogateescape" leaves).
 AWKWARD = ["sixteen_bytes_ab", "sixteen_bytes_abc", "ñññññññññ", "ññññññññ", "日本語",
-           "ab", "ab\x00", "a", "", "naïve", "x" * 200, "zz", "lone\udc80surrogat"]  # a lone surrogate, as surrogateescape leaves
+           "ab", "ab\x00", "a", "", "naïve", "x" * 200, "zz", "lone\udc80surrogat"]
 STRANGERS = ["sixteen_bytes_ac", "sixteen_bytes_abd", "ñññññññññx", "ab\x00\x00", "b", "naive",
              "x" * 199, "x" * 16, "日本", "\x00"]
 
