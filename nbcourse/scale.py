@@ -270,27 +270,28 @@ class Vocabulary(Mapping):
 
     def __init__(self, words: Iterable[str]):
         words = set(words)
-        if not all(isinstance(word, str) for word in words):
-            raise TypeError("a Vocabulary holds words (str) only")
+        strangers = [word for word in words if not isinstance(word, str)]
+        if strangers:
+            raise TypeError(f"a Vocabulary holds words (str) only, got {strangers[0]!r} "
+                            f"({type(strangers[0]).__name__}); convert the words with str() first")
         words = sorted(words)
         self._size = len(words)
-        encoded = _utf8(words)
-        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-        packed = np.flatnonzero((lengths > 0) & (lengths <= self._WIDTH))
-        keys = self._keys(np.array([encoded[c] for c in packed], dtype=f"S{self._WIDTH}"),
-                          lengths[packed])
+        packed, lengths = self._packed(words)  # the same packing as the tokens it will look up
+        # (column, key) of the words that fit the array, in key order
+        fits = np.flatnonzero((lengths > 0) & (lengths <= self._WIDTH))
+        keys = self._keys(packed[fits], lengths[fits])
         order = np.argsort(keys, kind="stable")
-        keys, packed = keys[order], packed[order]
+        fits, keys = fits[order], keys[order]
         clash = np.zeros(len(keys), dtype=bool)  # words sharing a key with another word
         clash[1:] |= keys[1:] == keys[:-1]
         clash[:-1] |= keys[1:] == keys[:-1]
-        packed, keys = packed[~clash], keys[~clash]
+        fits, keys = fits[~clash], keys[~clash]
         self._keys_sorted = keys
-        self._columns = packed.astype(np.int32)
-        self._bytes = np.array([encoded[c] for c in packed], dtype=f"S{self._WIDTH}")
-        self._lengths = lengths[packed].astype(np.uint8)
+        self._columns = fits.astype(np.int32)
+        self._bytes = packed[fits]
+        self._lengths = lengths[fits].astype(np.uint8)
         in_array = np.zeros(len(words), dtype=bool)
-        in_array[packed] = True
+        in_array[fits] = True
         self._others = {words[c]: int(c) for c in np.flatnonzero(~in_array)}
 
     @classmethod
