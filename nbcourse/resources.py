@@ -20,7 +20,10 @@ from __future__ import annotations
 import os
 import shutil
 from importlib import resources
-from importlib.resources.abc import Traversable
+try:
+    from importlib.resources.abc import Traversable
+except ModuleNotFoundError:  # Python 3.10: the same class, under its older name
+    from importlib.abc import Traversable
 from pathlib import Path, PurePosixPath
 
 #: Folder inside the installed package that holds the copy of the course.

@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomli is the same parser (a test extra there)
+    import tomli as tomllib
 
 from course_paths import REPO
 

@@ -10,7 +10,10 @@ from the notebooks' stored outputs. Then:
 * in Debian's Chromium (Playwright), with the site served on 127.0.0.1 and every request
   to another host aborted: each page loads with zero aborted requests, typeset maths and
   every image drawn; the search page finds "Laplace". Screenshots of lessons 01 and 02
-  go to ``test-artifacts/site/``.
+  go to ``test-artifacts/site/``;
+* for readers of every kind: each figure's alt text is the description written for it in
+  the notebook (tools/figure_alt_text.py), never a file name, and axe-core finds no serious
+  or critical accessibility violation on any page of the site.
 
 Without Chromium the browser tests skip on a developer machine and fail in CI (``CI`` set).
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import html
+import html.parser
 import http.server
 import json
 import os
@@ -31,6 +35,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from axe_support import serious_violations
 from browser_support import cannot_run, launched_chromium
 from course_paths import REPO
 
@@ -43,6 +48,9 @@ pytestmark = pytest.mark.timeout(900)
 
 LESSONS = sorted(p.stem for p in (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 EXERCISES = sorted(p.stem for p in (REPO / "exercises").glob("[0-9][0-9]_*.ipynb"))
+#: every page of the site (test_the_site_has_no_other_page holds this list to the build)
+PAGES = ["intro.html", "instructors.html", "search.html", "genindex.html",
+         *[f"lessons/{s}.html" for s in LESSONS], *[f"exercises/{s}.html" for s in EXERCISES]]
 
 
 def _cannot_run(reason: str):
@@ -143,6 +151,50 @@ def test_mathjax_and_every_other_asset_are_local(site):
         assert not remote, (page.name, remote)
         assert re.search(r'<script[^>]*src="(\.\./)?_static/mathjax/tex-chtml\.js', text), page.name
     assert (site / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()
+
+
+class _Images(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.images: list[dict] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.images.append(dict(attrs))
+
+
+def _figure_alt_texts(stem: str) -> list[str]:
+    """The alt text of each figure of a lesson, in order, from its cells' metadata."""
+    notebook = json.loads((REPO / "notebooks" / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    texts = []
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            if any(mime.startswith("image/") for mime in output.get("data", {})):
+                texts.append(cell["metadata"].get("mystnb", {}).get("image", {}).get("alt", ""))
+    return texts
+
+
+def test_every_figure_has_alt_text_that_says_what_it_shows(site):
+    described = 0
+    for stem in LESSONS:
+        parser = _Images()
+        parser.feed(_page(site, "lessons", stem).read_text(encoding="utf-8"))
+        figures = [i for i in parser.images if "_images/" in i.get("src", "")]
+        written = _figure_alt_texts(stem)
+        assert [i.get("alt", "") for i in figures] == written, stem
+        for image in figures:
+            alt = image.get("alt", "")
+            name = image["src"].rsplit("/", 1)[-1]
+            assert len(alt.split()) >= 15 and alt != name and name.split(".")[0] not in alt, \
+                (stem, image["src"], alt)
+        described += len(figures)
+    assert described >= 19  # the lessons' figures when alt text was first written
+
+
+def test_the_site_has_no_other_page(site):
+    built = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                   if not p.relative_to(site).parts[0].startswith("_"))
+    assert built == sorted(PAGES)
 
 
 # -- the pages, in a browser that cannot reach any other host -----------------------------------
@@ -296,4 +348,17 @@ def test_search_finds_laplace(offline):
     assert any("02" in t or "Beta" in t for t in titles), titles
     if ARTIFACTS.is_dir():
         page.screenshot(path=str(ARTIFACTS / "search-laplace.png"))
+    assert not offline.aborted, f"requests to other hosts: {offline.aborted}"
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_axe_finds_no_serious_accessibility_problem(path, offline):
+    """axe-core on each page once it is typeset (MathJax adds its own markup)."""
+    page = offline.open(path)
+    page.evaluate(_MATH_STATE_JS)
+    try:
+        violations = serious_violations(page)
+    except RuntimeError as error:  # no npm, or no registry: skip on a laptop, fail in CI
+        _cannot_run(str(error))
+    assert not violations, json.dumps(violations, indent=1)
     assert not offline.aborted, f"requests to other hosts: {offline.aborted}"
