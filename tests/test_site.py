@@ -49,7 +49,7 @@ pytestmark = pytest.mark.timeout(900)
 LESSONS = sorted(p.stem for p in (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 EXERCISES = sorted(p.stem for p in (REPO / "exercises").glob("[0-9][0-9]_*.ipynb"))
 #: every page of the site (test_the_site_has_no_other_page holds this list to the build)
-PAGES = ["intro.html", "instructors.html", "search.html", "genindex.html",
+PAGES = ["index.html", "intro.html", "instructors.html", "search.html", "genindex.html",
          *[f"lessons/{s}.html" for s in LESSONS], *[f"exercises/{s}.html" for s in EXERCISES]]
 
 
