@@ -23,6 +23,8 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path, PurePosixPath
 
+from . import __version__
+
 #: Folder inside the installed package that holds the copy of the course.
 PACKAGE_FOLDER = "_course"
 
@@ -168,14 +170,6 @@ INSTRUCTOR_LINES = """\
 """
 
 
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-        return version("nbcourse")
-    except Exception:  # metadata missing (running from a bare source tree)
-        return "unknown version"
-
-
 def init_course(target: Path, *, instructor: bool = False, force: bool = False) -> list[Path]:
     """Copy the course into ``target`` and return the files written, in order.
 
@@ -205,7 +199,7 @@ def init_course(target: Path, *, instructor: bool = False, force: bool = False) 
         written.append(destination)
     readme = target / "README.md"
     readme.write_text(README_TEMPLATE.format(
-        version=_version(),
+        version=__version__,
         who=" for an instructor" if instructor else "",
         instructor_lines=INSTRUCTOR_LINES if instructor else ""), encoding="utf-8")
     written.append(readme)
