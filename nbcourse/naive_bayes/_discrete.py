@@ -26,9 +26,9 @@ def _masked_product(X, log_params: np.ndarray) -> np.ndarray:
     without that word contributes 0 * -inf, which must be 0 (the word is absent), and a
     document with it must get -inf.
     """
-    infinite = np.isinf(log_params)
-    if not infinite.any():
+    if np.isfinite(log_params.min()):  # the usual case, alpha > 0: one pass, no mask
         return np.asarray(X @ log_params.T)
+    infinite = np.isinf(log_params)
     finite = np.where(infinite, 0.0, log_params)
     out = np.asarray(X @ finite.T)
     blocked = np.asarray(X @ infinite.T.astype(np.float64)) > 0
@@ -99,7 +99,9 @@ class _FeatureCountNB(_BaseDiscreteNB):
 
     def _init_counters(self, n_classes, n_features):
         self.class_count_ = np.zeros(n_classes)
-        self.feature_count_ = np.zeros((n_classes, n_features))
+        # Column-major, so that feature_log_prob_ (made from it) is too: predict multiplies
+        # X by feature_log_prob_.T, which is then contiguous and needs no copy per call.
+        self.feature_count_ = np.zeros((n_classes, n_features), order="F")
 
     def _count(self, X, Y):
         self.class_count_ += np.asarray(Y.sum(axis=0)).ravel()
@@ -117,6 +119,6 @@ class _FeatureCountNB(_BaseDiscreteNB):
 
     def _merge_statistics(self, other):
         self.class_count_ = self.class_count_ + other.class_count_
-        self.feature_count_ = self.feature_count_ + other.feature_count_
+        self.feature_count_ = np.add(self.feature_count_, other.feature_count_, order="F")
 
 
