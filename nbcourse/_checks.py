@@ -306,6 +306,18 @@ def check_prior(prior, n_classes: int, name: str = "class_prior") -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
+def _check_not_empty(shape: tuple, name: str) -> None:
+    """At least one sample and one feature (scikit-learn's wording, so a search finds it)."""
+    if shape[0] == 0:
+        raise ValueError(
+            f"{name} is empty: Found array with 0 sample(s) (shape={shape}) while a minimum "
+            "of 1 is required.")
+    if shape[1] == 0:
+        raise ValueError(
+            f"{name} has no features: 0 feature(s) (shape={shape}) while a minimum of 1 is "
+            "required.")
+
+
 def check_matrix(X, name: str = "X", *, owner: str | None = None, allow_sparse: bool = True,
                  non_negative: bool = False, n_features: int | None = None):
     """Return ``X`` as a 2-D float array or CSR matrix, or raise a clear error.
@@ -345,14 +357,7 @@ def check_matrix(X, name: str = "X", *, owner: str | None = None, allow_sparse: 
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-D (samples x features), got {X.ndim} dimensions")
         values = X
-    if X.shape[0] == 0:
-        raise ValueError(
-            f"{name} is empty: Found array with 0 sample(s) (shape={X.shape}) while a minimum "
-            "of 1 is required.")
-    if X.shape[1] == 0:
-        raise ValueError(
-            f"{name} has no features: 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
-            "required.")
+    _check_not_empty(X.shape, name)
     if not np.all(np.isfinite(values)):
         raise ValueError(f"{name} contains NaN or infinite values (inf); remove or fill them")
     if non_negative and values.size and values.min() < 0:
@@ -518,14 +523,7 @@ def check_categorical_frame(X, first: bool) -> pd.DataFrame:
         frame = pd.DataFrame(X if isinstance(X, np.ndarray) else list(map(list, X)))
     else:
         raise TypeError(f"X must be a pandas DataFrame of categories, got {type(X).__name__}")
-    if frame.shape[0] == 0:
-        raise ValueError(
-            f"X is empty: Found array with 0 sample(s) (shape={frame.shape}) while a minimum "
-            "of 1 is required.")
-    if frame.shape[1] == 0:
-        raise ValueError(
-            f"X has no features: 0 feature(s) (shape={frame.shape}) while a minimum of 1 is "
-            "required.")
+    _check_not_empty(frame.shape, "X")
     return frame
 
 

@@ -213,18 +213,6 @@ class CategoricalNB(_SlideTables, _BaseDiscreteNB):
             jll += log_prob[:, codes[:, i]].T
         return jll
 
-    # ----- tables a lecture slide would show -------------------------------------------
-
-    def predict_proba(self, X, exact: bool = False):
-        """P(y | x); with ``exact=True`` a DataFrame of Fractions (18/875 over the sum)."""
-        if not exact:
-            return super().predict_proba(X)
-        joint = self.joint_proba(X, exact=True)
-        totals = joint.sum(axis=1)
-        if (totals == 0).any():
-            raise ValueError("a sample has probability zero under every class; use alpha > 0")
-        return joint.div(totals, axis=0)
-
     # ----- input handling -------------------------------------------------------------
     def _feature(self, feature) -> int:
         self._check_fitted()
