@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbcourse import GaussianNB, MultinomialNB, scale
+from nbcourse import GaussianNB, MultinomialNB
 from nbcourse import text as text_module
 from nbcourse.scale import (CountTable, Vocabulary, add_counts, count_matrix, gaussian_summary,
                             hashed_counts, merge_gaussian_summaries, multinomial_from_counts,

@@ -14,9 +14,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._checks import (_as_counts, _to_fraction, check_categorical_column,
+from .._checks import (CategoricalColumns, _as_counts, _to_fraction, check_categorical_column,
                        check_categorical_frame, check_min_categories, plain)
-from .._checks import CategoricalColumns
 from .._numerics import log
 from ..smoothing import _pseudo_counted
 from ._discrete import _BaseDiscreteNB
@@ -70,8 +69,8 @@ class CategoricalNB(_SlideTables, _BaseDiscreteNB):
         frame = check_categorical_frame(X, first)
         if not first:
             frame = self._select_columns(frame)
-        columns = [check_categorical_column(frame[key], key,
-                                   expect_codes=None if first else self._code_features_[i])
+        columns = [check_categorical_column(
+                       frame[key], key, expect_codes=None if first else self._code_features_[i])
                    for i, key in enumerate(frame.columns)]
         categorical = [frame[key].dtype if isinstance(frame[key].dtype, pd.CategoricalDtype)
                        else None for key in frame.columns]
