@@ -23,8 +23,6 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path, PurePosixPath
 
-from . import __version__
-
 #: Folder inside the installed package that holds the copy of the course.
 PACKAGE_FOLDER = "_course"
 
@@ -170,6 +168,13 @@ INSTRUCTOR_LINES = """\
 """
 
 
+def _version() -> str:
+    # Imported when a course is written, not at the top: setup.py loads this file on its
+    # own, outside the package, to list the course's files.
+    from . import __version__
+    return __version__
+
+
 def init_course(target: Path, *, instructor: bool = False, force: bool = False) -> list[Path]:
     """Copy the course into ``target`` and return the files written, in order.
 
@@ -199,7 +204,7 @@ def init_course(target: Path, *, instructor: bool = False, force: bool = False) 
         written.append(destination)
     readme = target / "README.md"
     readme.write_text(README_TEMPLATE.format(
-        version=__version__,
+        version=_version(),
         who=" for an instructor" if instructor else "",
         instructor_lines=INSTRUCTOR_LINES if instructor else ""), encoding="utf-8")
     written.append(readme)
