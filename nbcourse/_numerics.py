@@ -59,20 +59,19 @@ def moments(X: np.ndarray, weights=None) -> tuple:
 def combine_moments(n_a, mean_a, m2_a, n_b, mean_b, m2_b) -> tuple:
     """``(n, mean, m2)`` of two blocks together, from each block's `moments`.
 
-    The pooled update of Chan, Golub and LeVeque: the sums of squared deviations add,
-    plus a term for the distance between the two means. It is what lets shards be
-    fitted separately and merged into the model of all the data. The operations come in
-    scikit-learn's order, so GaussianNB's partial_fit rounds as scikit-learn's does.
+    The pooled update of Chan, Golub and LeVeque, as lesson 07 writes it:
+    mean = mean_a + delta n_b / n and m2 = m2_a + m2_b + delta^2 n_a n_b / n, with
+    delta = mean_b - mean_a: the spread within each block plus the spread between the
+    two means. It is what lets shards be fitted separately and merged into the model of
+    all the data.
     """
     if n_b == 0:
         return n_a, mean_a, m2_a
     if n_a == 0:
         return n_b, mean_b, m2_b
     n = n_a + n_b
-    n_total = float(n)
-    mean = (n_b * mean_b + n_a * mean_a) / n_total
-    m2 = m2_a + m2_b + (n_b * n_a / n_total) * (mean_a - mean_b) ** 2
-    return n, mean, m2
+    delta = mean_b - mean_a
+    return n, mean_a + delta * n_b / n, m2_a + m2_b + delta ** 2 * n_a * n_b / n
 
 
 def gaussian_log_density(x, mean, var) -> np.ndarray:

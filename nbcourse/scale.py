@@ -434,7 +434,7 @@ def gaussian_summary(X) -> tuple[int, np.ndarray, np.ndarray]:
 def merge_gaussian_summaries(a, b) -> tuple[int, np.ndarray, np.ndarray]:
     """Pooled ``(n, mean, m2)`` of two blocks from their summaries (Chan, Golub, LeVeque 1979).
 
-    mean = (n_a mean_a + n_b mean_b) / n and
+    mean = mean_a + (mean_b - mean_a) n_b / n and
     m2 = m2_a + m2_b + (mean_b - mean_a)^2 n_a n_b / n:
     the spread within each block plus the spread between the two block means
     (`nbcourse._numerics.combine_moments`, which GaussianNB uses too).
