@@ -1,5 +1,8 @@
 """scikit-learn's estimator interface, written without importing scikit-learn.
 
+`BaseEstimator` serves every nbcourse estimator (the naive Bayes classifiers, the
+logistic regression of `linear`, `text.BagOfWords`); `ClassifierMixin` adds ``score``.
+
 scikit-learn's tools (``clone``, ``Pipeline``, ``cross_val_score``, ``GridSearchCV``)
 need only a few methods from an estimator: ``get_params``/``set_params`` read from the
 ``__init__`` signature, ``score`` for a classifier, and ``__sklearn_tags__``, which
@@ -16,7 +19,7 @@ import inspect
 
 import numpy as np
 
-__all__ = ["ClassifierMixin"]
+__all__ = ["BaseEstimator", "ClassifierMixin"]
 
 
 def _init_parameters(cls) -> list[inspect.Parameter]:
@@ -36,13 +39,15 @@ def _is_default(value, default) -> bool:
         return False
 
 
-class ClassifierMixin:
-    """get_params, set_params, __repr__, score and the tags scikit-learn asks for."""
+class BaseEstimator:
+    """get_params, set_params, __repr__ and the tags scikit-learn asks for.
+
+    Enough for ``clone``, ``Pipeline`` and ``GridSearchCV``; a transformer such as
+    `nbcourse.text.BagOfWords` uses it as it is, a classifier through `ClassifierMixin`.
+    """
 
     #: input tags that differ from scikit-learn's defaults, e.g. {"sparse": True}
     _input_tags: dict = {}
-    #: classifier tags that differ from scikit-learn's defaults
-    _classifier_tags: dict = {}
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
@@ -68,6 +73,21 @@ class ClassifierMixin:
                    if not _is_default(getattr(self, p.name), p.default)]
         return f"{type(self).__name__}({', '.join(changed)})"
 
+    def __sklearn_tags__(self):
+        # Imported here, not at module level: nbcourse never needs scikit-learn,
+        # and scikit-learn is already imported whenever it calls this method.
+        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False),
+                    transformer_tags=TransformerTags(), input_tags=InputTags(**self._input_tags))
+
+
+class ClassifierMixin(BaseEstimator):
+    """`BaseEstimator` plus ``score`` and a classifier's tags."""
+
+    #: classifier tags that differ from scikit-learn's defaults
+    _classifier_tags: dict = {}
+
     def score(self, X, y, sample_weight=None) -> float:
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted if weights are given)."""
         from ._checks import check_sample_weight
@@ -82,8 +102,7 @@ class ClassifierMixin:
         return float(np.average(predicted == truth, weights=weights))
 
     def __sklearn_tags__(self):
-        # Imported here, not at module level: nbcourse never needs scikit-learn,
-        # and scikit-learn is already imported whenever it calls this method.
+        # As BaseEstimator's, for a classifier.
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
 
         return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),

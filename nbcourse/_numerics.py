@@ -1,9 +1,18 @@
-"""Numerics shared by the estimators: logarithms that accept zero, and log-sum-exp."""
+"""The formulas every other module reuses, each written once.
+
+- `log`: a logarithm where log(0) = -inf without a warning;
+- `logsumexp`: log(sum(exp(a))) without underflow (the posterior's normaliser);
+- `moments` and `combine_moments`: count, mean and sum of squared deviations of a block
+  of rows, and the pooled update that merges two blocks (Chan, Golub and LeVeque);
+- `gaussian_log_density`: log N(x; mean, var), term by term.
+
+`GaussianNB`, `mle` and `scale` call these; none of them writes the formulas again.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["log", "logsumexp"]
+__all__ = ["log", "logsumexp", "moments", "combine_moments", "gaussian_log_density"]
 
 
 def log(values, out=None) -> np.ndarray:
@@ -27,3 +36,44 @@ def logsumexp(a: np.ndarray, axis: int = 1) -> np.ndarray:
     with np.errstate(divide="ignore"):
         out = np.log(np.sum(np.exp(a - safe_top), axis=axis, keepdims=True)) + safe_top
     return np.squeeze(out, axis=axis)
+
+
+def moments(X: np.ndarray, weights=None) -> tuple:
+    """``(n, mean, m2)`` of the rows of ``X``, column by column.
+
+    ``n`` is the number of rows (or the sum of ``weights``), ``mean`` the (weighted)
+    mean and ``m2`` the (weighted) sum of squared deviations from it; the biased,
+    maximum-likelihood variance is ``m2 / n``. Keeping m2 rather than the variance is
+    what lets two blocks be merged by `combine_moments`.
+    """
+    if weights is None:
+        n = X.shape[0]
+        mean = np.mean(X, axis=0)
+        return n, mean, ((X - mean) ** 2).sum(axis=0)
+    n = float(np.sum(weights))
+    mean = np.average(X, axis=0, weights=weights)
+    weights = np.broadcast_to(np.asarray(weights, dtype=np.float64)[:, None], X.shape)
+    return n, mean, np.multiply((X - mean) ** 2, weights).sum(axis=0)
+
+
+def combine_moments(n_a, mean_a, m2_a, n_b, mean_b, m2_b) -> tuple:
+    """``(n, mean, m2)`` of two blocks together, from each block's `moments`.
+
+    The pooled update of Chan, Golub and LeVeque, as lesson 07 writes it:
+    mean = mean_a + delta n_b / n and m2 = m2_a + m2_b + delta^2 n_a n_b / n, with
+    delta = mean_b - mean_a: the spread within each block plus the spread between the
+    two means. It is what lets shards be fitted separately and merged into the model of
+    all the data.
+    """
+    if n_b == 0:
+        return n_a, mean_a, m2_a
+    if n_a == 0:
+        return n_b, mean_b, m2_b
+    n = n_a + n_b
+    delta = mean_b - mean_a
+    return n, mean_a + delta * n_b / n, m2_a + m2_b + delta ** 2 * n_a * n_b / n
+
+
+def gaussian_log_density(x, mean, var) -> np.ndarray:
+    """log N(x; mean, var) = -1/2 log(2 pi var) - (x - mean)^2 / (2 var), elementwise."""
+    return -0.5 * np.log(2.0 * np.pi * var) - (x - mean) ** 2 / (2.0 * var)

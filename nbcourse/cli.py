@@ -26,6 +26,8 @@ import os
 import sys
 from pathlib import Path
 
+from . import __version__
+
 __all__ = ["build_parser", "main"]
 
 
@@ -48,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="nbcourse",
         description="Exercises of the nbcourse naive Bayes course: student releases and "
                     "safe auto-grading.")
-    parser.add_argument("--version", action="version", version=f"nbcourse {_version()}",
+    parser.add_argument("--version", action="version", version=f"nbcourse {__version__}",
                         help="print the installed version of nbcourse and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
@@ -134,11 +136,6 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--quiet", action="store_true",
                        help="no progress lines, only the summary")
     return parser
-
-
-def _version() -> str:
-    from . import __version__
-    return __version__
 
 
 class NoCourseFolder(Exception):

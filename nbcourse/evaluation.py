@@ -16,6 +16,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from ._checks import check_positive_int
+
 __all__ = [
     "stratified_split", "accuracy", "binary_scores", "confusion_matrix",
     "expected_cost_decision", "total_cost", "reliability_table", "log_loss",
@@ -182,8 +184,7 @@ def reliability_table(y_true, proba_positive, positive, n_bins: int = 10) -> pd.
             "give one probability per sample")
     if not np.all(np.isfinite(p)) or (p < 0).any() or (p > 1).any():
         raise ValueError("proba_positive must hold probabilities in [0, 1]")
-    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive int, got {n_bins!r}")
+    check_positive_int(n_bins, "n_bins")
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     which = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, n_bins - 1)
     hit = (y_true == positive).astype(np.float64)
@@ -253,8 +254,7 @@ def accuracy_by_training_size(models, X_train, y_train, X_test, y_test, sizes, *
     classes, class_sizes = np.unique(y_train, return_counts=True)
     if len(classes) < 2:
         raise ValueError("y_train must contain at least two classes")
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
-        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
+    check_positive_int(n_repeats, "n_repeats")
     sizes = [int(m) for m in sizes]
     if not sizes:
         raise ValueError("sizes is empty: give at least one training-set size")

@@ -15,7 +15,6 @@ formed and a 5,000 x 8,000 sparse bag-of-words fits in well under a second.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 import numpy as np
@@ -265,8 +264,7 @@ def top_weights(w, feature_names, k: int = 10) -> pd.DataFrame:
         raise ValueError(
             f"feature_names must list one name per weight ({weights.shape[0]}), got shape {names.shape}"
         )
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {plain(k)!r}")
+    check_positive_int(k, "k")
     order_desc = np.argsort(-weights, kind="stable")
     order_asc = np.argsort(weights, kind="stable")
     positive = [i for i in order_desc[:k] if weights[i] > 0]

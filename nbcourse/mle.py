@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
-from nbcourse._checks import _as_counts, _as_numbers, _as_samples, _as_scalar, _as_simplex_points
+from nbcourse._checks import (_as_counts, _as_numbers, _as_samples, _as_scalar, _as_simplex_points,
+                              check_positive, check_positive_int)
+from nbcourse._numerics import gaussian_log_density, logsumexp, moments
 
 __all__ = [
     "SimplexMLEResult",
@@ -190,10 +191,8 @@ def numeric_simplex_mle(counts, *, tol: float = 1e-10, max_iter: int = 10_000, s
     total = n.sum()
     if total == 0:
         raise ValueError("counts sum to zero: every point of the simplex is equally likely")
-    if not (isinstance(tol, numbers.Real) and tol > 0):
-        raise ValueError(f"tol must be a positive number, got {tol!r}")
-    if not (isinstance(max_iter, numbers.Integral) and max_iter >= 1):
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    check_positive(tol, "tol")
+    check_positive_int(max_iter, "max_iter")
 
     objective = _ScaledLogLikelihood(n)
     log_theta = _starting_log_theta(start, n.shape[0])
@@ -240,8 +239,7 @@ def _starting_log_theta(start, k: int) -> np.ndarray:
 
 def _normalised(log_theta: np.ndarray) -> np.ndarray:
     """Subtract log sum exp, so that exp(log_theta) sums to one."""
-    top = log_theta.max()
-    return log_theta - (top + math.log(np.exp(log_theta - top).sum()))
+    return log_theta - logsumexp(log_theta, axis=0)
 
 
 def _armijo_step(objective, log_theta, value, eta):
@@ -270,10 +268,8 @@ def simplex_grid(n: int, k: int = 3, *, include_boundary: bool = True) -> np.nda
     include_boundary=False only points with every coordinate > 0 are kept, which
     avoids the -inf a log-likelihood takes on the edges of the triangle.
     """
-    if not (isinstance(n, numbers.Integral) and not isinstance(n, bool) and n >= 1):
-        raise ValueError(f"n (grid resolution) must be a positive integer, got {n!r}")
-    if not (isinstance(k, numbers.Integral) and not isinstance(k, bool) and k >= 1):
-        raise ValueError(f"k (number of outcomes) must be a positive integer, got {k!r}")
+    check_positive_int(n, "n (grid resolution)")
+    check_positive_int(k, "k (number of outcomes)")
     if not include_boundary and n < k:
         raise ValueError(f"an interior grid needs n >= k, got n={n}, k={k}")
     offset = 0 if include_boundary else 1
@@ -310,8 +306,8 @@ def gaussian_mle(x):
     variance 0, for which the likelihood is unbounded.
     """
     samples = _as_samples(x)
-    mean = samples.mean(axis=0)
-    var = ((samples - mean) ** 2).mean(axis=0)
+    n, mean, m2 = moments(samples)
+    var = m2 / n
     if samples.ndim == 1:
         return float(mean), float(var)
     return mean, var
@@ -331,6 +327,6 @@ def gaussian_log_likelihood(x, mean, var):
             raise ValueError(f"{name} must be a number or have shape {expected}, got {value.shape}")
     if np.any(sigma2 <= 0):
         raise ValueError(f"var must be positive, got {sigma2.tolist()}")
-    terms = -0.5 * np.log(2.0 * np.pi * sigma2) - (samples - mu) ** 2 / (2.0 * sigma2)
+    terms = gaussian_log_density(samples, mu, sigma2)
     total = terms.sum(axis=0)
     return float(total) if np.ndim(total) == 0 else total

@@ -172,11 +172,10 @@ INSTRUCTOR_LINES = """\
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import version
-        return version("nbcourse")
-    except Exception:  # metadata missing (running from a bare source tree)
-        return "unknown version"
+    # Imported when a course is written, not at the top: setup.py loads this file on its
+    # own, outside the package, to list the course's files.
+    from . import __version__
+    return __version__
 
 
 def init_course(target: Path, *, instructor: bool = False, force: bool = False) -> list[Path]:

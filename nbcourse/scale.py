@@ -37,8 +37,10 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from ._checks import check_positive_int
+from ._numerics import combine_moments, moments
 from .naive_bayes import MultinomialNB
-from .text import TOKEN_PATTERN, _compile_token_pattern
+from .text import _default_tokens, count_documents
 
 __all__ = [
     "CountTable", "add_counts", "count_matrix", "Vocabulary", "gaussian_summary", "hashed_counts",
@@ -54,10 +56,8 @@ def split_evenly(n_items: int, n_shards: int) -> list[np.ndarray]:
     Consecutive, not shuffled: shard 0 is what arrived first. The first ``n_items % n_shards``
     shards get one item more than the others.
     """
-    if isinstance(n_items, bool) or not isinstance(n_items, (int, np.integer)) or n_items < 0:
-        raise ValueError(f"n_items must be a whole number >= 0, got {n_items!r}")
-    if isinstance(n_shards, bool) or not isinstance(n_shards, (int, np.integer)) or n_shards < 1:
-        raise ValueError(f"n_shards must be a whole number >= 1, got {n_shards!r}")
+    check_positive_int(n_items, "n_items", minimum=0)
+    check_positive_int(n_shards, "n_shards")
     return np.array_split(np.arange(n_items), n_shards)
 
 
@@ -95,17 +95,12 @@ def write_posts(texts: Iterable[str], folder) -> list[str]:
     return paths
 
 
-def _tokens(text: str) -> list[str]:
-    # The same tokens as BagOfWords() with its defaults: lower-cased, scikit-learn's pattern.
-    return _compile_token_pattern(TOKEN_PATTERN).findall(text.lower())
-
-
 # ----------------------------------------------------------------------- map
 def shard_vocabulary(paths: Iterable[str]) -> frozenset[str]:
     """Map step of the first pass: every distinct word in the files ``paths``."""
     words: set[str] = set()
     for text in iter_posts(paths):
-        words.update(_tokens(text))
+        words.update(_default_tokens(text))
     return frozenset(words)
 
 
@@ -152,68 +147,23 @@ def count_matrix(texts: Iterable[str], vocabulary: Mapping[str, int]) -> sp.csr_
     """Documents x words counts over a fixed ``vocabulary`` (word -> column).
 
     The same matrix as ``BagOfWords.transform`` for a BagOfWords whose vocabulary is
-    ``vocabulary``; words outside it are not counted. The vocabulary never grows, so
-    matrices of different shards have the same columns and their counts can be added.
-    ``texts`` may be any iterable, e.g. :func:`iter_posts`, which reads one file at a time.
+    ``vocabulary`` (both call `nbcourse.text.count_documents`); words outside it are not
+    counted. The vocabulary never grows, so matrices of different shards have the same
+    columns and their counts can be added. ``texts`` may be any iterable, e.g.
+    :func:`iter_posts`, which reads one file at a time.
     """
+    if len(vocabulary) > np.iinfo(np.int32).max:
+        raise ValueError(f"at most {np.iinfo(np.int32).max} columns, got {len(vocabulary)}")
     if isinstance(vocabulary, Vocabulary):
-        return _count_rows(texts, vocabulary.columns, len(vocabulary))
-    return _count_rows(texts, _each(lambda word: vocabulary.get(word, -1)), len(vocabulary))
+        columns_of = vocabulary.columns
+    else:
+        columns_of = _each(lambda word: vocabulary.get(word, -1))
+    return count_documents(texts, columns_of, n_columns=len(vocabulary), name="texts")
 
 
 def _each(column_of: Callable[[str], int]) -> Callable[[list[str]], np.ndarray]:
     """``column_of`` applied to a list of tokens, as an array."""
     return lambda tokens: np.fromiter(map(column_of, tokens), dtype=np.int64, count=len(tokens))
-
-
-#: Tokens looked up and counted together: enough to make numpy's per-call cost vanish, few
-#: enough that they (about 0.5 MB of str objects) stay small next to a streaming fit's model.
-_BLOCK_TOKENS = 1 << 13
-
-
-def _count_rows(texts: Iterable[str], columns_of: Callable, n_columns: int) -> sp.csr_matrix:
-    """The documents x ``n_columns`` count matrix; ``columns_of(tokens)``: each token's column.
-
-    Posts are read one at a time and counted in blocks of about 8,000 tokens, so only one
-    block's tokens exist at a time, and the matrix keeps one entry per distinct word of a
-    post, not one per token. A streaming fit holds this matrix while the model's big
-    tables exist, so this transient is what its peak memory is made of. A column of -1
-    means "not counted".
-    """
-    if isinstance(texts, str):
-        raise TypeError("texts must be a list of strings, got a single str; wrap it in a list")
-    if n_columns > np.iinfo(np.int32).max:
-        raise ValueError(f"at most {np.iinfo(np.int32).max} columns, got {n_columns}")
-    per_row, columns, counts = [], [], []
-    block, lengths = [], []
-
-    def count_block():
-        found = columns_of(block)
-        rows = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-        counted = found >= 0
-        # One sort for the whole block: (row, column) pairs, sorted row by row, then by column.
-        pairs, how_often = np.unique(rows[counted] * n_columns + found[counted], return_counts=True)
-        per_row.append(np.bincount(pairs // n_columns, minlength=len(lengths)))
-        columns.append((pairs % n_columns).astype(np.int32))
-        counts.append(how_often)
-
-    for text in texts:
-        tokens = _tokens(text)
-        block += tokens
-        lengths.append(len(tokens))
-        if len(block) >= _BLOCK_TOKENS:
-            count_block()
-            block, lengths = [], []
-    if lengths:
-        count_block()
-    indptr = np.zeros(sum(map(len, per_row)) + 1, dtype=np.int64)
-    if per_row:
-        np.cumsum(np.concatenate(per_row), out=indptr[1:])
-    X = sp.csr_matrix((np.concatenate(counts) if counts else np.zeros(0, np.int64),
-                       np.concatenate(columns) if columns else np.zeros(0, np.int32), indptr),
-                      shape=(len(indptr) - 1, n_columns))
-    X.has_sorted_indices = True  # np.unique sorted each row, and no column repeats in a row
-    return X
 
 
 def shard_counts(paths: Sequence[str], labels: Sequence[int], vocabulary: Mapping[str, int],
@@ -455,8 +405,7 @@ def hashed_counts(texts: Iterable[str], n_features: int = 2 ** 18) -> sp.csr_mat
     Python's ``hash``, which is salted differently in every process (and so on every
     Dask worker).
     """
-    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
-        raise ValueError(f"n_features must be a whole number >= 1, got {n_features!r}")
+    check_positive_int(n_features, "n_features")
     cache: dict[str, int] = {}
 
     def column(word: str) -> int:
@@ -465,7 +414,7 @@ def hashed_counts(texts: Iterable[str], n_features: int = 2 ** 18) -> sp.csr_mat
             found = cache[word] = zlib.crc32(word.encode("utf-8")) % n_features
         return found
 
-    return _count_rows(texts, _each(column), n_features)
+    return count_documents(texts, _each(column), n_columns=n_features, name="texts")
 
 
 # ----------------------------------------------------------------------- Gaussian
@@ -479,8 +428,7 @@ def gaussian_summary(X) -> tuple[int, np.ndarray, np.ndarray]:
         raise ValueError(f"X must be 2-D (rows x features), got shape {X.shape}")
     if X.shape[0] == 0:
         return 0, np.zeros(X.shape[1]), np.zeros(X.shape[1])
-    mean = X.mean(axis=0)
-    return X.shape[0], mean, ((X - mean) ** 2).sum(axis=0)
+    return moments(X)
 
 
 def merge_gaussian_summaries(a, b) -> tuple[int, np.ndarray, np.ndarray]:
@@ -488,14 +436,10 @@ def merge_gaussian_summaries(a, b) -> tuple[int, np.ndarray, np.ndarray]:
 
     mean = mean_a + (mean_b - mean_a) n_b / n and
     m2 = m2_a + m2_b + (mean_b - mean_a)^2 n_a n_b / n:
-    the spread within each block plus the spread between the two block means.
+    the spread within each block plus the spread between the two block means
+    (`nbcourse._numerics.combine_moments`, which GaussianNB uses too).
     """
     n_a, mean_a, m2_a = a
     n_b, mean_b, m2_b = b
-    if n_a == 0:
-        return n_b, np.asarray(mean_b, dtype=np.float64), np.asarray(m2_b, dtype=np.float64)
-    if n_b == 0:
-        return n_a, np.asarray(mean_a, dtype=np.float64), np.asarray(m2_a, dtype=np.float64)
-    n = n_a + n_b
-    delta = np.asarray(mean_b, dtype=np.float64) - mean_a
-    return n, mean_a + delta * n_b / n, m2_a + m2_b + delta ** 2 * n_a * n_b / n
+    as_floats = [np.asarray(v, dtype=np.float64) for v in (mean_a, m2_a, mean_b, m2_b)]
+    return combine_moments(n_a, as_floats[0], as_floats[1], n_b, as_floats[2], as_floats[3])

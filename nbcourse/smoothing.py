@@ -252,8 +252,9 @@ def lidstone_log(counts, beta, *, totals=None, n_outcomes=None) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         if (isinstance(smoothed, np.ndarray) and smoothed.dtype == np.float64
                 and np.broadcast_shapes(smoothed.shape, np.shape(denominator)) == smoothed.shape):
-            # In place: `smoothed` is a fresh array, and on 20 Newsgroups this table of
-            # classes x words is the largest thing a streaming fit holds (lesson 07).
+            # Memory, not maths: the logarithm is taken in place. `smoothed` is a fresh
+            # array, and on 20 Newsgroups this classes x words table is the largest thing
+            # a streaming fit holds (lesson 07); log(smoothed) would briefly hold two.
             log(smoothed, out=smoothed)
             smoothed -= log(denominator)
             return smoothed

@@ -6,10 +6,11 @@ per word. It mirrors scikit-learn's ``CountVectorizer`` on purpose: same token
 pattern, same alphabetical column order, same pruning rules. A student can then
 check every number against scikit-learn, and later switch to it without surprises.
 
-The matrix is built in bulk rather than word by word. Each document is lower-cased
-once and split with one ``re.findall`` call. The tokens of a block of documents then
-go through a single dictionary lookup (``map`` runs it in C) that turns them into
-column numbers, and scipy sorts and adds up the (document, word) entries. On 20
+The matrix is built in bulk rather than word by word, in one function that
+`BagOfWords` and `nbcourse.scale` both call (`count_documents`). Each document is
+lower-cased once and split with one ``re.findall`` call; the tokens of a block of
+documents then go through a single lookup (``map`` runs it in C) that turns them into
+column numbers, and one sort per block adds up the (document, word) pairs. On 20
 Newsgroups this is quicker than a Python loop over millions of tokens, and since only
 one block of tokens is kept as strings, it needs about as much memory as scikit-learn.
 """
@@ -25,7 +26,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._checks import not_fitted
+from ._checks import check_positive_int, not_fitted
+from ._estimator import BaseEstimator
 
 __all__ = ["TOKEN_PATTERN", "tokenize", "BagOfWords", "zipf_table", "zipf_fit", "zipf_slope"]
 
@@ -37,8 +39,10 @@ TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 # boundaries ``\b`` that the default pattern asks for hold automatically.
 _FAST_DEFAULT_PATTERN = re.compile(r"\w\w+")
 
-#: Tokens are turned into column numbers in blocks of this many (see ``_encoded_corpus``).
-_BLOCK_TOKENS = 1 << 16
+#: Tokens looked up and counted together (see `count_documents`): enough to make numpy's
+#: per-call cost vanish, few enough that they (about 0.5 MB of str objects) stay small
+#: next to a streaming fit's model (lesson 07).
+_BLOCK_TOKENS = 1 << 13
 
 
 def _compile_token_pattern(token_pattern: str) -> re.Pattern:
@@ -83,7 +87,7 @@ def _check_document_frequency(value, name: str):
     return value
 
 
-class BagOfWords:
+class BagOfWords(BaseEstimator):
     """Count how often each vocabulary word occurs in each document.
 
     Parameters
@@ -102,7 +106,14 @@ class BagOfWords:
     ``transform`` returns a ``scipy.sparse.csr_matrix`` of int64 with one row per document.
     The results match scikit-learn's ``CountVectorizer`` with the same settings exactly,
     including which words win a tie under ``max_features``.
+
+    It is an estimator in scikit-learn's sense: ``get_params``/``set_params`` and
+    ``sklearn.base.clone`` work, so it can be a step of a ``Pipeline`` whose settings a
+    ``GridSearchCV`` tunes. As there, ``__init__`` only stores the settings and ``fit``
+    checks them.
     """
+
+    _input_tags = {"string": True, "two_d_array": False}
 
     def __init__(self, *, lowercase: bool = True, binary: bool = False, min_df=1, max_df=1.0,
                  max_features: int | None = None, stop_words: Iterable[str] | None = None,
@@ -114,20 +125,16 @@ class BagOfWords:
         self.max_features = max_features
         self.stop_words = stop_words
         self.token_pattern = token_pattern
-        self._check_settings()
 
     # -- settings ------------------------------------------------------------------------------
 
     def _check_settings(self) -> None:
-        """Validate the constructor arguments (again at fit time, in case they were changed)."""
+        """Validate the settings; ``fit`` calls it, so set_params and clone accept anything."""
         _compile_token_pattern(self.token_pattern)
         _check_document_frequency(self.min_df, "min_df")
         _check_document_frequency(self.max_df, "max_df")
         if self.max_features is not None:
-            if isinstance(self.max_features, bool) or not isinstance(self.max_features, numbers.Integral):
-                raise TypeError(f"max_features must be a positive int or None, got {self.max_features!r}")
-            if self.max_features < 1:
-                raise ValueError(f"max_features must be a positive int or None, got {self.max_features}")
+            check_positive_int(self.max_features, "max_features")
         self._stop_word_set()
 
     def _stop_word_set(self) -> frozenset:
@@ -143,67 +150,11 @@ class BagOfWords:
             raise TypeError(f"stop_words must contain only str, found {bad[0]!r}")
         return words
 
-    # -- tokens -> counts ----------------------------------------------------------------------
-
-    def _encoded_corpus(self, documents, encode) -> tuple[np.ndarray, list[int]]:
-        """Every token's column number, document after document, plus the tokens per document.
-
-        ``encode`` turns a list of tokens into an integer array. Tokens are encoded in
-        blocks of about 65,000 as soon as they are found, so only one block's strings exist
-        at a time: as Python strings, the 3.4 million tokens of 20 Newsgroups would need
-        about 250 MB, as column numbers they need 14 MB.
-        """
-        if isinstance(documents, str):
-            raise TypeError(
-                "documents must be a list (or other iterable) of strings, got a single str; "
-                "wrap it in a list: [text]")
-        if isinstance(documents, (bytes, bytearray)) or not isinstance(documents, Iterable):
-            raise TypeError(f"documents must be an iterable of str, got {type(documents).__name__}")
+    def _tokenizer(self):
         findall = _compile_token_pattern(self.token_pattern).findall
-        lowercase = self.lowercase
-        blocks: list[np.ndarray] = []
-        tokens: list[str] = []
-        lengths: list[int] = []
-        for position, document in enumerate(documents):
-            if not isinstance(document, str):
-                raise TypeError(
-                    f"documents[{position}] must be a str, got {type(document).__name__}")
-            found = findall(document.lower() if lowercase else document)
-            tokens += found
-            lengths.append(len(found))
-            if len(tokens) >= _BLOCK_TOKENS:
-                blocks.append(encode(tokens))
-                tokens = []
-        blocks.append(encode(tokens))
-        return np.concatenate(blocks), lengths
-
-    @staticmethod
-    def _count_matrix(columns: np.ndarray, lengths: list[int], n_columns: int) -> sp.csr_matrix:
-        """The documents x words count matrix from every token's column (-1: not counted).
-
-        ``lengths`` says how many consecutive entries of ``columns`` belong to each document.
-        Each token becomes an entry 1 in its document's row; scipy's ``sum_duplicates`` then
-        sorts every row by column and adds up repeated words, which leaves the counts.
-        """
-        n_documents = len(lengths)
-        lengths = np.asarray(lengths, dtype=np.int64)
-        known = columns >= 0
-        if not known.all():
-            rows = np.repeat(np.arange(n_documents), lengths)
-            lengths = np.bincount(rows[known], minlength=n_documents)
-            columns = columns[known]
-        fits_int32 = max(columns.size, n_columns) <= np.iinfo(np.int32).max
-        index_dtype = np.int32 if fits_int32 else np.int64
-        indptr = np.zeros(n_documents + 1, dtype=index_dtype)
-        np.cumsum(lengths, out=indptr[1:])
-        X = sp.csr_matrix((np.ones(columns.size, dtype=np.int32),
-                           columns.astype(index_dtype, copy=False), indptr),
-                          shape=(n_documents, n_columns))
-        X.sum_duplicates()
-        # Fresh, tight arrays: the token-level ones above are larger than the counts.
-        X.indices = X.indices.copy()
-        X.data = X.data.astype(np.int64)
-        return X
+        if self.lowercase:
+            return lambda document: findall(document.lower())
+        return findall
 
     # -- public API ----------------------------------------------------------------------------
 
@@ -220,11 +171,12 @@ class BagOfWords:
         first_seen: defaultdict[str, int] = defaultdict()
         first_seen.default_factory = first_seen.__len__
 
-        def encode(tokens):  # int32: a vocabulary never comes near 2**31 words
-            return np.fromiter(map(first_seen.__getitem__, tokens), dtype=np.int32, count=len(tokens))
+        def encode(tokens):
+            return np.fromiter(map(first_seen.__getitem__, tokens), dtype=np.int64, count=len(tokens))
 
-        seen_columns, lengths = self._encoded_corpus(documents, encode)
-        if not lengths:
+        X = count_documents(documents, encode, tokenizer=self._tokenizer(),
+                            n_columns=lambda: len(first_seen))
+        if X.shape[0] == 0:
             raise ValueError("documents is empty; need at least one document to learn a vocabulary")
         stop_words = self._stop_word_set()
         words = sorted(first_seen.keys() - stop_words if stop_words else first_seen)
@@ -233,14 +185,12 @@ class BagOfWords:
                 "empty vocabulary: the documents contain no tokens"
                 + (" other than stop words" if stop_words else "")
                 + f" matching token_pattern {self.token_pattern!r}")
-        # Renumber alphabetically; stop words get -1 and are not counted.
-        alphabetical_column = np.full(len(first_seen), -1, dtype=np.int32)
+        # Renumber alphabetically; stop words get -1 and are dropped.
+        alphabetical_column = np.full(len(first_seen), -1, dtype=np.int64)
         alphabetical_column[np.fromiter(map(first_seen.__getitem__, words), dtype=np.int64,
                                         count=len(words))] = np.arange(len(words))
         del first_seen
-        columns = alphabetical_column[seen_columns]
-        del seen_columns
-        X = self._count_matrix(columns, lengths, len(words))
+        X = _renumbered(X, alphabetical_column, len(words))
         if self.binary:
             X.data.fill(1)
         X, words = self._prune(X, words)
@@ -291,11 +241,11 @@ class BagOfWords:
         vocabulary = self.vocabulary_
 
         def encode(tokens):
-            return np.fromiter(map(vocabulary.get, tokens, repeat(-1)), dtype=np.int32,
+            return np.fromiter(map(vocabulary.get, tokens, repeat(-1)), dtype=np.int64,
                                count=len(tokens))
 
-        columns, lengths = self._encoded_corpus(documents, encode)
-        X = self._count_matrix(columns, lengths, len(self.vocabulary_))
+        X = count_documents(documents, encode, tokenizer=self._tokenizer(),
+                            n_columns=len(vocabulary))
         if self.binary:
             X.data.fill(1)
         return X
@@ -306,15 +256,86 @@ class BagOfWords:
             raise not_fitted(self)
         return self._feature_names.copy()
 
-    def __repr__(self) -> str:
-        defaults = {"lowercase": True, "binary": False, "min_df": 1, "max_df": 1.0,
-                    "max_features": None, "stop_words": None, "token_pattern": TOKEN_PATTERN}
-        changed = []
-        for name, default in defaults.items():
-            value = getattr(self, name)
-            if not (type(value) is type(default) and value == default):
-                changed.append(f"{name}={value!r}")
-        return f"BagOfWords({', '.join(changed)})"
+
+def count_documents(documents, columns_of, *, tokenizer=None, n_columns=None,
+                    name: str = "documents") -> sp.csr_matrix:
+    """The documents x words count matrix: the one place where tokens become counts.
+
+    ``tokenizer(document)`` gives a document's tokens (default: lower-cased, the
+    default `TOKEN_PATTERN`) and ``columns_of(tokens)`` their columns as an integer
+    array, -1 for a token that is not counted. ``n_columns`` is the number of columns,
+    or a function that says it once every document is read (`BagOfWords.fit`, whose
+    vocabulary grows as it reads).
+
+    Documents are read one at a time (any iterable works, e.g. a generator reading files)
+    and counted in blocks of about 8,000 tokens: only one block's tokens exist as
+    strings, and the matrix keeps one entry per distinct word of a document, not one per
+    token, with each row's columns in increasing order.
+    """
+    if isinstance(documents, str):
+        raise TypeError(
+            f"{name} must be a list (or other iterable) of strings, got a single str; "
+            "wrap it in a list: [text]")
+    if isinstance(documents, (bytes, bytearray)) or not isinstance(documents, Iterable):
+        raise TypeError(f"{name} must be an iterable of str, got {type(documents).__name__}")
+    if tokenizer is None:
+        tokenizer = _default_tokens
+    per_row, columns, counts = [], [], []
+    block: list[str] = []
+    lengths: list[int] = []
+
+    def count_block():
+        found = columns_of(block)
+        rows = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        counted = found >= 0
+        stride = max(int(found.max()) + 1, 1) if found.size else 1
+        # One sort for the whole block: (row, column) pairs, sorted row by row, then by column.
+        pairs, how_often = np.unique(rows[counted] * stride + found[counted], return_counts=True)
+        per_row.append(np.bincount(pairs // stride, minlength=len(lengths)))
+        columns.append(pairs % stride)
+        counts.append(how_often)
+
+    for position, document in enumerate(documents):
+        if not isinstance(document, str):
+            raise TypeError(f"{name}[{position}] must be a str, got {type(document).__name__}")
+        tokens = tokenizer(document)
+        block += tokens
+        lengths.append(len(tokens))
+        if len(block) >= _BLOCK_TOKENS:
+            count_block()
+            block, lengths = [], []
+    if lengths:
+        count_block()
+    width = n_columns() if callable(n_columns) else n_columns
+    indptr = np.zeros(sum(map(len, per_row)) + 1, dtype=np.int64)
+    if per_row:
+        np.cumsum(np.concatenate(per_row), out=indptr[1:])
+    index_dtype = np.int32 if width <= np.iinfo(np.int32).max else np.int64
+    X = sp.csr_matrix((np.concatenate(counts) if counts else np.zeros(0, np.int64),
+                       (np.concatenate(columns) if columns else np.zeros(0)).astype(index_dtype),
+                       indptr), shape=(len(indptr) - 1, width))
+    X.has_sorted_indices = True  # np.unique sorted each row, and no column repeats in a row
+    return X
+
+
+def _default_tokens(text: str) -> list[str]:
+    # The same tokens as BagOfWords() with its defaults: lower-cased, scikit-learn's pattern.
+    return _FAST_DEFAULT_PATTERN.findall(text.lower())
+
+
+def _renumbered(X: sp.csr_matrix, new_column: np.ndarray, n_columns: int) -> sp.csr_matrix:
+    """``X`` with column j moved to ``new_column[j]`` (-1: dropped), rows sorted again."""
+    columns = new_column[X.indices]
+    kept = columns >= 0
+    if not kept.all():
+        kept_before = np.concatenate(([0], np.cumsum(kept)))
+        X = sp.csr_matrix((X.data[kept], X.indices[kept], kept_before[X.indptr]), shape=X.shape)
+        columns = columns[kept]
+    X = sp.csr_matrix((X.data, columns.astype(X.indices.dtype), X.indptr),
+                      shape=(X.shape[0], n_columns))
+    X.has_sorted_indices = False
+    X.sort_indices()
+    return X
 
 
 def zipf_table(X, feature_names) -> pd.DataFrame:

@@ -286,12 +286,6 @@ def test_sms_spam_or_mini_does_not_hide_a_wrong_explicit_path(tmp_path):
         datasets.load_sms_spam_or_mini(tmp_path / "missing")
 
 
-def test_the_old_name_still_works_but_says_it_was_renamed():
-    with pytest.warns(DeprecationWarning, match="load_sms_spam_or_mini"):
-        assert_is_real_sms(datasets.load_sms_spam_offline())
-    assert "load_sms_spam_offline" not in datasets.__all__
-
-
 def test_fetch_corpus_names_the_choices():
     with pytest.raises(ValueError, match="'sms_spam', 'spambase', '20newsgroups'"):
         datasets.fetch_corpus("iris")

@@ -164,7 +164,7 @@ def test_top_weights_lists_only_real_signs_and_accepts_coef_rows():
         (lambda: LogisticRegression(C=0).fit([[1.0], [2.0]], [0, 1]), ValueError, "C must be a positive finite number, got 0$"),
         (lambda: LogisticRegression(C=np.float64(-1.5)).fit([[1.0], [2.0]], [0, 1]), ValueError, r"got -1\.5$"),
         (lambda: LogisticRegression(max_iter=0).fit([[1.0], [2.0]], [0, 1]), ValueError, "max_iter"),
-        (lambda: LogisticRegression(tol="x").fit([[1.0], [2.0]], [0, 1]), ValueError, "tol must be a positive finite number, got 'x'$"),
+        (lambda: LogisticRegression(tol="x").fit([[1.0], [2.0]], [0, 1]), TypeError, "tol must be a positive finite number, got 'x'$"),
         (lambda: LogisticRegression().fit([[1.0], [2.0]], [1, 1]), ValueError, "exactly two classes; y has 1"),
         (lambda: LogisticRegression().fit([[1.0], [2.0], [3.0]], [0, 1, 2]), ValueError, "y has 3"),
         (lambda: LogisticRegression().fit([[1.0], [np.nan]], [0, 1]), ValueError, "NaN"),

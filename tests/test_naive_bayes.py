@@ -82,6 +82,37 @@ def test_likelihood_table_reads_like_the_slide(weather):
     assert smoothed.loc["overcast", "no"] == "1/8"
 
 
+def test_a_subclass_that_smooths_differently_changes_every_table_alike(weather):
+    # _update_feature_log_prob is the documented hook: a subclass that smooths with twice
+    # the alpha must get probabilities, exact scores and the slide's fractions that agree.
+    class DoubleAlphaNB(CategoricalNB):
+        def _update_feature_log_prob(self, alpha):
+            super()._update_feature_log_prob(2 * alpha)
+
+    model = DoubleAlphaNB(alpha=0.5).fit(*weather)
+    same = CategoricalNB(alpha=1.0).fit(*weather)
+    np.testing.assert_allclose(model.predict_proba(QUERY), same.predict_proba(QUERY))
+    exact = model.predict_proba(QUERY, exact=True).iloc[0]
+    assert exact.tolist() == same.predict_proba(QUERY, exact=True).iloc[0].tolist()
+    np.testing.assert_allclose([float(p) for p in exact], model.predict_proba(QUERY)[0])
+    assert model.likelihood_table("outlook").loc["sunny", "yes"] == "3/12"  # (2 + 1) / (9 + 3)
+    assert model.likelihood_table("outlook").equals(same.likelihood_table("outlook"))
+
+
+def test_a_subclass_that_bypasses_the_smoothing_step_gets_no_wrong_fractions(weather):
+    class HandMadeNB(CategoricalNB):
+        def _update_feature_log_prob(self, alpha):
+            self.feature_log_prob_ = [np.log(np.full(c.shape, 1.0 / c.shape[1]))
+                                      for c in self.category_count_]
+
+    model = HandMadeNB().fit(*weather)
+    assert model.predict_proba(QUERY)[0].tolist() == pytest.approx([5 / 14, 9 / 14])
+    with pytest.raises(ValueError, match="not made by the smoothing step"):
+        model.likelihood_table("outlook")
+    with pytest.raises(ValueError, match="not made by the smoothing step"):
+        model.joint_proba(QUERY, exact=True)
+
+
 def test_zero_count_makes_overcast_certain_and_smoothing_fixes_it(weather):
     query = dict(QUERY, outlook="overcast")
     assert CategoricalNB(alpha=0).fit(*weather).predict_proba(query)[0, 0] == 0.0

@@ -13,7 +13,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbcourse import GaussianNB, MultinomialNB, scale
+from nbcourse import GaussianNB, MultinomialNB
+from nbcourse import text as text_module
 from nbcourse.scale import (CountTable, Vocabulary, add_counts, count_matrix, gaussian_summary,
                             hashed_counts, merge_gaussian_summaries, multinomial_from_counts,
                             shard_counts, shard_vocabulary, split_evenly, tree_reduce, union_words)
@@ -187,7 +188,7 @@ def test_a_vocabulary_from_unaligned_buffers_is_aligned_again():
 
 @pytest.mark.parametrize("block", [1, 3, 1 << 13], ids=["a-block-per-post", "blocks-of-3", "one-block"])
 def test_count_matrix_is_the_same_with_a_vocabulary_or_a_dict(block, monkeypatch):
-    monkeypatch.setattr(scale, "_BLOCK_TOKENS", block)
+    monkeypatch.setattr(text_module, "_BLOCK_TOKENS", block)
     texts = ([text for text, _ in POSTS] + ["", "!!", "sixteen_bytes_ab sixteen_bytes_abc naïve naïve xx" * 3]
              + [text for text, _ in POSTS[:2]])
     bag = BagOfWords().fit(texts[2:])

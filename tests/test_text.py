@@ -170,9 +170,40 @@ def test_feature_names_are_an_object_array_in_column_order():
     ({"stop_words": ["ok", 3]}, TypeError, "only str"),
     ({"token_pattern": r"(a)(b)"}, ValueError, "capturing groups"),
 ])
-def test_bad_settings_are_named(settings_, error, message):
+def test_bad_settings_are_named_at_fit(settings_, error, message):
+    bag = BagOfWords(**settings_)  # as in scikit-learn, __init__ stores and fit checks
     with pytest.raises(error, match=message):
-        BagOfWords(**settings_)
+        bag.fit(["aa bb", "cc dd"])
+
+
+def test_bag_of_words_is_a_scikit_learn_estimator():
+    from sklearn.base import clone
+
+    bag = BagOfWords(min_df=2, binary=True)
+    copy = clone(bag)
+    assert copy is not bag and copy.get_params() == bag.get_params()
+    assert copy.set_params(min_df=1) is copy and copy.min_df == 1 and bag.min_df == 2
+    assert repr(copy) == "BagOfWords(binary=True)"
+    with pytest.raises(ValueError, match="Invalid parameter 'min_dff'"):
+        copy.set_params(min_dff=3)
+
+
+def test_a_grid_search_tunes_bag_of_words_in_a_pipeline():
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import Pipeline
+
+    from nbcourse.naive_bayes import MultinomialNB
+
+    texts = ["win cash now", "cheap cash prize", "win a prize now", "claim your cash",
+             "lunch at noon", "see you at lunch", "meeting at noon today", "call me today"] * 3
+    labels = ["spam"] * 4 + ["ham"] * 4
+    labels = labels * 3
+    pipeline = Pipeline([("bag", BagOfWords()), ("nb", MultinomialNB())])
+    search = GridSearchCV(pipeline, {"bag__binary": [False, True], "bag__min_df": [1, 2]},
+                          cv=3).fit(texts, labels)
+    assert len(search.cv_results_["params"]) == 4
+    assert search.best_estimator_.named_steps["bag"] is not pipeline.named_steps["bag"]
+    assert search.predict(["cash prize now", "lunch today"]).tolist() == ["spam", "ham"]
 
 
 def test_bad_documents_are_named():

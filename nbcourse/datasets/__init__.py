@@ -33,7 +33,7 @@ from ._base import (DOWNLOAD_TIMEOUT_SECONDS, ChecksumError, CorpusNotFoundError
                     cache_root, source_url)
 from ._shipped import load_picnic, load_weather, shipped_data_dir
 from ._sms_spam import (SMS_SPAM_FILENAME, SMS_SPAM_SHA256, SMS_SPAM_URL, load_sms_mini, load_sms_spam,
-                        load_sms_spam_offline, load_sms_spam_or_mini)
+                        load_sms_spam_or_mini)
 from ._spambase import SPAMBASE_FEATURES, SPAMBASE_FILENAME, SPAMBASE_SHA256, SPAMBASE_URL, load_spambase
 from ._twenty_newsgroups import (NEWSGROUPS_ARCHIVE_NAME, NEWSGROUPS_CONTENT_SHA256, NEWSGROUPS_URL,
                                  TextCorpus, load_20newsgroups, newsgroups_folder)

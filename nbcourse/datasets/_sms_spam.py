@@ -97,10 +97,3 @@ def load_sms_spam_or_mini(path=None, *, download: bool = False, cache_dir=None) 
         return frame
     frame.attrs["source"] = "SMS Spam Collection v.1"
     return frame
-
-
-def load_sms_spam_offline(path=None, *, cache_dir=None) -> pd.DataFrame:
-    """Deprecated old name of :func:`load_sms_spam_or_mini`."""
-    warnings.warn("load_sms_spam_offline was renamed load_sms_spam_or_mini", DeprecationWarning,
-                  stacklevel=2)
-    return load_sms_spam_or_mini(path, cache_dir=cache_dir)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import check_positive_int
+from .._numerics import gaussian_log_density
 from ._base import COLORS, checked_names, new_figure
 
 __all__ = ["plot_gaussian_boundaries", "plot_class_densities"]
@@ -34,8 +36,7 @@ def plot_gaussian_boundaries(X, y, models, *, feature_names=("x₁", "x₂"), re
     X, y, classes, feature_names = _checked_boundary_inputs(X, y, models, feature_names)
     if not (np.isfinite(margin) and margin >= 0):
         raise ValueError(f"margin must be a number >= 0, got {margin!r}")
-    if isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer)) or max_points < 1:
-        raise ValueError(f"max_points must be a positive whole number, got {max_points!r}")
+    check_positive_int(max_points, "max_points")
     low, high = X.min(axis=0), X.max(axis=0)
     pad = margin * (high - low)
     xs = np.linspace(low[0] - pad[0], high[0] + pad[0], resolution)
@@ -140,7 +141,7 @@ def plot_class_densities(x, y, model, *, feature: int = 0, xlabel: str = "x", bi
         mean, var = model.theta_[i, feature], model.var_[i, feature]
         ax.hist(x[y == c], bins=edges, density=True, color=color, alpha=0.35,
                 label=f"{c}: data")
-        ax.plot(grid, np.exp(-(grid - mean) ** 2 / (2 * var)) / np.sqrt(2 * np.pi * var),
+        ax.plot(grid, np.exp(gaussian_log_density(grid, mean, var)),
                 color=color, linewidth=2.2, label=f"{c}: normal, μ = {mean:.2f}, σ² = {var:.3f}")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("density (per unit of x)")
