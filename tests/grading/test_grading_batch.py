@@ -537,36 +537,44 @@ def test_a_worker_killed_at_its_deadline_leaves_no_process_and_no_folder(tmp_pat
     assert _new_entries(before) == set()
 
 
-def test_an_ordinary_user_grader_leaves_nothing_on_disk(tmp_path):
-    """Row 7, as an ordinary user (nobody): folders of mode 000 made inside the channel
-    are removed with the rest; the results say which limits held without root."""
+LOCKED_TREE = r"""
+import json, os, shutil, sys, tempfile
+from nbcourse.grading.execution.sandbox import remove_tree
+
+def locked_tree():
+    root = tempfile.mkdtemp(prefix="channel-", dir=sys.argv[1])
+    inner = os.path.join(root, "locked", "inner")
+    os.makedirs(inner)
+    with open(os.path.join(inner, "kept.txt"), "w") as handle:
+        handle.write("still here")
+    os.chmod(inner, 0)
+    os.chmod(os.path.join(root, "locked"), 0)
+    return root
+
+plain = locked_tree()
+shutil.rmtree(plain, ignore_errors=True)  # what the grader did before
+ours = locked_tree()
+remove_tree(ours)
+print(json.dumps({"uid": os.getuid(), "plain_left": os.path.exists(plain),
+                  "ours_left": os.path.exists(ours)}))
+"""
+
+
+def test_an_ordinary_user_grader_removes_folders_of_mode_000(tmp_path):
+    """Row 7, as an ordinary user (nobody): folders of mode 000 that a kernel made in its
+    channel survive ``rmtree(ignore_errors=True)``; the grader's removal takes them too."""
     if os.geteuid() != 0:
         pytest.fail("CI runs as root; this test drops to nobody with setpriv")
-    home = Path(tempfile.mkdtemp(prefix="nbcourse-nobody-"))
-    os.chmod(home, 0o755)
-    submissions, scratch, out = home / "submissions", home / "tmp", home / "out"
-    for folder in (submissions, scratch):
-        folder.mkdir()
-    for name in ("correct", "sandbox_04_locked_folders"):
-        (submissions / f"{name}.ipynb").write_bytes((FIXTURES / f"{name}.ipynb").read_bytes())
-    subprocess.run(["chown", "-R", "65534:65534", str(home)], check=True)
-    env = {"PATH": os.environ["PATH"], "HOME": str(home), "TMPDIR": str(scratch),
-           "LANG": "C.UTF-8"}
-    if os.environ.get("NBCOURSE_DATA"):
-        env["NBCOURSE_DATA"] = os.environ["NBCOURSE_DATA"]
-    command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-               sys.executable, "-m", "nbcourse.cli", "grade", "01_weather", str(submissions),
-               "--out", str(out), "--jobs", "1", "--timeout", str(TIMEOUT), "--sandbox", "bwrap"]
+    folder = Path(tempfile.mkdtemp(prefix="nbcourse-nobody-"))
     try:
-        run = subprocess.run(command, capture_output=True, text=True, env=env, cwd=home,
-                             timeout=600)
+        os.chown(folder, 65534, 65534)
+        run = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                              sys.executable, "-c", LOCKED_TREE, str(folder)],
+                             capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr[-2000:]
-        data = json.loads((out / "results.json").read_text())
-        rows = {r["submission"]: (r["status"], r["total"]) for r in data["submissions"]}
-        left = sorted(os.listdir(scratch))
+        found = json.loads(run.stdout.strip().splitlines()[-1])
     finally:
-        subprocess.run(["rm", "-rf", str(home)], check=False)
-    assert rows == {"correct": ("graded", 8.0), "sandbox_04_locked_folders": ("graded", 8.0)}
-    assert left == []
-    assert data["isolation"]["user"] == "the grader's own user"
-    assert "mechanism" in data["limits"]["enforced"]
+        subprocess.run(["rm", "-rf", str(folder)], check=False)
+    assert found["uid"] == 65534
+    assert found["plain_left"]  # the finding: the old removal left it behind
+    assert not found["ours_left"]

@@ -117,9 +117,17 @@ def _python_paths() -> list[str]:
         paths.add(folder)
     executable = Path(sys.executable)
     paths.add(str(executable.resolve().parent))
-    existing = sorted({str(Path(p).resolve()) for p in paths if p and Path(p).exists()}
-                      | {p for p in paths if p and Path(p).exists()})
+    existing = sorted({str(Path(p).resolve()) for p in paths if _reachable(p)}
+                      | {p for p in paths if _reachable(p)})
     return _outermost(existing)
+
+
+def _reachable(path: str) -> bool:
+    """Does ``path`` exist for this user (an ordinary user may not reach /root/...)?"""
+    try:
+        return bool(path) and Path(path).exists()
+    except OSError:
+        return False
 
 
 def _outermost(paths: list[str]) -> list[str]:
