@@ -27,6 +27,8 @@ def test_environment_yml_and_pyproject_list_the_same_packages():
             pip_section += entry.get("pip", [])
         elif _name(entry) not in ("python", "pip"):
             conda.add(CONDA_TO_PYPI.get(_name(entry), _name(entry)))
+    # a package conda-forge does not have is installed by the pip section
+    conda |= {_name(entry) for entry in pip_section if entry.strip() != "-e ."}
     assert conda == pip_names, (
         f"only in environment.yml: {sorted(conda - pip_names)}; "
         f"only in pyproject.toml: {sorted(pip_names - conda)}")

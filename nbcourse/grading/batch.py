@@ -34,10 +34,11 @@ from typing import Callable, TextIO
 from . import specs
 from .diagnosis import batch_summary, summary_lines
 from .feedback import render_html
-from .execution.processes import TOKEN_VARIABLE, kill_processes_with_token
+from .execution.limits import GradingLimits
+from .execution.processes import TOKEN_VARIABLE, kill_processes_with_token, kill_tree
 from .execution.report import NotebookVerdict, RunReport
-from .execution.runner import Limits
-from .execution.sandbox import SandboxConfig, make_config
+from .execution.sandbox import SandboxConfig, make_config, release, remove_tree
+from .execution.worker import CONFIG_VARIABLE
 from .scoring import STATUSES, SubmissionResult, score
 
 SKIP_DIRS = {".ipynb_checkpoints", "__pycache__", ".git"}
@@ -60,6 +61,7 @@ class BatchResult:
     seconds: float = 0.0
     out_dir: Path | None = None
     isolation: dict = field(default_factory=dict)
+    limits: GradingLimits | None = None
 
     def counts(self) -> dict[str, int]:
         counts = {status: 0 for status in STATUSES}
@@ -176,14 +178,15 @@ class Worker:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
             text=True, encoding="utf-8", bufsize=1,
             env={**os.environ, TOKEN_VARIABLE: self.token,
-                 "NBCOURSE_GRADING_SANDBOX": json.dumps(self.sandbox.to_json())},
+                 CONFIG_VARIABLE: json.dumps(self.sandbox.to_json())},
             cwd=self.log_dir)  # not the instructor's folder: a kernel can read /proc/<ppid>/cwd
 
     def grade(self, job: dict, deadline: float) -> dict:
         if self.process is None or self.process.poll() is not None:
             self.start()
         process = self.process
-        timer = threading.Timer(deadline, process.kill)
+        # at the deadline the worker goes with every process below it, sandboxes included
+        timer = threading.Timer(deadline, kill_tree, args=(process.pid,))
         timer.start()
         try:
             process.stdin.write(json.dumps(job) + "\n")
@@ -249,17 +252,16 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     submissions, warnings = collect_submissions(paths)
     if not submissions:
         raise ValueError("no submissions to grade: " + "; ".join(warnings or ["none given"]))
-    config = make_config(sandbox, memory_mb)  # the self-test runs here, before any kernel
+    limits = GradingLimits.from_options(timeout, memory_mb)  # every limit, once
+    config = make_config(sandbox, limits)  # the self-test runs here, before any kernel
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     before = _snapshot(out_dir)
-    limits = Limits(cell_timeout=timeout, total_timeout=max(300.0, 10 * timeout),
-                    memory_mb=memory_mb)
     token = secrets.token_hex(12)
     scratch = Path(tempfile.mkdtemp(prefix="nbcourse-batch-"))
-    cache_dir = scratch / "cache"
-    cache_dir.mkdir()
+    if config.run_as >= 0:
+        os.chmod(scratch, 0o711)  # the sandbox's user reaches its channel through it
     workers: queue.Queue[Worker] = queue.Queue()
     all_workers = [Worker(scratch, token, config) for _ in range(min(jobs, len(submissions)))]
     for worker in all_workers:
@@ -277,10 +279,9 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
             worker = workers.get()
             try:
                 job = {"id": index, "path": os.fsdecode(os.path.abspath(submission.path)),
-                       "plan": plan, "limits": limits.__dict__, "cache_dir": str(cache_dir),
-                       "token": token}
+                       "plan": plan, "limits": limits.to_json()}
                 report = RunReport.from_json(
-                    worker.grade(job, deadline=limits.total_timeout + 120))
+                    worker.grade(job, deadline=limits.total_timeout + limits.worker_grace))
             except Exception as error:  # noqa: BLE001 - one submission never stops the batch
                 report = RunReport.failed(f"{type(error).__name__}: {error}")
             finally:
@@ -308,16 +309,18 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     finally:
         for worker in all_workers:
             worker.close()
-        leftovers = kill_processes_with_token(token)
-        shutil.rmtree(scratch, ignore_errors=True)
+        # whatever a killed worker left: its sandboxes' cgroups, then (without cgroups,
+        # best effort) processes still carrying the batch's token, then every folder
+        leftovers = release(config) + len(kill_processes_with_token(token))
+        remove_tree(scratch)
     if leftovers:
-        warnings.append(f"{len(leftovers)} process(es) started by submissions were still "
+        warnings.append(f"{leftovers} process(es) started by submissions were still "
                         "running after grading and were stopped")
 
     results.sort(key=lambda r: r.submission)
     warnings += _remove_planted(out_dir, before)
     batch = BatchResult(exercise, results, warnings, round(time.monotonic() - started, 2), out_dir,
-                        config.describe())
+                        config.describe(), limits)
     write_outputs(batch, out_dir)
     return batch
 
@@ -458,6 +461,7 @@ def results_json(batch: BatchResult) -> str:
         "title": exercise.title,
         "maximum": exercise.maximum,
         "isolation": batch.isolation,
+        "limits": batch.limits.to_json() if batch.limits else {},
         "questions": [{"id": q.id, "name": q.name, "title": q.title, "points": q.points,
                        "cases": len(q.cases)} for q in exercise.questions],
         "submissions": submissions,

@@ -16,6 +16,7 @@ import secrets
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from fractions import Fraction
@@ -80,6 +81,11 @@ EXPECTED.update({
     "attack_14_revealing_errors": ("cell error", 0.0),
     "attack_15_quit_at_end": ("graded", 8.0),
     "attack_16_fraction_zero": ("graded", 7.0),
+    # round two (issue 23): each keeps its 8 points only where the sandbox held
+    "sandbox_01_escape": ("graded", 8.0),
+    "sandbox_02_memory_forks": ("graded", 8.0),  # 1.2 GB in all: under the 2 GB default
+    "sandbox_03_fill_channel": ("graded", 8.0),
+    "sandbox_04_locked_folders": ("graded", 8.0),
     "M\\xfcller": ("graded", 8.0),
     "attack_13_solution_link": ("link outside submissions", 0.0),
     "attack_13_link_inside": ("graded", 8.0),
@@ -416,13 +422,12 @@ def test_every_solution_scores_full_marks_and_every_release_zero(tmp_path, exerc
 def test_a_worker_that_dies_becomes_a_grader_error_row_and_is_replaced(tmp_path):
     """The machinery itself failing must still give a row, never a crash or a gap."""
     from nbcourse.grading.batch import Worker
-    from nbcourse.grading.execution.runner import Limits
+    from nbcourse.grading.execution.limits import GradingLimits
 
     exercise = specs.load("01_weather")
     token = f"nbcourse-test-{secrets.token_hex(6)}"  # only this test's processes carry it
     job = {"id": 1, "path": str(FIXTURES / "correct.ipynb"), "plan": exercise.probe_plan(),
-           "limits": Limits(cell_timeout=30).__dict__, "cache_dir": str(tmp_path),
-           "token": token}
+           "limits": GradingLimits(cell_timeout=30).to_json()}
     worker = Worker(tmp_path, token)
     worker.start()
     try:
@@ -436,3 +441,140 @@ def test_a_worker_that_dies_becomes_a_grader_error_row_and_is_replaced(tmp_path)
         worker.close()
     from nbcourse.grading.execution.processes import kill_processes_with_token
     kill_processes_with_token(token)  # an unsandboxed kernel may outlive its killed worker
+
+
+# ------------------------------------------------------------------ round two (issues 23, 26)
+#: Fixtures whose code touches nothing outside its own kernel, so they may be graded with
+#: ``--sandbox off`` on a shared machine.  The others attack the machine itself (they kill
+#: every process named nbcourse or ipykernel, overwrite every notebook and gradebook they
+#: can reach, rewrite the corpora, plant a .pth in the environment): graded unconfined
+#: they would do exactly that, so they are graded only in the sandbox.
+SAFE_UNCONFINED = {
+    "correct", "wrong", "not_json", "not_a_notebook", "empty", "answer_deleted",
+    "answer_renamed", "early_exception", "infinite_loop", "ignores_sigint", "answer_loops",
+    "kernel_killed", "memory_bomb", "megabytes_printed", "monkeypatch", "orphan_child",
+    "attack_05_input_transformer", "attack_09_memory_children", "attack_14_revealing_errors",
+    "attack_15_quit_at_end", "attack_16_fraction_zero", "sandbox_02_memory_forks",
+}
+
+
+def test_sandbox_off_grades_every_safe_fixture_as_the_sandbox_does(batch, tmp_path):
+    """Issue 26: one launcher and one kernel environment for every mode, so a submission
+    gets the same status and points with and without bubblewrap (quit() at the end was
+    "kernel died", 7 points, without a sandbox and "graded", 8, with one)."""
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    for name in SAFE_UNCONFINED:
+        text = (FIXTURES / f"{name}.ipynb").read_bytes()
+        (folder / f"{name}.ipynb").write_bytes(text)
+    unconfined = grade_batch("01_weather", [folder], tmp_path / "out", jobs=2,
+                             timeout=TIMEOUT, sandbox="off", progress=None)
+    got = {r.submission: (r.status, r.total) for r in unconfined.results}
+    sandboxed = {name: (_result(batch, name)["status"], _result(batch, name)["total"])
+                 for name in SAFE_UNCONFINED}
+    assert got == sandboxed
+    assert got == {name: EXPECTED[name] for name in SAFE_UNCONFINED}
+
+
+def test_four_forks_over_the_limit_meet_the_oom_killer_and_classmates_keep_full_marks(tmp_path):
+    """Row 5: 4 x 300 MB held at once passes a per-process limit of 1 GB; the sandbox's
+    memory cgroup counts the sum, its OOM killer picks the attacker's own processes, and
+    the classmates graded alongside keep their 8 points."""
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    (folder / "attacker.ipynb").write_bytes((FIXTURES / "sandbox_02_memory_forks.ipynb").read_bytes())
+    for number in range(3):
+        (folder / f"classmate{number}.ipynb").write_bytes((FIXTURES / "correct.ipynb").read_bytes())
+    result = grade_batch("01_weather", [folder], tmp_path / "out", jobs=2, timeout=30,
+                         memory_mb=1024, sandbox="bwrap", progress=None)
+    rows = {r.submission: (r.status, r.total) for r in result.results}
+    assert rows["attacker"][0] == "memory limit", rows
+    assert all(rows[f"classmate{n}"] == ("graded", 8.0) for n in range(3)), rows
+    assert result.limits.enforced["mechanism"].startswith("cgroup")
+
+
+def _new_entries(before: set[str]) -> set[str]:
+    return {name for name in os.listdir(tempfile.gettempdir())
+            if name.startswith("nbcourse-")} - before
+
+
+def test_a_worker_killed_at_its_deadline_leaves_no_process_and_no_folder(tmp_path):
+    """Rows 6 and 7: the batch kills a worker whose sandbox is still busy.  Every process
+    of that sandbox dies with it (nothing relies on the inside: not its environment, not
+    its death signal), and the worker's folder (connection file with the HMAC key,
+    sockets) goes with the batch's."""
+    from nbcourse.grading.batch import Worker
+    from nbcourse.grading.execution.limits import GradingLimits
+    from nbcourse.grading.execution.sandbox import make_config, release, remove_tree
+
+    before = {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("nbcourse-")}
+    limits = GradingLimits(cell_timeout=60, total_timeout=300)
+    config = make_config("bwrap", limits)
+    scratch = Path(tempfile.mkdtemp(prefix="nbcourse-batch-"))
+    os.chmod(scratch, 0o711)
+    token = f"nbcourse-test-{secrets.token_hex(6)}"
+    exercise = specs.load("01_weather")
+    worker = Worker(scratch, token, config)
+    worker.start()
+    try:
+        job = {"id": 1, "path": str(FIXTURES / "infinite_loop.ipynb"),
+               "plan": exercise.probe_plan(), "limits": limits.to_json()}
+        started = time.monotonic()
+        killed = worker.grade(job, deadline=8)  # the watchdog kills it mid-notebook
+        assert "stopped unexpectedly" in killed["grader_error"]
+        assert time.monotonic() - started < 60
+        time.sleep(0.5)
+        members = [Path(root, "cgroup.procs").read_text().split()
+                   for key in ("memory", "pids") if config.cgroups.get(key)
+                   for root, _, _ in os.walk(config.cgroups[key])]
+        assert all(m == [] for m in members), members  # nothing left in any sandbox's cgroup
+    finally:
+        worker.close()
+        left = release(config)
+        remove_tree(scratch)
+    assert left == 0
+    assert not scratch.exists()
+    assert _new_entries(before) == set()
+
+
+LOCKED_TREE = r"""
+import json, os, shutil, sys, tempfile
+from nbcourse.grading.execution.sandbox import remove_tree
+
+def locked_tree():
+    root = tempfile.mkdtemp(prefix="channel-", dir=sys.argv[1])
+    inner = os.path.join(root, "locked", "inner")
+    os.makedirs(inner)
+    with open(os.path.join(inner, "kept.txt"), "w") as handle:
+        handle.write("still here")
+    os.chmod(inner, 0)
+    os.chmod(os.path.join(root, "locked"), 0)
+    return root
+
+plain = locked_tree()
+shutil.rmtree(plain, ignore_errors=True)  # what the grader did before
+ours = locked_tree()
+remove_tree(ours)
+print(json.dumps({"uid": os.getuid(), "plain_left": os.path.exists(plain),
+                  "ours_left": os.path.exists(ours)}))
+"""
+
+
+def test_an_ordinary_user_grader_removes_folders_of_mode_000(tmp_path):
+    """Row 7, as an ordinary user (nobody): folders of mode 000 that a kernel made in its
+    channel survive ``rmtree(ignore_errors=True)``; the grader's removal takes them too."""
+    if os.geteuid() != 0:
+        pytest.fail("CI runs as root; this test drops to nobody with setpriv")
+    folder = Path(tempfile.mkdtemp(prefix="nbcourse-nobody-"))
+    try:
+        os.chown(folder, 65534, 65534)
+        run = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                              sys.executable, "-c", LOCKED_TREE, str(folder)],
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr[-2000:]
+        found = json.loads(run.stdout.strip().splitlines()[-1])
+    finally:
+        subprocess.run(["rm", "-rf", str(folder)], check=False)
+    assert found["uid"] == 65534
+    assert found["plain_left"]  # the finding: the old removal left it behind
+    assert not found["ours_left"]

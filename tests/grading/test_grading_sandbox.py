@@ -23,7 +23,7 @@ import pytest
 from nbcourse.grading import batch as batch_module
 from nbcourse.grading.batch import (collect_submissions, feedback_names, grade_batch,
                                     spreadsheet_safe)
-from nbcourse.grading.execution import sandbox
+from nbcourse.grading.execution import launcher, sandbox
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "submissions"
@@ -31,7 +31,9 @@ FIXTURES = REPO / "tests" / "fixtures" / "submissions"
 
 @pytest.fixture(scope="module")
 def config():
-    return sandbox.make_config("bwrap")  # runs the start-up self-test too
+    made = sandbox.make_config("bwrap")  # runs the start-up self-test too
+    yield made
+    sandbox.release(made)
 
 
 def _inside(config, tmp_path, script: str, *args: str) -> dict:
@@ -148,7 +150,7 @@ print(json.dumps(result))
         host_file.unlink()
     assert not found["sees_host_tmp"]
     assert not Path(f"/tmp/nbcourse-inside-{token}").exists()
-    assert found["filled_mb"] <= config.tmp_mb
+    assert found["filled_mb"] <= config.limits.tmp_mb
     assert not found["package_writable"]
 
 
@@ -252,7 +254,7 @@ for _ in range(200):
     children.append(pid)
 print(json.dumps({"forked": len(children), "error": error}))
 """)
-    assert found["error"] == "BlockingIOError" and found["forked"] < sandbox.MAX_TASKS
+    assert found["error"] == "BlockingIOError" and found["forked"] < config.limits.tasks
 
 
 def test_a_root_grader_never_runs_a_submission_as_root(config):
@@ -263,7 +265,8 @@ def test_a_root_grader_never_runs_a_submission_as_root(config):
     expected = config.run_as if os.geteuid() == 0 else os.getuid()
     assert expected != 0
     base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
-    warm = sandbox.WarmSandbox(config, base)
+    os.chmod(base, 0o711)
+    warm = launcher.WarmKernel(config, base)
     try:
         assert warm.wait_ready()
         inside = psutil.Process(warm.pid).children(recursive=True)
@@ -296,3 +299,120 @@ print(json.dumps({"spec": os.path.exists(sys.argv[1]), "data": os.path.exists(sy
     assert found == {"spec": False, "data": True}
     assert sandbox._instructor_only() == [] or all("exercises" in p for p in
                                                    sandbox._instructor_only())
+
+
+# ------------------------------------------------------------------ round two (issue 23)
+def test_a_root_grader_without_setpriv_stops_instead_of_running_bwrap_as_root(monkeypatch):
+    """Row 1: without unshare/setpriv a root grader would start bwrap as real root, with
+    every capability; it must stop loudly, as when bwrap is missing."""
+    real_which = shutil.which
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(sandbox.shutil, "which",
+                        lambda name: None if name in ("setpriv", "unshare") else real_which(name))
+    with pytest.raises(sandbox.SandboxUnavailable, match="root") as error:
+        sandbox.make_config("bwrap")
+    assert "setpriv" in str(error.value) and "unshare" in str(error.value)
+
+
+ESCAPES = r"""
+import ctypes, json, os, subprocess, sys
+libc = ctypes.CDLL(None, use_errno=True)
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines()
+              if ":" in line)
+found = {"cap_eff": int(status["CapEff"], 16), "cap_bnd": int(status["CapBnd"], 16),
+         "no_new_privs": status["NoNewPrivs"].strip(), "seccomp": status["Seccomp"].strip()}
+run = subprocess.run(["unshare", "-Urm", "sh", "-c", "mount -t tmpfs none /tmp && echo mounted"],
+                     capture_output=True, text=True)
+found["nested_namespace"] = "mounted" in run.stdout
+found["unshare"] = libc.unshare(0x10000000 | 0x00020000) == 0
+found["remount"] = libc.mount(b"none", sys.prefix.encode(), None, 32 | 4096, None) == 0
+found["mount_tmpfs"] = libc.mount(b"none", b"/tmp", b"tmpfs", 0, b"size=1g") == 0
+found["ptrace_pid1"] = libc.ptrace(16, 1, None, None) == 0
+try:
+    os.close(os.memfd_create("hoard"))
+    found["memfd"] = True
+except OSError:
+    found["memfd"] = False
+found["keyctl"] = libc.syscall(250, 0, 0, 0, 0, 0) >= 0  # x86-64 keyctl
+print(json.dumps(found))
+"""
+
+
+def test_inside_no_capability_no_namespace_no_mount_no_ptrace_no_memfd(config, tmp_path):
+    """Rows 1, 5 and 6, from inside: CapEff is 0, no nested user namespace (the unsized
+    tmpfs of the report), no remount of a read-only folder, no ptrace of pid 1, no
+    memfd, no keyring; the seccomp filter is in force."""
+    found = _inside(config, tmp_path, ESCAPES)
+    assert found["cap_eff"] == 0 and found["cap_bnd"] == 0
+    assert found["seccomp"] == "2"
+    escaped = [name for name in ("nested_namespace", "unshare", "remount", "mount_tmpfs",
+                                 "ptrace_pid1", "memfd", "keyctl") if found[name]]
+    assert escaped == []
+
+
+def test_the_self_test_refuses_a_sandbox_with_capabilities(monkeypatch, config):
+    """The start-up self-test checks CapEff and tries the remount itself: a bwrap that
+    keeps root's capabilities (the escape of row 1) is refused."""
+    def as_root(config, channel, program):
+        command = real(config, channel, program)
+        position = command.index("--cap-drop")
+        return command[:position] + command[position + 2:]
+
+    real = sandbox.bwrap_command
+    root = dataclasses_replace(config, run_as=-1)
+    if os.geteuid() != 0:
+        pytest.fail("CI runs as root; this test needs root to start bwrap with capabilities")
+    monkeypatch.setattr(sandbox, "bwrap_command", as_root)
+    with pytest.raises(sandbox.SandboxUnavailable, match="capabilities|remounted"):
+        sandbox.self_test(root)
+
+
+def dataclasses_replace(config, **changes):
+    import dataclasses
+    return dataclasses.replace(config, **changes)
+
+
+def test_the_cgroup_counts_the_whole_sandbox_and_kills_everything(config):
+    """Row 5 and 6: where the machine offers a cgroup, a sandbox gets one with its memory
+    and task limits; killing the sandbox leaves no process and no cgroup behind."""
+    import psutil
+
+    assert config.cgroups, "this machine offers cgroups (v1 memory and pids here)"
+    base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
+    os.chmod(base, 0o711)
+    warm = launcher.WarmKernel(config, base)
+    try:
+        assert warm.wait_ready()
+        members = [int(p) for path in warm.cgroup
+                   for p in Path(path, "cgroup.procs").read_text().split()]
+        inside = {p.pid for p in psutil.Process(warm.pid).children(recursive=True)}
+        assert inside and inside <= set(members)
+        limits = {name: Path(path, name).read_text().strip() for path in warm.cgroup
+                  for name in ("memory.limit_in_bytes", "memory.max", "pids.max")
+                  if Path(path, name).exists()}
+        assert str(config.limits.memory_mb * 2**20) in limits.values()
+        assert limits["pids.max"] == str(config.limits.tasks)
+        assert warm.init_pid in inside  # the namespace's pid 1, seen from the host
+    finally:
+        warm.kill()
+        shutil.rmtree(base, ignore_errors=True)
+    assert not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"
+                   for pid in inside)
+    assert not any(Path(path).exists() for path in warm.cgroup)
+    assert not warm.channel.exists()
+
+
+def test_results_record_the_limits_in_force(tmp_path):
+    """Issue 26: one GradingLimits, recorded whole, with what this machine enforced."""
+    result = grade_batch("01_weather", [FIXTURES / "correct.ipynb"], tmp_path / "out",
+                         jobs=1, sandbox="bwrap", timeout=20, memory_mb=1500, progress=None)
+    assert result.results[0].total == 8.0
+    data = json.loads((tmp_path / "out" / "results.json").read_text())
+    limits = data["limits"]
+    assert limits["cell_timeout"] == 20 and limits["memory_mb"] == 1500
+    assert limits["total_timeout"] == 300 and limits["tasks"] > 0
+    enforced = limits["enforced"]
+    assert enforced["mechanism"].startswith("cgroup v")  # this machine has cgroups
+    assert "1500 MB for the whole submission" in enforced["memory"]
+    assert enforced["capabilities"].startswith("none") and "disabled" in enforced["user_namespaces"]
+    assert data["isolation"]["mechanism"] == enforced["mechanism"]

@@ -1,11 +1,13 @@
 """Running submissions: everything that touches a student's code, apart from judging it.
 
-- ``sandbox``: one bubblewrap sandbox per submission, its limits and a start-up self-test;
+- ``limits``: ``GradingLimits``, every limit a submission is graded under;
+- ``sandbox``: one bubblewrap sandbox per submission (seccomp, no capability, its channel)
+  and a start-up self-test;
+- ``cgroups``: memory and tasks counted per sandbox, and ending it by its cgroup;
+- ``launcher``: the one kernel launcher and environment, sandboxed or not (``WarmKernel``);
 - ``runner``: one notebook in one kernel, cell by cell, then the probes for the answers;
 - ``probe_source``: the code that reads an answer inside the kernel, as JSON;
 - ``worker``: a process that runs submissions one at a time for the batch;
-- ``kernel_factory``: fast unconfined kernels (forked from a preloaded process) for
-  ``--sandbox off``;
 - ``processes``: leave no process behind;
 - ``report``: the typed ``RunReport`` handed to ``scoring`` (the only interface).
 

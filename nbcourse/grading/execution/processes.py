@@ -5,8 +5,9 @@ a whole), but a child can leave that group (``start_new_session=True``) or detac
 forking twice.  The grading worker therefore registers as a *child subreaper*
 (Linux): orphaned descendants are re-parented to it instead of to init, so after each
 submission "all my descendants" is exactly "everything this submission started".
-Every kernel also carries a per-batch token in its environment, which the batch uses
-for a last sweep.
+A kernel without a sandbox also carries a per-batch token in its environment, which
+the batch uses for a last sweep; that is best effort (the kernel can rewrite its own
+environment), so nothing relies on it where a cgroup or a PID namespace can end a sandbox.
 """
 from __future__ import annotations
 
@@ -46,6 +47,28 @@ def kill_process_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
         pass
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL ``pid`` and every process below it, stopped first so none forks meanwhile.
+
+    A sandbox's processes are all below its bwrap (their pid namespace's init is bwrap's
+    child), and an unconfined kernel's orphans are re-parented to the worker (a child
+    subreaper): killing a worker's tree this way needs nothing from inside a sandbox."""
+    try:
+        root = psutil.Process(pid)
+        root.suspend()
+        tree = root.children(recursive=True)
+    except psutil.Error:
+        tree, root = [], None
+    for process in tree:
+        try:
+            process.suspend()
+        except psutil.Error:
+            pass
+    for process in [root, *tree]:
+        if process is not None:
+            _kill(process)
 
 
 def kill_descendants(root: psutil.Process | None = None, spare: set[int] = frozenset(),

@@ -4,9 +4,9 @@ This module runs inside a grading worker (``worker.py``), never in the instructo
 main process.  For one notebook it:
 
 1. reads the file defensively (not JSON, not a notebook, empty are results, not crashes);
-2. starts a fresh IPython kernel through nbclient: inside its own bubblewrap sandbox
-   (``sandbox.py``), or, with ``--sandbox off``, forked from a preloaded factory in a
-   throw-away folder with a memory limit and a small environment;
+2. starts a fresh IPython kernel through nbclient from a warm process (``launcher``):
+   inside its own bubblewrap sandbox (``sandbox.py``), or, with ``--sandbox off``, in a
+   throw-away home; the same launcher, environment and limits either way;
 3. runs the student's code cells one by one with a per-cell timeout and a wall-clock
    limit for the whole notebook; a cell that times out is interrupted, and a kernel
    that ignores the interrupt is killed;
@@ -14,7 +14,8 @@ main process.  For one notebook it:
    inputs (``probe_source``), as a user expression of an empty request, so IPython's
    input transformers and hooks never see the probe; the reply is accepted only between
    two copies of a marker that is random for every run;
-5. kills the sandbox (or the kernel's process group) and every process left behind.
+5. kills the kernel with everything it started (its cgroup, its sandbox's PID namespace,
+   its process group).
 
 It returns a typed ``RunReport`` (which cell failed, what each probe replied); scoring
 happens in the instructor's process, where the expected values are.
@@ -26,54 +27,25 @@ import asyncio
 import json
 import os
 import secrets
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty
 
-import psutil
-
 from .. import forbidden as forbidden_names
-from .processes import TOKEN_VARIABLE, kill_descendants, kill_process_group
+from .limits import MB, GradingLimits
 from .report import (CellProblem, KernelOutcome, NotebookVerdict, RunReport, clean_message,
                      describe_cell, first_code_line)
 
-MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
+MAX_NOTEBOOK_BYTES = GradingLimits().notebook_mb * MB
 TIMEOUT_ENAME = "NbcourseCellTimeout"
 PROBE_SOURCE = (Path(__file__).with_name("probe_source.py")).read_text(encoding="utf-8")
 
-# Started with ``python -c`` when there is no sandbox: set the limits first, so that no
-# student code ever runs without them, then hand over to ipykernel.
-KERNEL_LAUNCHER = """\
-import resource, sys
-memory, file_size = int(sys.argv[1]), int(sys.argv[2])
-for which, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_FSIZE, file_size),
-                     (resource.RLIMIT_CORE, 0)):
-    if value >= 0:
-        resource.setrlimit(which, (value, value))
-sys.argv = ["nbcourse-grading-kernel"] + sys.argv[3:]
-if sys.path and sys.path[0] == "":
-    del sys.path[0]
-from ipykernel.zmqshell import ZMQInteractiveShell
-ZMQInteractiveShell.ask_exit = lambda self: setattr(self, "nbcourse_asked_exit", True)
-from ipykernel.kernelapp import launch_new_instance
-launch_new_instance()
-"""
-
-
-@dataclass
-class Limits:
-    """What a submission may use.  ``total`` bounds the whole notebook."""
-    cell_timeout: float = 30.0
-    total_timeout: float = 300.0
-    memory_mb: int = 2048
-    file_size_mb: int = 64
-    interrupt_grace: float = 2.0
+#: The kernel's options after the launcher; the one place the launcher's argv is made.
+KERNEL_OPTIONS = ["-f", "{connection_file}", "--HistoryManager.enabled=False",
+                  "--IPKernelApp.quiet=True"]
 
 
 # ---------------------------------------------------------------------- reading
@@ -125,54 +97,13 @@ def read_cells(path: Path) -> tuple[NotebookVerdict, str, list[tuple[str, str]]]
 
 
 # ---------------------------------------------------------------------- the kernel
-def kernel_environment(workdir: Path, cache_dir: Path, token: str) -> dict[str, str]:
-    """Without a sandbox: a small environment that points at none of the instructor's folders."""
-    env = {name: os.environ[name] for name in ("PATH", "LANG", "LC_ALL", "TZ", "NBCOURSE_DATA",
-                                                "NBCOURSE_SHIPPED_DATA") if name in os.environ}
-    env.setdefault("LANG", "C.UTF-8")
-    # The kernel's HOME is a throw-away folder, so tell it where this machine keeps the
-    # downloaded corpora: an exercise must read the same data as its grading spec.
-    cache = os.environ.get("NBCOURSE_CACHE") or str(
-        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "nbcourse")
-    if Path(cache).is_dir():
-        env["NBCOURSE_CACHE"] = cache
-    scratch = workdir / ".tmp"
-    scratch.mkdir(exist_ok=True)
-    env.update({
-        "HOME": str(workdir),
-        "TMPDIR": str(scratch),
-        "IPYTHONDIR": str(workdir / ".ipython"),
-        "JUPYTER_CONFIG_DIR": str(workdir / ".jupyter"),
-        "JUPYTER_DATA_DIR": str(workdir / ".jupyter-data"),
-        "MPLCONFIGDIR": str(cache_dir / "matplotlib"),
-        "MPLBACKEND": "Agg",
-        "PYTHONHASHSEED": "0",  # same set/dict order on every run: same result twice
-        "PYTHONNOUSERSITE": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-        TOKEN_VARIABLE: token,
-    })
-    return env
-
-
-def _bytes(megabytes: int) -> int:
-    return megabytes * 2**20 if megabytes > 0 else -1
-
-
-def _kernel_spec_manager(limits: Limits, sandboxed: bool):
+def _kernel_spec_manager():
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 
-    argv = [sys.executable, "-c", KERNEL_LAUNCHER,
-            str(_bytes(limits.memory_mb)), str(_bytes(limits.file_size_mb)),
-            "-f", "{connection_file}",
-            "--HistoryManager.enabled=False",
-            "--IPKernelApp.quiet=True"]
-    # A sandboxed kernel is in its own PID namespace: the grader interrupts it through
-    # its control channel, not with a signal to a pid it cannot name.
-    mode = "message" if sandboxed else "signal"
+    argv = [sys.executable, *KERNEL_OPTIONS]
+    # The kernel may be in its own PID namespace: the grader interrupts it through its
+    # control channel, not with a signal to a pid it cannot name.
+    mode = "message"
 
     class GradingKernelSpecs(KernelSpecManager):
         """One kernel spec, built here, so no installed kernelspec can change it."""
@@ -204,49 +135,44 @@ def _notebook_client_class():
     return LimitedClient
 
 
-def _sandbox_provisioner(km, sandbox, notebook: str, limits: Limits):
-    """A jupyter_client provisioner whose kernel is the waiting process in ``sandbox``."""
+def _warm_provisioner(km, warm, notebook: str):
+    """A jupyter_client provisioner whose kernel is the waiting process ``warm``."""
     from jupyter_client.provisioning import LocalProvisioner
 
-    class SandboxProvisioner(LocalProvisioner):
+    class WarmProvisioner(LocalProvisioner):
         async def launch_kernel(self, cmd, **kwargs):
-            # cmd is [python, -c, LAUNCHER, memory, file_size, -f, connection, options...]
-            if sandbox.config.run_as >= 0:  # the kernel's user must read its connection file
-                os.chown(km.connection_file, sandbox.config.run_as, sandbox.config.run_as)
-            sandbox.start_kernel(list(cmd[5:]), notebook, _bytes(limits.memory_mb),
-                                 _bytes(limits.file_size_mb))
-            self.process = sandbox.process
-            self.pid = sandbox.pid
-            self.pgid = sandbox.pid
+            # cmd is [python, *KERNEL_OPTIONS] with the connection file filled in
+            if warm.config.run_as >= 0:  # the kernel's user must read its connection file
+                os.chown(km.connection_file, warm.config.run_as, warm.config.run_as)
+            warm.start_kernel(list(cmd[1:]), notebook)
+            self.process = warm.process
+            self.pid = warm.pid
+            self.pgid = warm.pid
             self.cwd = kwargs.get("cwd")
             return self.connection_info
 
-    return SandboxProvisioner(kernel_id=km.kernel_id, kernel_spec=km.kernel_spec, parent=km)
+    return WarmProvisioner(kernel_id=km.kernel_id, kernel_spec=km.kernel_spec, parent=km)
 
 
 class KernelSession:
     """One fresh kernel for one submission; always torn down with everything it started.
 
-    ``sandbox`` (a ``WarmSandbox``) runs the kernel in bubblewrap; without it the kernel
-    is forked from ``factory`` or started the ordinary way, unconfined.
+    ``warm`` (a ready ``launcher.WarmKernel``) becomes the kernel, sandboxed or not.
     """
 
-    def __init__(self, workdir: Path, private: Path, cache_dir: Path, limits: Limits, token: str,
-                 factory=None, sandbox=None, notebook: str = ""):
+    def __init__(self, limits: GradingLimits, warm, notebook: str):
         from jupyter_client import AsyncKernelManager
         import nbformat
 
         self.limits = limits
-        self.factory = factory
-        self.sandbox = sandbox
+        self.warm = warm
         self.nb = nbformat.v4.new_notebook()
-        channel = sandbox.channel if sandbox is not None else private
         self.km = AsyncKernelManager(
             kernel_name="nbcourse-grading",
-            kernel_spec_manager=_kernel_spec_manager(limits, sandbox is not None),
+            kernel_spec_manager=_kernel_spec_manager(),
             transport="ipc",
-            ip=str(channel / "kernel"),
-            connection_file=str(channel / "connection.json"),
+            ip=str(warm.channel / "kernel"),
+            connection_file=str(warm.channel / "connection.json"),
         )
         self.client = _notebook_client_class()(
             self.nb, km=self.km, timeout=int(limits.cell_timeout), allow_errors=True,
@@ -256,25 +182,16 @@ class KernelSession:
         )
         self.replies: dict[int, dict] = {}
         self.client.on_cell_executed = self._remember_reply
-        self.env = kernel_environment(workdir, cache_dir, token)
-        self.workdir = workdir
         self.pid: int | None = None
-        if sandbox is not None:
-            self.km.kernel_id = uuid.uuid4().hex
-            self.km.provisioner = _sandbox_provisioner(self.km, sandbox, notebook, limits)
-        elif factory is not None:
-            from .kernel_factory import forked_provisioner
-
-            self.km.kernel_id = uuid.uuid4().hex
-            self.km.provisioner = forked_provisioner(
-                self.km, factory, _bytes(limits.memory_mb), _bytes(limits.file_size_mb))
+        self.km.kernel_id = uuid.uuid4().hex
+        self.km.provisioner = _warm_provisioner(self.km, warm, notebook)
 
     def _remember_reply(self, cell, cell_index, execute_reply):
         self.replies[cell_index] = (execute_reply or {}).get("content", {})
 
     async def start(self) -> None:
         await self.client.async_start_new_kernel(
-            env=self.env, cwd=str(self.workdir),
+            env={}, cwd=self.warm.home or None,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.pid = self.km.provisioner.pid if self.km.provisioner else None
         await self.client.async_start_new_kernel_client()
@@ -367,21 +284,10 @@ class KernelSession:
                 return True
 
     async def close(self) -> None:
-        """Kill the kernel (its whole sandbox) and every process left behind, then tidy up."""
-        if self.sandbox is not None:
-            self.sandbox.kill()
-        elif self.pid:
-            try:
-                kernel = psutil.Process(self.pid)
-                leftovers = kernel.children(recursive=True)
-            except psutil.NoSuchProcess:
-                leftovers = []
-            kill_process_group(self.pid)
-            for process in leftovers:
-                try:
-                    process.kill()
-                except psutil.Error:
-                    pass
+        """Kill the kernel with everything it started, then tidy up.  (Anything that left
+        its process group without a sandbox or cgroup is the worker's to sweep: it is a
+        child subreaper.)"""
+        self.warm.kill()
         try:
             if self.client.kc is not None:
                 self.client.kc.stop_channels()
@@ -395,11 +301,6 @@ class KernelSession:
             await self.km.cleanup_resources()
         except Exception:  # noqa: BLE001
             pass
-        if self.sandbox is None:
-            # The worker is a child subreaper: anything that escaped the group is ours now.
-            # (A sandbox needs no sweep: its PID namespace died with it.)
-            spare = {self.factory.pid} if self.factory is not None and self.factory.pid else set()
-            kill_descendants(spare=spare)
 
 
 def _error_text(cell) -> str:
@@ -476,8 +377,7 @@ def parse_probe_result(result: dict, mark: str) -> dict:
 
 
 # ---------------------------------------------------------------------- one run
-async def _run(path: Path, plan: dict, limits: Limits, base: Path, cache_dir: Path,
-               token: str, factory, sandbox) -> RunReport:
+async def _run(path: Path, plan: dict, limits: GradingLimits, warm) -> RunReport:
     report = RunReport()
     verdict, reason, cells = read_cells(path)
     report.notebook, report.notebook_reason = verdict, reason
@@ -492,50 +392,31 @@ async def _run(path: Path, plan: dict, limits: Limits, base: Path, cache_dir: Pa
             if found:
                 report.forbidden[question["question"]] = found
 
-    workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=base))
-    private = Path(tempfile.mkdtemp(prefix="kernel-", dir=base))
-    os.chmod(private, 0o700)
-    notebook = ""
-    sandbox = sandbox() if sandbox is not None else None  # taken only for a real notebook
-    if sandbox is None:
-        shutil.copyfile(path, workdir / "submission.ipynb")
-    else:
-        with open(path, "rb") as handle:
-            notebook = handle.read(MAX_NOTEBOOK_BYTES).decode("utf-8-sig", errors="replace")
-    session = KernelSession(workdir, private, cache_dir, limits, token, factory, sandbox, notebook)
+    with open(path, "rb") as handle:
+        notebook = handle.read(MAX_NOTEBOOK_BYTES).decode("utf-8-sig", errors="replace")
+    warm = warm()  # taken only for a real notebook
+    session = KernelSession(limits, warm, notebook)
     started = time.monotonic()
     try:
         try:
             await session.start()
         except Exception as error:  # noqa: BLE001
-            if factory is None or sandbox is not None:
-                report.kernel = KernelOutcome.FAILED_TO_START
-                report.kernel_reason = clean_message(error)
-                return report
-            # the factory could not help: start this kernel the ordinary way
-            await session.close()
-            session = KernelSession(workdir, private, cache_dir, limits, token)
-            try:
-                await session.start()
-            except Exception as error:  # noqa: BLE001
-                report.kernel = KernelOutcome.FAILED_TO_START
-                report.kernel_reason = clean_message(error)
-                return report
+            report.kernel = KernelOutcome.FAILED_TO_START
+            report.kernel_reason = clean_message(error)
+            return report
         await _run_student_cells(session, cells, limits, started, report)
         await _run_probes(session, plan, limits, report)
         report.output_bytes = getattr(session.client, "student_bytes", 0)
     finally:
         await session.close()
-        shutil.rmtree(workdir, ignore_errors=True)
-        shutil.rmtree(private, ignore_errors=True)
-    if sandbox is not None and sandbox.out_of_memory:  # the cgroup's memory.max was hit
+    if warm.out_of_memory:  # the cgroup's memory limit was hit
         report.memory_error = True
         if report.kernel is KernelOutcome.DIED and "memory" not in report.kernel_reason:
             report.kernel_reason += " (after running out of memory)"
     return report
 
 
-async def _run_student_cells(session: KernelSession, cells, limits: Limits, started: float,
+async def _run_student_cells(session: KernelSession, cells, limits: GradingLimits, started: float,
                              report: RunReport) -> None:
     for position, (kind, source) in enumerate(cells, start=1):
         if kind != "code" or not source.strip():
@@ -572,7 +453,7 @@ async def _run_student_cells(session: KernelSession, cells, limits: Limits, star
                                                code=first_code_line(source)))
 
 
-async def _run_probes(session: KernelSession, plan: dict, limits: Limits,
+async def _run_probes(session: KernelSession, plan: dict, limits: GradingLimits,
                       report: RunReport) -> None:
     for question in plan["questions"]:
         qid = question["question"]
@@ -599,15 +480,12 @@ async def _run_probes(session: KernelSession, plan: dict, limits: Limits,
             report.memory_error = True
 
 
-def run_submission(path: str | Path, plan: dict, limits: Limits, base: Path, cache_dir: Path,
-                   token: str, factory=None, sandbox=None) -> RunReport:
+def run_submission(path: str | Path, plan: dict, limits: GradingLimits, warm) -> RunReport:
     """Grade-side facts for one submission; never raises for anything the file contains.
 
-    ``sandbox`` (a function returning a ready ``WarmSandbox``) confines the kernel;
-    without it, ``factory``
-    (a ``KernelFactory``) makes an unconfined kernel's start-up cheap.
+    ``warm`` returns a ready ``launcher.WarmKernel`` (called only for a real notebook).
     """
     started = time.monotonic()
-    report = asyncio.run(_run(Path(path), plan, limits, base, cache_dir, token, factory, sandbox))
+    report = asyncio.run(_run(Path(path), plan, limits, warm))
     report.seconds = round(time.monotonic() - started, 3)
     return report

@@ -5,23 +5,23 @@ mount namespaces.  Its file system is built from nothing: the Python environment
 the ``nbcourse`` package read-only, the data folders the loaders read (read-only), a
 private size-limited home (its own copy of the notebook), ``/tmp`` and ``/dev/shm``,
 and one folder on the grader's side that holds the kernel's connection file and its
-ZeroMQ sockets: the only way out, opened by the grader for that sandbox alone.
-Nothing else of the machine is there: no course folder, no other submission, no
-output folder, no home directory, no network (not even the host's loopback).
+ZeroMQ sockets: the only way out, opened by the grader for that sandbox alone (a small
+tmpfs of its own when the grader is root).  Nothing else of the machine is there: no
+course folder, no other submission, no output folder, no home directory, no network
+(not even the host's loopback).
 
-The sandbox starts *before* the worker needs it (``WarmSandbox``): Python starts and
-imports ipykernel, numpy and pandas while the previous submission is still running,
-then waits on its stdin.  When the worker hands it a submission it writes the
-notebook into its home, sets its limits (before any student code) and becomes the
-kernel.  Each sandbox serves exactly one submission.
-
-Memory: a cgroup v2 ``memory.max``/``pids.max`` for the whole sandbox where the grader
-can create one (a delegated cgroup v2 tree with the memory controller), otherwise
-per-process limits (``RLIMIT_AS``) plus a process count limit (``RLIMIT_NPROC``,
-which Linux does not enforce for processes of the real root user).
+Inside, the kernel has no capability (``--cap-drop ALL``), may not make user
+namespaces (``--disable-userns``), and a seccomp filter refuses the system calls a
+notebook never needs and an attack does: ``mount``, ``unshare``, ``ptrace`` (so the
+sandbox's pid 1 cannot be rewritten), ``memfd_create``, ``keyctl`` and a few more.
+Memory and tasks are counted for the whole sandbox by a cgroup where the machine offers
+one (``cgroups``), else per process; a grader running as root starts every sandbox as
+an unprivileged user, and stops when it cannot (it never runs bwrap as real root).
 """
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
 import os
 import shlex
@@ -31,51 +31,26 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from . import cgroups
+from .limits import MB, GradingLimits
+
 SANDBOX_MODES = ("auto", "bwrap", "off")
 HOME = "/home/student"
-MAX_TASKS = 64  # processes and threads of one submission (ipykernel alone uses about 8)
 
-#: Run inside the sandbox: import the slow modules, wait for the submission, set the
-#: limits, write the notebook into the private home, then become an IPython kernel.
-LAUNCHER = r"""
-import json, os, resource, sys
-if sys.path and sys.path[0] == "":
-    del sys.path[0]
-for name in ("ipykernel.kernelapp", "ipykernel.zmqshell", "numpy", "pandas", "scipy.sparse",
-             "nbcourse", "nbcourse.datasets"):
-    try:
-        __import__(name)
-    except Exception:
-        pass
-sys.stdout.write("ready\n")
-sys.stdout.flush()
-line = sys.stdin.readline()
-if not line:
-    os._exit(0)
-job = json.loads(line)
-with open(job["notebook_path"], "w", encoding="utf-8") as handle:
-    handle.write(job["notebook"])
-null = os.open(os.devnull, os.O_RDWR)
-for fd in (0, 1, 2):
-    os.dup2(null, fd)
-for which, value in ((resource.RLIMIT_AS, job["memory"]), (resource.RLIMIT_FSIZE, job["file_size"]),
-                     (resource.RLIMIT_NPROC, job["tasks"]), (resource.RLIMIT_CORE, 0)):
-    if value >= 0:
-        resource.setrlimit(which, (value, value))
-from ipykernel.zmqshell import ZMQInteractiveShell
-def _ask_exit(self):
-    # quit()/exit() in a graded notebook ends nothing: the answers defined so far are
-    # still read, so the result is the same on every run
-    self.nbcourse_asked_exit = True
-ZMQInteractiveShell.ask_exit = _ask_exit
-sys.argv = ["nbcourse-grading-kernel"] + job["args"]
-from ipykernel.kernelapp import launch_new_instance
-launch_new_instance()
-"""
+#: System calls refused inside the sandbox (EPERM): none is needed by a notebook, each
+#: was used by an attack (mounting an unsized tmpfs in a nested namespace, memory that
+#: no per-process limit counts, rewriting the sandbox's pid 1) or is kernel attack surface.
+DENIED_SYSCALLS = (
+    "mount", "umount2", "pivot_root", "unshare", "setns", "fsopen", "fsmount", "fsconfig",
+    "move_mount", "open_tree", "mount_setattr", "ptrace", "process_vm_readv",
+    "process_vm_writev", "kcmp", "memfd_create", "memfd_secret", "keyctl", "add_key",
+    "request_key", "bpf", "perf_event_open", "userfaultfd", "open_by_handle_at",
+    "name_to_handle_at", "kexec_load", "kexec_file_load", "init_module", "finit_module",
+    "delete_module", "swapon", "swapoff", "reboot", "acct", "quotactl", "syslog",
+)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -88,23 +63,41 @@ class SandboxConfig:
     kind: str = "off"
     readonly: list[str] = field(default_factory=list)
     hidden: list[str] = field(default_factory=list)  # folders inside ``readonly`` masked empty
-    env: dict[str, str] = field(default_factory=dict)
-    memory_mb: int = 2048
-    tmp_mb: int = 256
-    home_mb: int = 128
-    memory_limit: str = ""  # what limited memory, for results.json
-    cgroup: str = ""        # parent cgroup v2 folder when the cgroup limit applies
+    env: dict[str, str] = field(default_factory=dict)  # where the corpora are
+    limits: GradingLimits = field(default_factory=GradingLimits)
+    cgroups: dict = field(default_factory=dict)  # cgroups.find_parents(), {} without
     run_as: int = -1        # a grader running as root starts sandboxes as this user
 
     def to_json(self) -> dict:
         return asdict(self)
 
+    @classmethod
+    def from_json(cls, data: dict) -> "SandboxConfig":
+        data = dict(data)
+        data["limits"] = GradingLimits.from_json(data.get("limits") or {})
+        return cls(**data)
+
+    @property
+    def private_channel(self) -> bool:
+        """Does each channel get a sized tmpfs of its own?  Only a root grader can mount it."""
+        return self.kind == "bwrap" and self.run_as >= 0
+
     def describe(self) -> dict:
         """What results.json records about the isolation of every submission."""
+        limits = self.limits
+        enforced = cgroups.describe(self.cgroups, limits)
         if self.kind == "off":
-            return {"sandbox": "off", "memory_limit": self.memory_limit}
-        return {"sandbox": "bwrap", "memory_limit": self.memory_limit,
-                "network": "none", "tmp_mb": self.tmp_mb,
+            return {"sandbox": "off", "memory_limit": enforced["memory"], **enforced,
+                    "file_size": f"{limits.file_size_mb} MB per file (RLIMIT_FSIZE)"}
+        channel = (f"a tmpfs of {limits.channel_mb} MB" if self.private_channel else
+                   f"a folder in the grader's TMPDIR, files up to {limits.file_size_mb} MB "
+                   "each (RLIMIT_FSIZE), their number not limited")
+        return {"sandbox": "bwrap", "memory_limit": enforced["memory"], **enforced,
+                "network": "none", "tmp_mb": limits.tmp_mb, "home_mb": limits.home_mb,
+                "channel": channel, "capabilities": "none (--cap-drop ALL)",
+                "user_namespaces": "disabled (--disable-userns)",
+                "seccomp": "refuses " + ", ".join(DENIED_SYSCALLS[:12]) + ", ...",
+                "file_size": f"{limits.file_size_mb} MB per file (RLIMIT_FSIZE)",
                 "user": f"uid {self.run_as}" if self.run_as >= 0 else "the grader's own user"}
 
 
@@ -124,9 +117,17 @@ def _python_paths() -> list[str]:
         paths.add(folder)
     executable = Path(sys.executable)
     paths.add(str(executable.resolve().parent))
-    existing = sorted({str(Path(p).resolve()) for p in paths if p and Path(p).exists()}
-                      | {p for p in paths if p and Path(p).exists()})
+    existing = sorted({str(Path(p).resolve()) for p in paths if _reachable(p)}
+                      | {p for p in paths if _reachable(p)})
     return _outermost(existing)
+
+
+def _reachable(path: str) -> bool:
+    """Does ``path`` exist for this user (an ordinary user may not reach /root/...)?"""
+    try:
+        return bool(path) and Path(path).exists()
+    except OSError:
+        return False
 
 
 def _outermost(paths: list[str]) -> list[str]:
@@ -177,42 +178,163 @@ def _instructor_only() -> list[str]:
     return hidden
 
 
-def make_config(mode: str, memory_mb: int = 2048) -> SandboxConfig:
+def make_config(mode: str, limits: GradingLimits | None = None) -> SandboxConfig:
     """The configuration for ``--sandbox MODE``; raises ``SandboxUnavailable`` for ``bwrap``
-    (and ``auto``) when bubblewrap cannot isolate here."""
+    (and ``auto``) when bubblewrap cannot isolate here.  Creates the batch's cgroup
+    parents (``release`` removes them)."""
     if mode not in SANDBOX_MODES:
         raise ValueError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, got {mode!r}")
-    if mode == "off":
-        return SandboxConfig("off", memory_mb=memory_mb,
-                             memory_limit=f"per-process address space {memory_mb} MB (RLIMIT_AS); "
-                                          "no sandbox")
+    limits = limits if limits is not None else GradingLimits()
     data, env = _data_paths()
-    config = SandboxConfig("bwrap", readonly=_outermost(_python_paths() + data), env=env,
-                           memory_mb=memory_mb, hidden=_instructor_only())
-    if os.geteuid() == 0 and shutil.which("unshare") and shutil.which("setpriv"):
-        # Never run a submission as root: from root, sandboxes start as an unprivileged
-        # user (nobody by default), which also makes RLIMIT_NPROC count.
-        config.run_as = int(os.environ.get("NBCOURSE_SANDBOX_UID", "65534"))
-    config.cgroup = _cgroup_parent(memory_mb)
-    if config.cgroup:
-        config.memory_limit = (f"cgroup v2: {memory_mb} MB and {MAX_TASKS} tasks for the whole "
-                               "submission")
+    if mode == "off":
+        config = SandboxConfig("off", env=env, limits=limits)
     else:
-        config.memory_limit = (f"per-process address space {memory_mb} MB (RLIMIT_AS) and at "
-                               f"most {MAX_TASKS} tasks (RLIMIT_NPROC)")
-        if os.geteuid() == 0 and config.run_as < 0:
-            config.memory_limit += "; Linux does not enforce RLIMIT_NPROC for root"
-    self_test(config)
+        if shutil.which("bwrap") is None:
+            raise SandboxUnavailable(
+                "bubblewrap (bwrap) is not installed. Install it (Debian/Ubuntu: "
+                "`sudo apt install bubblewrap`, Fedora: `sudo dnf install bubblewrap`) "
+                "or grade with `--sandbox off` at your own risk (no isolation).")
+        config = SandboxConfig("bwrap", readonly=_outermost(_python_paths() + data), env=env,
+                               limits=limits, hidden=_instructor_only())
+        if os.geteuid() == 0:
+            # Never run a submission as root, nor bwrap with root's capabilities: from
+            # root, sandboxes start as an unprivileged user (nobody by default).
+            missing = [name for name in ("unshare", "setpriv") if shutil.which(name) is None]
+            if missing:
+                raise SandboxUnavailable(
+                    f"the grader runs as root and {' and '.join(missing)} "
+                    f"{'is' if len(missing) == 1 else 'are'} not installed, so a sandbox "
+                    "would run as root. Install util-linux (Debian/Ubuntu: `sudo apt install "
+                    "util-linux`), or grade as an ordinary user.")
+            config.run_as = int(os.environ.get("NBCOURSE_SANDBOX_UID", "65534"))
+            if config.run_as == 0:
+                raise SandboxUnavailable("NBCOURSE_SANDBOX_UID=0 would run submissions as root")
+        seccomp_program()  # fails here, loudly, if the filter cannot be built
+    config.cgroups = cgroups.find_parents()
+    limits.enforced = config.describe()
+    if mode != "off":
+        try:
+            self_test(config)
+        except BaseException:
+            release(config)
+            raise
     return config
 
 
+def release(config: SandboxConfig) -> int:
+    """End every sandbox of the batch still alive (by its cgroup) and remove the cgroups;
+    returns how many processes were still there."""
+    return cgroups.sweep(config.cgroups)
+
+
+# --------------------------------------------------------------------------- seccomp
+_SECCOMP: bytes | None = None
+
+
+def seccomp_program() -> bytes:
+    """The compiled seccomp filter (classic BPF, built by libseccomp for this machine's
+    architectures, x32 included): every call in ``DENIED_SYSCALLS`` fails with EPERM."""
+    global _SECCOMP
+    if _SECCOMP is None:
+        try:
+            import pyseccomp
+        except (ImportError, OSError, AttributeError) as error:
+            raise SandboxUnavailable(
+                f"the seccomp filter cannot be built ({error}): libseccomp is missing "
+                "(Debian/Ubuntu: `sudo apt install libseccomp2`)") from None
+        program = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+        for name in DENIED_SYSCALLS:
+            try:
+                program.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
+            except (OSError, ValueError, RuntimeError):
+                pass  # a call this architecture does not have
+        with tempfile.TemporaryFile() as handle:
+            program.export_bpf(handle)
+            handle.seek(0)
+            _SECCOMP = handle.read()
+    return _SECCOMP
+
+
+def _seccomp_file(channel: Path) -> Path:
+    return channel.with_name(channel.name + ".bpf")
+
+
+# --------------------------------------------------------------------------- the channel
+_PRIVATE_MOUNTS = False
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
+MNT_DETACH = 2
+CLONE_NEWNS = 0x00020000
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def private_mounts() -> bool:
+    """Give this process (a worker, as root) a mount namespace of its own, so each
+    channel can be a small tmpfs that disappears with the worker whatever happens."""
+    global _PRIVATE_MOUNTS
+    libc = _libc()
+    if libc.unshare(CLONE_NEWNS) != 0 or libc.mount(b"none", b"/", None,
+                                                     MS_REC | MS_PRIVATE, None) != 0:
+        return False
+    _PRIVATE_MOUNTS = True
+    return True
+
+
 def prepare_channel(config: SandboxConfig, channel: Path) -> None:
-    """Make ``channel`` (and the way to it) usable by the sandbox's user."""
+    """Make ``channel`` (and the way to it) usable by the sandbox's user, a sized tmpfs
+    when this process has mounts of its own, and write the seccomp filter next to it."""
+    if config.kind != "bwrap":
+        return
+    if config.private_channel and _PRIVATE_MOUNTS:
+        options = f"size={config.limits.channel_mb * MB},mode=700,nr_inodes=64".encode()
+        if _libc().mount(b"nbcourse-channel", str(channel).encode(), b"tmpfs",
+                         MS_NOSUID | MS_NODEV | MS_NOEXEC, options) != 0:
+            raise OSError(ctypes.get_errno(), "cannot mount the channel's tmpfs")
+    bpf = _seccomp_file(channel)
+    with open(os.open(bpf, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as handle:
+        handle.write(seccomp_program())
     if config.run_as >= 0:
         os.chmod(channel.parent, 0o711)  # traversable, not listable
         os.chown(channel, config.run_as, config.run_as)
-        stage = _stage(channel)
-        stage.mkdir(mode=0o755, exist_ok=True)
+        _stage(channel).mkdir(mode=0o755, exist_ok=True)
+
+
+def release_channel(channel: Path) -> None:
+    """Unmount (if mounted) and remove a channel and what sits next to it."""
+    if _PRIVATE_MOUNTS:
+        _libc().umount2(str(channel).encode(), MNT_DETACH)
+    for path in (channel, _stage(channel), _seccomp_file(channel)):
+        remove_tree(path)
+
+
+def remove_tree(path: Path) -> None:
+    """Remove ``path`` whatever the modes inside it (a kernel may leave mode-000 folders)."""
+    def fix(function, name, _):
+        for folder in (os.path.dirname(name), name):
+            try:
+                os.chmod(folder, 0o700)
+            except OSError:
+                pass
+        try:
+            if os.path.isdir(name) and not os.path.islink(name):
+                shutil.rmtree(name, onerror=lambda *_: None)
+            else:
+                os.unlink(name)
+        except OSError:
+            pass
+
+    path = Path(path)
+    if path.is_symlink() or path.is_file():
+        try:
+            path.unlink()
+        except OSError:
+            pass
+    elif path.is_dir():
+        shutil.rmtree(path, onerror=fix)
+        if path.exists():
+            shutil.rmtree(path, onerror=fix)
 
 
 def _stage(channel: Path) -> Path:
@@ -220,23 +342,26 @@ def _stage(channel: Path) -> Path:
 
 
 def bwrap_command(config: SandboxConfig, channel: Path,
-                  program: list[str] | None = None) -> list[str]:
+                  program: list[str]) -> list[str]:
     """The command line of one sandbox whose only writable host folder is ``channel``;
-    it runs ``program`` (default: the kernel launcher).
+    it runs ``program``.  ``prepare_channel`` must have run.
 
     From root, the command first enters a private mount namespace in which every
     read-only folder is also mounted under a staging folder the unprivileged user can
     reach (``/root/.pyenv`` is not reachable from ``/root``), then drops to that user
-    and starts bwrap, which binds each staged folder back at its own path.
+    and starts bwrap, which binds each staged folder back at its own path.  The seccomp
+    filter reaches bwrap as file descriptor 9, opened by the shell that starts it.
     """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable("bwrap is not installed")
+    limits = config.limits
     sources = {path: path for path in config.readonly}
     if config.run_as >= 0:
         stage = _stage(channel)
         sources = {path: str(stage / str(number)) for number, path in enumerate(config.readonly)}
-    command = [bwrap, "--unshare-all", "--die-with-parent", "--new-session",
+    command = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
+               "--cap-drop", "ALL", "--seccomp", "9", "--die-with-parent", "--new-session",
                "--hostname", "nbcourse-sandbox"]
     for top in ("usr", "bin", "lib", "lib32", "lib64", "libx32", "sbin"):
         path = Path("/", top)
@@ -248,199 +373,66 @@ def bwrap_command(config: SandboxConfig, channel: Path,
         if Path("/etc", name).exists():
             command += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
     command += ["--proc", "/proc", "--dev", "/dev",
-                "--size", str(config.tmp_mb * 2**20), "--tmpfs", "/tmp",
-                "--size", str(config.tmp_mb * 2**20), "--tmpfs", "/dev/shm",
-                "--size", str(config.home_mb * 2**20), "--tmpfs", HOME]
+                "--size", str(limits.tmp_mb * MB), "--tmpfs", "/tmp",
+                "--size", str(limits.tmp_mb * MB), "--tmpfs", "/dev/shm",
+                "--size", str(limits.home_mb * MB), "--tmpfs", HOME]
     for path in config.readonly:
         command += ["--ro-bind", sources[path], path]
     for path in config.hidden:  # an empty folder over what only the instructor may read
         command += ["--tmpfs", path, "--remount-ro", path]
     command += ["--bind", str(channel), str(channel), "--chdir", HOME, "--clearenv"]
-    env = sandbox_environment(config)
-    for name, value in env.items():
+    for name, value in kernel_environment(config, HOME).items():
         command += ["--setenv", name, value]
-    command += ["--", *(program or [sys.executable, "-c", LAUNCHER])]
+    command += ["--", *program]
+    bpf = shlex.quote(str(_seccomp_file(channel)))
     if config.run_as < 0:
-        return command
+        return ["/bin/sh", "-c", f'exec "$@" 9<{bpf}', "nbcourse-sandbox", *command]
     stage = _stage(channel)
     script = [f"mount -t tmpfs -o mode=755,size=1m nbcourse-stage {shlex.quote(str(stage))}"]
     for path, staged in sources.items():
         script.append(f"mkdir {shlex.quote(staged)} && mount --rbind {shlex.quote(path)} "
                       f"{shlex.quote(staged)}")
     user = str(config.run_as)
-    script.append(f"exec setpriv --reuid={user} --regid={user} --clear-groups "
-                  '"$@"')
+    script.append(f'exec setpriv --reuid={user} --regid={user} --clear-groups "$@" 9<{bpf}')
     return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-ec",
             " && ".join(script), "nbcourse-sandbox", *command]
 
 
-def sandbox_environment(config: SandboxConfig) -> dict[str, str]:
+def kernel_environment(config: SandboxConfig, home: str, token: str = "") -> dict[str, str]:
+    """The kernel's whole environment, in every mode: nothing of the grader's own, the
+    corpora's folders, and a home (``home``) with every cache inside it."""
+    tmp = "/tmp" if config.kind == "bwrap" else f"{home}/.tmp"
     env = {"PATH": os.path.dirname(sys.executable) + ":/usr/bin:/bin", "LANG": "C.UTF-8",
-           "HOME": HOME, "TMPDIR": "/tmp", "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp/matplotlib",
-           "IPYTHONDIR": f"{HOME}/.ipython", "JUPYTER_CONFIG_DIR": f"{HOME}/.jupyter",
-           "JUPYTER_DATA_DIR": f"{HOME}/.jupyter-data", "PYTHONHASHSEED": "0",
+           "HOME": home, "TMPDIR": tmp, "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{tmp}/matplotlib",
+           "IPYTHONDIR": f"{home}/.ipython", "JUPYTER_CONFIG_DIR": f"{home}/.jupyter",
+           "JUPYTER_DATA_DIR": f"{home}/.jupyter-data",
+           "PYTHONHASHSEED": "0",  # same set/dict order on every run: same result twice
            "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1",
            "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
            "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
     env.update(config.env)
+    if token:
+        from .processes import TOKEN_VARIABLE
+        env[TOKEN_VARIABLE] = token
     return env
-
-
-# --------------------------------------------------------------------------- cgroup v2
-def _cgroup_parent(memory_mb: int) -> str:
-    """A cgroup v2 folder under which this grader may create one cgroup per submission
-    with ``memory.max`` and ``pids.max``; "" when the machine does not allow it."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-        relative = next(line.split("::", 1)[1] for line in lines if line.startswith("0::"))
-        mounts = Path("/proc/self/mounts").read_text().splitlines()
-        roots = [m.split()[1] for m in mounts if m.split()[2] == "cgroup2"]
-    except (OSError, StopIteration, IndexError):
-        return ""
-    for root in roots:
-        mine = Path(root) / relative.lstrip("/")
-        try:
-            controllers = (mine / "cgroup.controllers").read_text().split()
-        except OSError:
-            continue
-        if "memory" not in controllers or "pids" not in controllers:
-            continue
-        parent = mine / f"nbcourse-{os.getpid()}"
-        try:
-            parent.mkdir(exist_ok=True)
-            (parent / "cgroup.subtree_control").write_text("+memory +pids")
-            return str(parent)
-        except OSError:
-            try:
-                parent.rmdir()
-            except OSError:
-                pass
-    return ""
-
-
-def cgroup_for(config: SandboxConfig, name: str) -> str:
-    """Create the cgroup of one sandbox; "" when cgroups are not used."""
-    if not config.cgroup:
-        return ""
-    path = Path(config.cgroup) / name
-    try:
-        path.mkdir()
-        (path / "memory.max").write_text(str(config.memory_mb * 2**20))
-        (path / "memory.swap.max").write_text("0") if (path / "memory.swap.max").exists() else None
-        (path / "pids.max").write_text(str(MAX_TASKS))
-        return str(path)
-    except OSError:
-        return ""
-
-
-def oom_kills(path: str) -> int:
-    """How many processes of the cgroup the kernel killed for going over memory.max."""
-    try:
-        for line in Path(path, "memory.events").read_text().splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                return int(value)
-    except (OSError, ValueError):
-        pass
-    return 0
-
-
-def remove_cgroup(path: str) -> None:
-    if not path:
-        return
-    try:
-        Path(path, "cgroup.kill").write_text("1")
-    except OSError:
-        pass
-    for _ in range(50):
-        try:
-            os.rmdir(path)
-            return
-        except OSError:
-            time.sleep(0.02)
-
-
-# --------------------------------------------------------------------------- warm sandboxes
-class WarmSandbox:
-    """A started sandbox that has imported everything and waits for one submission."""
-
-    def __init__(self, config: SandboxConfig, base: Path):
-        self.config = config
-        self.channel = Path(tempfile.mkdtemp(prefix="channel-", dir=base))
-        os.chmod(self.channel, 0o700)
-        prepare_channel(config, self.channel)
-        self.cgroup = cgroup_for(config, self.channel.name)
-        self.out_of_memory = False
-        cgroup = self.cgroup
-
-        def enter_cgroup():  # runs in the child before bwrap starts: nothing escapes it
-            if cgroup:
-                with open(os.path.join(cgroup, "cgroup.procs"), "w") as handle:
-                    handle.write(str(os.getpid()))
-
-        self.process = subprocess.Popen(
-            bwrap_command(config, self.channel), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
-            preexec_fn=enter_cgroup if cgroup else None)
-        self.pid = self.process.pid
-
-    def wait_ready(self, timeout: float = 60.0) -> bool:
-        """True once the sandbox has imported its modules and waits for a job."""
-        import selectors
-        selector = selectors.DefaultSelector()
-        selector.register(self.process.stdout, selectors.EVENT_READ)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if selector.select(timeout=max(0.0, deadline - time.monotonic())):
-                line = self.process.stdout.readline()
-                selector.close()
-                return line.strip() == b"ready"
-        selector.close()
-        return False
-
-    def start_kernel(self, args: list[str], notebook: str, memory: int, file_size: int) -> None:
-        job = {"args": args, "notebook": notebook, "notebook_path": f"{HOME}/submission.ipynb",
-               "memory": -1 if self.cgroup else memory, "file_size": file_size,
-               "tasks": -1 if self.cgroup else MAX_TASKS}
-        self.process.stdin.write((json.dumps(job) + "\n").encode())
-        self.process.stdin.flush()
-        self.process.stdin.close()
-
-    def kill(self) -> None:
-        """Kill the sandbox: bwrap's death takes its whole PID namespace with it."""
-        try:
-            os.killpg(self.pid, 9)
-        except OSError:
-            pass
-        try:
-            self.process.kill()
-        except OSError:
-            pass
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        for stream in (self.process.stdin, self.process.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
-        if self.cgroup and oom_kills(self.cgroup):
-            self.out_of_memory = True
-        remove_cgroup(self.cgroup)
-        shutil.rmtree(self.channel, ignore_errors=True)
-        shutil.rmtree(_stage(self.channel), ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- self-test
 SELF_TEST = r"""
-import json, os, socket, sys
-planted = sys.argv[1]
+import ctypes, json, os, socket, sys
+planted, port, readonly = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+libc = ctypes.CDLL(None, use_errno=True)
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines()
+              if ":" in line)
 found = {"planted_visible": os.path.exists(planted),
          "processes": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
-         "uid_map": open("/proc/self/uid_map").read().split()}
+         "uid_map": open("/proc/self/uid_map").read().split(),
+         "cap_eff": int(status["CapEff"].strip(), 16), "seccomp": status["Seccomp"].strip(),
+         # MS_REMOUNT | MS_BIND on a read-only bind: must fail (no capability, no mount)
+         "remount": libc.mount(b"none", readonly.encode(), None, 32 | 4096, None) == 0,
+         "user_namespace": libc.unshare(0x10000000) == 0}
 try:
-    socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=2).close()
+    socket.create_connection(("127.0.0.1", port), timeout=2).close()
     found["network"] = True
 except OSError:
     found["network"] = False
@@ -450,14 +442,11 @@ print(json.dumps(found))
 
 def self_test(config: SandboxConfig) -> None:
     """Prove that a sandbox really isolates: a file planted outside is invisible, the
-    grader's processes are invisible, a server on the host's loopback is unreachable."""
+    grader's processes are invisible, a server on the host's loopback is unreachable,
+    the kernel holds no capability, cannot remount a read-only folder writable, cannot
+    make a user namespace, and runs under the seccomp filter."""
     import socket
 
-    if shutil.which("bwrap") is None:
-        raise SandboxUnavailable(
-            "bubblewrap (bwrap) is not installed. Install it (Debian/Ubuntu: "
-            "`sudo apt install bubblewrap`, Fedora: `sudo dnf install bubblewrap`) "
-            "or grade with `--sandbox off` at your own risk (no isolation).")
     with tempfile.TemporaryDirectory(prefix="nbcourse-selftest-") as folder:
         planted = Path(folder, "planted-outside.txt")
         planted.write_text("the sandbox must not see this")
@@ -468,14 +457,16 @@ def self_test(config: SandboxConfig) -> None:
         server.bind(("127.0.0.1", 0))
         server.listen(1)
         port = server.getsockname()[1]
-        command = bwrap_command(config, channel,
-                                [sys.executable, "-c", SELF_TEST, str(planted), str(port)])
+        readonly = config.readonly[0] if config.readonly else "/usr"
+        command = bwrap_command(config, channel, [sys.executable, "-c", SELF_TEST, str(planted),
+                                                  str(port), readonly])
         try:
             run = subprocess.run(command, capture_output=True, text=True, timeout=60)
         except (OSError, subprocess.TimeoutExpired) as error:
             raise SandboxUnavailable(_how_to_fix(str(error))) from None
         finally:
             server.close()
+            release_channel(channel)
     if run.returncode != 0:
         raise SandboxUnavailable(_how_to_fix(run.stderr.strip()[-500:]))
     try:
@@ -489,6 +480,14 @@ def self_test(config: SandboxConfig) -> None:
         problems.append("the host's loopback network is reachable")
     if os.getpid() in found["processes"] or len(found["processes"]) > 3:
         problems.append(f"processes outside are visible ({found['processes'][:5]} ...)")
+    if found.get("cap_eff", 1) != 0:
+        problems.append(f"the kernel holds capabilities (CapEff {found.get('cap_eff', 0):#x})")
+    if found.get("remount", True):
+        problems.append(f"a read-only folder ({readonly}) can be remounted writable")
+    if found.get("user_namespace", True):
+        problems.append("a new user namespace can be made inside")
+    if found.get("seccomp") != "2":
+        problems.append("the seccomp filter is not in force")
     if problems:
         raise SandboxUnavailable("bubblewrap runs but does not isolate: " + "; ".join(problems)
                                  + ". Grade with `--sandbox off` only at your own risk.")

@@ -5,10 +5,12 @@ slow imports (nbclient, jupyter_client) happen once per worker, not per submissi
 The worker is a child subreaper (see ``processes``): after each submission every
 process still below it was started by that submission, and is killed.
 
-With a sandbox (``--sandbox bwrap``), the worker keeps one *warm* sandbox ready: it
-is started while the previous submission runs, has imported ipykernel, numpy and
-pandas, and serves exactly one submission.  Without one, kernels are forked from a
-preloaded factory (``kernel_factory``).
+The worker keeps one *warm* kernel ready (``launcher.WarmKernel``), in its own
+bubblewrap sandbox unless ``--sandbox off``: it is started while the previous
+submission runs, has imported ipykernel, numpy and pandas, and serves exactly one
+submission.  As root, the worker first takes a mount namespace of its own, so every
+sandbox's channel is a small tmpfs that vanishes with the worker.  Its folder is inside
+the batch's, which the batch removes whatever happens to the worker.
 
 Protocol: one JSON job per line on stdin, one JSON reply per line on the original
 stdout.  File descriptor 1 is pointed at stderr before any job runs, so nothing a
@@ -19,47 +21,45 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import sys
 import tempfile
 import traceback
 from pathlib import Path
 
-from .kernel_factory import KernelFactory
+from .launcher import WarmKernel
+from .limits import GradingLimits
 from .processes import TOKEN_VARIABLE, become_subreaper, kill_descendants
 from .report import RunReport
-from .runner import Limits, run_submission
-from .sandbox import SandboxConfig, WarmSandbox
+from .runner import run_submission
+from .sandbox import SandboxConfig, private_mounts, remove_tree
+
+CONFIG_VARIABLE = "NBCOURSE_GRADING_SANDBOX"
 
 
-def factory_environment(base: Path, token: str) -> dict[str, str]:
-    """The factory's own environment: what must hold at import time, no instructor paths."""
-    env = {name: os.environ[name] for name in ("PATH", "LANG", "LC_ALL", "TZ")
-           if name in os.environ}
-    env.update({"HOME": str(base), "PYTHONHASHSEED": "0", "PYTHONNOUSERSITE": "1",
-                "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1",
-                "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg",
-                TOKEN_VARIABLE: token})
-    return env
+class WarmKernels:
+    """One warm kernel ahead of need; each one is used for a single submission."""
 
-
-class Sandboxes:
-    """One warm sandbox ahead of need; each one is used for a single submission."""
-
-    def __init__(self, config: SandboxConfig, base: Path):
+    def __init__(self, config: SandboxConfig, base: Path, token: str):
         self.config = config
         self.base = base
-        self.spare: WarmSandbox | None = None
+        self.token = token
+        self.spare: WarmKernel | None = WarmKernel(config, base, token)
 
-    def take(self) -> WarmSandbox:
-        sandbox = self.spare if self.spare is not None else WarmSandbox(self.config, self.base)
+    def take(self) -> WarmKernel:
+        kernel = self.spare if self.spare is not None else WarmKernel(self.config, self.base,
+                                                                      self.token)
         self.spare = None
-        ready = sandbox.wait_ready()
-        self.spare = WarmSandbox(self.config, self.base)  # imports while this one runs
+        ready = kernel.wait_ready()
+        self.spare = WarmKernel(self.config, self.base, self.token)  # imports while it runs
         if not ready:
-            sandbox.kill()
-            raise RuntimeError("the sandbox did not start (is bubblewrap still working?)")
-        return sandbox
+            kernel.kill()
+            raise RuntimeError("the kernel did not start"
+                               + (" (is bubblewrap still working?)"
+                                  if self.config.kind == "bwrap" else ""))
+        return kernel
+
+    def spare_pids(self) -> set[int]:
+        return {self.spare.pid} if self.spare is not None else set()
 
     def close(self) -> None:
         if self.spare is not None:
@@ -68,30 +68,20 @@ class Sandboxes:
 
 
 def main() -> int:
+    config = SandboxConfig.from_json(json.loads(os.environ.get(CONFIG_VARIABLE, "{}")))
+    if config.private_channel:
+        private_mounts()  # first, while this process has a single thread
     replies = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     logging.getLogger("traitlets").setLevel(logging.CRITICAL)
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     become_subreaper()
-    base = Path(tempfile.mkdtemp(prefix="nbcourse-grading-"))
+    base = Path(tempfile.mkdtemp(prefix="worker-", dir=os.getcwd()))
     os.chmod(base, 0o700)
-    factory = None
-    sandboxes = None
     token = os.environ.get(TOKEN_VARIABLE, "")
-    config = SandboxConfig(**json.loads(os.environ.get("NBCOURSE_GRADING_SANDBOX", "{}")))
-    if config.kind == "bwrap":
-        sandboxes = Sandboxes(config, base)
-        sandboxes.spare = WarmSandbox(config, base)  # its imports overlap with the worker's
-    elif os.environ.get("NBCOURSE_GRADING_FACTORY", "1") != "0":
-        # start the factory's imports now, alongside this worker's own
-        factory = KernelFactory(factory_environment(base, token), base)
-        factory.start()
-    import nbclient  # noqa: F401  (slow; imported once, while the factory warms up)
-
-    def spare_pids() -> set[int]:
-        pids = {factory.pid} if factory and factory.pid else set()
-        return pids | ({sandboxes.spare.pid} if sandboxes and sandboxes.spare else set())
+    kernels = WarmKernels(config, base, token)  # its imports overlap with the worker's
+    import nbclient  # noqa: F401  (slow; imported once, while the kernel warms up)
 
     try:
         for line in sys.stdin:
@@ -99,26 +89,21 @@ def main() -> int:
                 continue
             job = json.loads(line)
             try:
-                limits = Limits(**job["limits"])
-                report = run_submission(job["path"], job["plan"], limits, base,
-                                        Path(job["cache_dir"]), job["token"], factory,
-                                        sandboxes.take if sandboxes else None)
+                limits = GradingLimits.from_json(job["limits"])
+                report = run_submission(job["path"], job["plan"], limits, kernels.take)
                 report.isolation = config.describe()
                 report = report.to_json()
             except Exception as error:  # noqa: BLE001 - report it, keep the worker alive
                 report = RunReport.failed(f"{type(error).__name__}: {error}").to_json()
                 report["traceback"] = traceback.format_exc(limit=8)
             finally:
-                kill_descendants(spare=spare_pids())
+                kill_descendants(spare=kernels.spare_pids())
             replies.write(json.dumps({"id": job["id"], "report": report}) + "\n")
             replies.flush()
     finally:
-        if factory is not None:
-            factory.close()
-        if sandboxes is not None:
-            sandboxes.close()
+        kernels.close()
         kill_descendants()
-        shutil.rmtree(base, ignore_errors=True)
+        remove_tree(base)
     return 0
 
 

@@ -1,0 +1,244 @@
+"""One cgroup per submission: memory and tasks counted for the whole sandbox, and a way to
+end everything in it that nothing inside can change.
+
+Per-process limits (``RLIMIT_AS``) miss memfd and tmpfs pages and add nothing up across
+processes; a memory cgroup counts every page any process of the submission uses, and
+its OOM killer picks a process of *that* submission.  The grader uses cgroup v2 where
+its own cgroup is delegated to it (``memory`` and ``pids`` controllers), otherwise the
+cgroup v1 ``memory`` (and ``pids``) hierarchies when it may create folders there
+(root, usually).  On a machine with neither, ``find_parents`` returns nothing and the
+grader falls back to per-process limits; ``results.json`` says which held.
+
+The batch creates one parent folder (``nbcourse-<pid>-<random>``) per hierarchy; each sandbox
+gets a child named after its channel.  Ending a sandbox kills every process listed in
+its cgroup (``cgroup.kill`` on v2); ``sweep`` does that for every child left when the
+batch ends, whatever happened to the worker that created it.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import time
+from pathlib import Path
+
+from .limits import MB, GradingLimits
+
+
+def _mounts() -> list[tuple[str, str, list[str]]]:
+    """(mount point, type, options) of every cgroup file system."""
+    found = []
+    try:
+        for line in Path("/proc/self/mounts").read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 4 and parts[2] in ("cgroup", "cgroup2"):
+                found.append((parts[1], parts[2], parts[3].split(",")))
+    except OSError:
+        pass
+    return found
+
+
+def _own_paths() -> dict[str, str]:
+    """{controller list or "" for v2: this process's cgroup path} from /proc/self/cgroup."""
+    paths = {}
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            paths[controllers] = path
+    except (OSError, ValueError):
+        pass
+    return paths
+
+
+def _try_parent(mine: Path, version: int, name: str) -> str:
+    parent = mine / name
+    try:
+        parent.mkdir()
+        if version == 2:
+            (parent / "cgroup.subtree_control").write_text("+memory +pids")
+        return str(parent)
+    except OSError:
+        try:
+            parent.rmdir()
+        except OSError:
+            pass
+        return ""
+
+
+def find_parents() -> dict:
+    """``{"version": 1 or 2, "memory": folder, "pids": folder or ""}`` under which this
+    process may create one cgroup per submission; ``{}`` where the machine offers none."""
+    own = _own_paths()
+    mounts = _mounts()
+    name = f"nbcourse-{os.getpid()}-{secrets.token_hex(4)}"  # one per batch
+    for point, kind, _ in mounts:  # cgroup v2, delegated to us
+        if kind != "cgroup2" or "" not in own:
+            continue
+        mine = Path(point) / own[""].lstrip("/")
+        try:
+            controllers = (mine / "cgroup.controllers").read_text().split()
+        except OSError:
+            continue
+        if "memory" in controllers and "pids" in controllers:
+            parent = _try_parent(mine, 2, name)
+            if parent:
+                return {"version": 2, "memory": parent, "pids": parent}
+    found = {}
+    for controller in ("memory", "pids"):  # cgroup v1
+        for point, kind, options in mounts:
+            if kind != "cgroup" or controller not in options:
+                continue
+            relative = next((path for names, path in own.items()
+                             if controller in names.split(",")), None)
+            if relative is None:
+                continue
+            parent = _try_parent(Path(point) / relative.lstrip("/"), 1, name)
+            if parent:
+                found[controller] = parent
+                break
+    if "memory" not in found:
+        remove_parents({"version": 1, **found})
+        return {}
+    return {"version": 1, "memory": found["memory"], "pids": found.get("pids", "")}
+
+
+def create(parents: dict, name: str, limits: GradingLimits) -> list[str]:
+    """The cgroup folders of one sandbox, limits written; [] when they cannot be made."""
+    if not parents:
+        return []
+    memory = str(limits.memory_mb * MB)
+    made: list[str] = []
+    try:
+        if parents["version"] == 2:
+            path = Path(parents["memory"]) / name
+            path.mkdir()
+            made.append(str(path))
+            (path / "memory.max").write_text(memory)
+            if (path / "memory.swap.max").exists():
+                (path / "memory.swap.max").write_text("0")
+            (path / "pids.max").write_text(str(limits.tasks))
+            return made
+        path = Path(parents["memory"]) / name
+        path.mkdir()
+        made.append(str(path))
+        (path / "memory.limit_in_bytes").write_text(memory)
+        if (path / "memory.memsw.limit_in_bytes").exists():  # no escape into swap
+            (path / "memory.memsw.limit_in_bytes").write_text(memory)
+        if parents.get("pids"):
+            path = Path(parents["pids"]) / name
+            path.mkdir()
+            made.append(str(path))
+            (path / "pids.max").write_text(str(limits.tasks))
+        return made
+    except OSError:
+        kill(made)
+        return []
+
+
+def enter(paths: list[str]) -> None:
+    """Move the calling process into ``paths`` (run in the child before it starts bwrap,
+    so nothing the sandbox starts is ever outside)."""
+    for path in paths:
+        with open(os.path.join(path, "cgroup.procs"), "w") as handle:
+            handle.write(str(os.getpid()))
+
+
+def _members(path: str) -> list[int]:
+    try:
+        return [int(pid) for pid in Path(path, "cgroup.procs").read_text().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def kill(paths: list[str], seconds: float = 5.0) -> bool:
+    """SIGKILL every process in the cgroups, until none is left, then remove them.
+    True when every folder is gone."""
+    deadline = time.monotonic() + seconds
+    for path in paths:
+        try:
+            Path(path, "cgroup.kill").write_text("1")
+        except OSError:
+            pass
+        while time.monotonic() < deadline:
+            members = _members(path)
+            if not members:
+                break
+            for pid in members:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.01)
+    removed = True
+    for path in paths:
+        while True:
+            try:
+                os.rmdir(path)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    removed = False
+                    break
+                time.sleep(0.02)
+    return removed
+
+
+def oom_kills(paths: list[str]) -> int:
+    """How many processes of the cgroup the kernel killed for going over its memory limit."""
+    for path in paths:
+        for name in ("memory.events", "memory.oom_control"):  # v2, v1
+            try:
+                for line in Path(path, name).read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+            except (OSError, ValueError):
+                continue
+    return 0
+
+
+def sweep(parents: dict) -> int:
+    """Kill whatever is left in any sandbox's cgroup under ``parents`` and remove them
+    all; returns how many processes were still there."""
+    left = 0
+    if not parents:
+        return 0
+    for key in ("memory", "pids"):
+        parent = parents.get(key)
+        if not parent or not Path(parent).is_dir():
+            continue
+        children = [str(child) for child in Path(parent).iterdir() if child.is_dir()]
+        left += sum(len(_members(child)) for child in children)
+        kill(children)
+    remove_parents(parents)
+    return left
+
+
+def remove_parents(parents: dict) -> None:
+    for key in ("memory", "pids"):
+        if parents.get(key):
+            try:
+                os.rmdir(parents[key])
+            except OSError:
+                pass
+
+
+def describe(parents: dict, limits: GradingLimits) -> dict:
+    """What limits memory and tasks on this machine, in words for results.json."""
+    if parents:
+        version = parents["version"]
+        tasks = (f"at most {limits.tasks} tasks for the whole submission (cgroup v{version} "
+                 "pids)" if parents.get("pids") else
+                 f"at most {limits.tasks} tasks per user (RLIMIT_NPROC)")
+        return {"mechanism": f"cgroup v{version}",
+                "memory": f"{limits.memory_mb} MB for the whole submission (cgroup v{version}: "
+                          "every process, tmpfs and memfd pages included), and as address "
+                          "space per process (RLIMIT_AS)",
+                "tasks": tasks}
+    return {"mechanism": "rlimit only (no cgroup on this machine)",
+            "memory": f"{limits.memory_mb} MB of address space per process (RLIMIT_AS); "
+                      "memfd and tmpfs pages and the sum over processes are not limited",
+            "tasks": f"at most {limits.tasks} tasks per user (RLIMIT_NPROC), not enforced "
+                     "for root"}
