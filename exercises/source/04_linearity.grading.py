@@ -83,6 +83,9 @@ TIES = (0.0, np.array([1.0, -1.0, 0.5]), np.array([[0, 0, 0], [1, 1, 0], [2, 1, 
 SPARSE_MODEL, SPARSE_DOCS = list(MODELS.values())[0]
 SPARSE = (*(lambda w0, w: (float(w0), np.asarray(w, dtype=float)))(*SPARSE_MODEL.to_linear()),
           sp.csr_matrix(SPARSE_DOCS))
+HIDDEN_SPARSE_MODEL, HIDDEN_SPARSE_DOCS = list(MODELS.values())[2]
+HIDDEN_SPARSE = (*(lambda w0, w: (float(w0), np.asarray(w, dtype=float)))(
+    *HIDDEN_SPARSE_MODEL.to_linear()), sp.csr_matrix(HIDDEN_SPARSE_DOCS))
 LARGE = (0.0, np.array([400.0, -300.0]), np.array([[2, 0], [0, 3], [1, 1], [0, 0]]))
 MORE_TIES = (0.5, np.array([2.0, -2.0, -0.5]),
              np.array([[1, 1, 1], [0, 0, 1], [1, 0, 0], [3, 3, 1], [0, 1, 2], [2, 2, 0]]))
@@ -289,7 +292,7 @@ EXERCISE = Exercise(
                           hint="exp(800) overflows to inf and inf / inf is nan: compute "
                                "1 / (1 + exp(-s)) where s >= 0 and exp(s) / (1 + exp(s)) "
                                "where s < 0"),
-                     Case("a sparse matrix", SPARSE),
+                     Case("a sparse matrix", HIDDEN_SPARSE),
                      Case("large scores of both signs", MORE_LARGE),
                  ],
                  hint="with two classes the posterior of class 1 is the sigmoid of the score, "

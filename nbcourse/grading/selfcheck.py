@@ -252,9 +252,12 @@ class Checker:
             try:
                 returned = answer(*decode_input(case.get("args", {"$tuple": []})),
                                   **decode_input(case.get("kwargs", {"$dict": []})))
-            except NotImplementedError:
-                return TestOutcome(name, False, "not answered yet (it still raises "
-                                                "NotImplementedError)"), NO_VALUE
+            except NotImplementedError as error:
+                if not str(error):  # the stub's bare raise, not a library's refusal
+                    return TestOutcome(name, False, "not answered yet (it still raises "
+                                                    "NotImplementedError)"), NO_VALUE
+                return TestOutcome(name, False, f"raised NotImplementedError: {error}",
+                                   hint), NO_VALUE
             except Exception as error:  # noqa: BLE001 - report it like the grader would
                 text = str(error)
                 message = f"raised {type(error).__name__}" + (f": {text}" if text else "")

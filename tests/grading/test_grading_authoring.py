@@ -178,18 +178,26 @@ def _formats(number) -> set[str]:
     """How a number can be written in a notebook or a JSON file (a person would round it)."""
     from fractions import Fraction
     x = float(number)
-    found = {repr(x), f"{x:.4f}", f"{x:.5f}", f"{x:.6f}", f"{100 * x:.2f}%", f"{100 * x:.1f}%"}
+    found = {repr(x)}
+    if abs(x) >= 0.01:  # fewer digits than that say nothing about a tiny number
+        found |= {f"{x:.4f}", f"{x:.5f}", f"{x:.6f}"}
+    if 0.01 <= abs(x) <= 1:
+        found |= {f"{100 * x:.2f}%", f"{100 * x:.1f}%"}
     if isinstance(number, Fraction) and number.denominator > 1:
         found |= {f"{number.numerator}/{number.denominator}",
                   f'"$fraction": [{number.numerator}, {number.denominator}]'}
     return found
 
 
-def _distinctive(number) -> bool:
-    """Worth searching for: four significant digits or more (0.3 or 1.0 is everywhere)."""
+def _distinctive(number, denominator: int = 200) -> bool:
+    """Worth searching for: not a whole number or a fraction with a small denominator
+    (1/3, 0.75 or 5.0 turn up in any file by chance), four significant digits or more."""
     import math
+    from fractions import Fraction
     x = abs(float(number))
-    if x == 0 or math.isinf(x) or math.isnan(x):
+    if math.isinf(x) or math.isnan(x) or x == round(x):
+        return False
+    if abs(float(Fraction(x).limit_denominator(denominator)) - x) < 1e-12:
         return False
     digits = repr(x).lstrip("0.").replace(".", "").rstrip("0").split("e")[0]
     return len(digits) >= 4
@@ -198,6 +206,12 @@ def _distinctive(number) -> bool:
 def _released_text() -> dict[str, str]:
     return {p.name: p.read_text(encoding="utf-8") for pattern in ("*.ipynb", "*.checks.json")
             for p in RELEASE.glob(pattern)}
+
+
+def _own(texts, exercise) -> dict[str, str]:
+    """The files a student of this exercise receives (a number another exercise happens
+    to show is not this exercise's answer)."""
+    return {name: text for name, text in texts.items() if name.startswith(exercise.name)}
 
 
 def _leaks(exercise, texts) -> list[str]:
@@ -217,7 +231,11 @@ def _leaks(exercise, texts) -> list[str]:
             for case in data["cases"]:
                 if case["expected"] is not None or case["mistakes"]:
                     found.append(f"{question.id}: a public case ships values")
+            shared = {m.feedback for other in exercise.questions if not other.graded_later
+                      for m in other.mistakes}  # the same words under a function question
             for mistake in question.mistakes:
+                if mistake.feedback in shared:
+                    continue
                 for name, text in texts.items():
                     if mistake.feedback in text:
                         found.append(f"{question.id}: {name} explains {mistake.name!r}")
@@ -227,12 +245,19 @@ def _leaks(exercise, texts) -> list[str]:
                     if shown is not None and question.graded_later and \
                             question.same_as(decode_input(shown), value, question.cases[0]):
                         found.append(f"{question.id}: the checks file holds the graded value")
-            for number in _numbers(value):
-                if not _distinctive(number):
+            numbers = _numbers(value)
+            if question.graded_later and isinstance(value, str) and len(value) > 3:
+                for name, text in _own(texts, exercise).items():
+                    if json.dumps(value) in text:
+                        found.append(f"{question.id}: {name} holds the graded text {value!r}")
+            for number in numbers:
+                # a value graded on its own is searched harder: 61/62 is the answer itself
+                if not _distinctive(number, 20 if question.graded_later else 200):
                     continue
                 for form in _formats(number):
-                    for name, text in texts.items():
-                        if form in text:
+                    for name, text in _own(texts, exercise).items():
+                        # as a number of its own: 0.7310 is not a leak inside 0.73105857...
+                        if re.search(r"(?<![\d.])" + re.escape(form) + r"(?!\d)", text):
                             found.append(f"{question.id}: {name} holds {form} (graded {number!r})")
     return found
 
