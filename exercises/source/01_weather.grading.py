@@ -11,6 +11,7 @@ from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
 from nbcourse.grading.judges import Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
+from nbcourse.grading.values import Tolerance
 
 WEATHER = load_weather()
 PICNIC = load_picnic()
@@ -52,6 +53,17 @@ def ref_p_no():
     return model.predict_proba(pd.DataFrame([LESSON_DAY]), exact=True).iloc[0]["no"]
 
 
+# Two words, independent within each class (the naive assumption holds exactly), half the
+# messages spam: P(win | free) over all messages, which is not P(win).
+WORD_RATE = {"spam": Fraction(2, 5), "ham": Fraction(1, 50)}
+
+
+def p_win_given_free(rate=WORD_RATE, prior=Fraction(1, 2)):
+    both = prior * rate["spam"] ** 2 + (1 - prior) * rate["ham"] ** 2
+    free = prior * rate["spam"] + (1 - prior) * rate["ham"]
+    return both / free
+
+
 # ----------------------------------------------------------------- known mistakes
 # Each computes what a student who made the mistake would return, from the same inputs.
 def _in_class(table, target, label):
@@ -66,6 +78,11 @@ def _counted_likelihood(table, feature, value, target, label):
 def likelihood_over_the_whole_table(table, feature, value, target, label):
     rows = _in_class(table, target, label)
     return Fraction(int((rows[feature] == value).sum()), len(table))
+
+
+def likelihood_class_size_plus_one(table, feature, value, target, label):
+    rows = _in_class(table, target, label)
+    return Fraction(int((rows[feature] == value).sum()), len(rows) + 1)
 
 
 def likelihood_reversed(table, feature, value, target, label):
@@ -136,6 +153,11 @@ EXERCISE = Exercise(
             mistakes=[
                 Mistake("divided by the whole table", likelihood_over_the_whole_table,
                         WHOLE_TABLE),
+                Mistake("class size + 1 in the denominator", likelihood_class_size_plus_one,
+                        "You divided by the class size plus one. Without smoothing a "
+                        "likelihood is the count over the class size itself; adding to the "
+                        "denominator is what smoothing does, with a matching pseudo-count for "
+                        "every value (lesson 02, §8). See lesson 01, §4."),
                 Mistake("P(class | value) instead of P(value | class)", likelihood_reversed,
                         "Your value is the share of the rows with this value that belong to "
                         "the class, P(y | x). The likelihood is the other way round, P(x | y): "
@@ -152,7 +174,10 @@ EXERCISE = Exercise(
                      (SHUFFLED, "outlook", "overcast", "play", "no")),
                 Case("another feature and the other class", (WEATHER, "windy", "true", "play", "no")),
                 Case("a shuffled table with fewer rows", (SHUFFLED, "humidity", "normal", "play", "yes")),
-                Case("a table with other column names", (PICNIC, "sky", "sunny", "enjoy", "yes")),
+                Case("the picnic table, whose class column is 'enjoy' (the `target` argument)",
+                     (PICNIC, "sky", "sunny", "enjoy", "yes"), hidden=False,
+                     hint="this table's class column is not 'play': look it up with the `target` argument, and the labels with `label`"),
+                Case("a table with other column names", (PICNIC, "water", "warm", "enjoy", "no")),
                 Case("a table with three classes", (FRUIT, "colour", "yellow", "label", "banana")),
             ]),
         Question(
@@ -179,7 +204,11 @@ EXERCISE = Exercise(
                      (WEATHER, {"outlook": "overcast", "humidity": "high"}, "play")),
                 Case("a shuffled table with fewer rows",
                      (SHUFFLED, {"temperature": "mild", "humidity": "normal"}, "play")),
-                Case("a table with three classes", (FRUIT, {"colour": "red", "size": "small"}, "label")),
+                Case("a table with four labels, none of them yes/no",
+                     (FRUIT, {"colour": "red", "size": "small"}, "label"), hidden=False,
+                     hint="take the labels from the target column (table[target].unique()), "
+                          "never a fixed list such as ['yes', 'no']"),
+                Case("another four-label query", (FRUIT, {"colour": "yellow", "size": "small"}, "label")),
             ]),
         Question(
             "q3", "predict", points=2, title="the predicted class for a query",
@@ -236,5 +265,28 @@ EXERCISE = Exercise(
                      judge=Within(0, 1, "p_no should be a number between 0 and 1")),
                 Case("the lesson's posterior", hidden=False),
             ]),
+        Question(
+            "q5", "p_win_given_free", points=2, kind="value",
+            title="independent within each class, dependent over all messages",
+            reference=p_win_given_free, tolerance=Tolerance(rel=1e-4, abs_=1e-6),
+            mistakes=[
+                Mistake("independent over all messages too",
+                        lambda: WORD_RATE["spam"] / 2 + WORD_RATE["ham"] / 2,
+                        "Your value is P(win): you treated the words as independent over all "
+                        "messages. They are independent only within each class; 'free' makes "
+                        "spam more likely, and spam makes 'win' more likely. Weigh each class "
+                        "by how likely it makes 'free' (lesson 01, §3)."),
+                Mistake("the rate within spam", lambda: WORD_RATE["spam"],
+                        "Your value is P(win | spam). Seeing 'free' does not prove the message "
+                        "is spam: add the ham messages that contain both words, and divide by "
+                        "all messages that contain 'free' (lesson 01, §3)."),
+                Mistake("P(free and win) not divided by P(free)",
+                        lambda: p_win_given_free() * (WORD_RATE["spam"] / 2 + WORD_RATE["ham"] / 2),
+                        "Your value is P(free and win). A conditional probability divides it by "
+                        "P(free) (lesson 01, §1)."),
+            ],
+            cases=[Case("a probability between 0 and 1", hidden=False,
+                        judge=Within(0, 1, "p_win_given_free should be a number between 0 and 1")),
+                   Case("P(win | free) over all messages")]),
     ],
 )

@@ -11,6 +11,7 @@ from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
 from nbcourse.grading.judges import Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
+from nbcourse.grading.values import Tolerance
 from nbcourse.smoothing import beta_mean, beta_mode, beta_posterior, m_estimate
 
 WEATHER = load_weather()
@@ -24,9 +25,18 @@ FRUIT = pd.DataFrame({
               "apple", "apple"],
 })
 
+# Three classes, and a colour with six values of which the first class shows four: K, the
+# values within the class, the classes, 2, K - 1 and K + 1 are six different numbers.
+SWEETS = pd.DataFrame({
+    "colour": ["red", "red", "blue", "yellow", "blue", "green", "purple", "orange", "green",
+               "purple", "red"],
+    "label": ["fruity"] * 6 + ["mint"] * 3 + ["sour"] * 2,
+})
+
 COIN_CASES = [  # (a, b, heads, tails); every posterior has a single mode
     Case("three heads in three tosses, flat prior Beta(1, 1)", (1, 1, 3, 0), hidden=False),
     Case("two heads, two tails, prior Beta(2, 2)", (2, 2, 2, 2), hidden=False),
+    Case("a prior that leans to tails, four heads in five tosses", (1, 3, 4, 1), hidden=False),
     Case("a prior worth four tosses and a fair coin's data", (2, 2, 7, 3)),
     Case("a strong prior and little data", (20, 5, 1, 2)),
     Case("a prior that believes in tails", (1, 4, 6, 0)),
@@ -104,6 +114,31 @@ def smoothed_alpha_once_below(table, feature, value, target, label, alpha):
     return (int((rows[feature] == value).sum()) + alpha) / (len(rows) + alpha)
 
 
+def smoothed_two_values(table, feature, value, target, label, alpha):
+    rows = _in_class(table, target, label)
+    return (int((rows[feature] == value).sum()) + alpha) / (len(rows) + 2 * alpha)
+
+
+def smoothed_forgotten(table, feature, value, target, label, alpha):
+    rows = _in_class(table, target, label)
+    return int((rows[feature] == value).sum()) / len(rows)
+
+
+def smoothed_numerator_only(table, feature, value, target, label, alpha):
+    rows = _in_class(table, target, label)
+    return (int((rows[feature] == value).sum()) + alpha) / len(rows)
+
+
+def smoothed_k_plus_one(table, feature, value, target, label, alpha):
+    rows = _in_class(table, target, label)
+    return (int((rows[feature] == value).sum()) + alpha) / (len(rows) + alpha * (table[feature].nunique() + 1))
+
+
+def smoothed_k_minus_one(table, feature, value, target, label, alpha):
+    rows = _in_class(table, target, label)
+    return (int((rows[feature] == value).sum()) + alpha) / (len(rows) + alpha * (table[feature].nunique() - 1))
+
+
 def smoothed_k_is_the_classes(table, feature, value, target, label, alpha):
     rows = _in_class(table, target, label)
     return (int((rows[feature] == value).sum()) + alpha) / (len(rows) + alpha * table[target].nunique())
@@ -133,6 +168,10 @@ def q_added_once(n_vc, n_c, m, Q):
     return (n_vc + Fraction(Q)) / (n_c + m)
 
 
+def m_without_n_vc(n_vc, n_c, m, Q):
+    return (m * Fraction(Q)) / (n_c + m) if n_c + m else Fraction(Q)
+
+
 def m_q_below_too(n_vc, n_c, m, Q):
     return (n_vc + m * Fraction(Q)) / (n_c + m * Fraction(Q))
 
@@ -141,7 +180,7 @@ M_CASES = [  # (n_vc, n_c, m, Q), in lesson 02 section 9's notation
     Case("overcast on the 5 'no' days, m = 2 and Q = 4/14 as in the lesson",
          (0, 5, 2, Fraction(4, 14)), hidden=False),
     Case("m = K = 3 and Q = 1/3 give Laplace back", (0, 5, 3, Fraction(1, 3)), hidden=False),
-    Case("a value seen three times, a uniform guess", (3, 5, 3, Fraction(1, 3))),
+    Case("a value seen three times, a uniform guess", (3, 5, 3, Fraction(1, 3)), hidden=False),
     Case("a strong prior guess of one half", (2, 9, 10, Fraction(1, 2))),
     Case("m = 0 gives the plain count ratio", (7, 10, 0, Fraction(1, 5))),
     Case("no example of the class at all: the guess Q itself", (0, 0, 4, Fraction(1, 4))),
@@ -179,13 +218,21 @@ def counts_all_yes_no(values, K):
 COUNT_CASES = [  # (number of values of each attribute, K classes)
     Case("the picnic table: six yes/no attributes, two classes", ([2] * 6, 2), hidden=False),
     Case("ten yes/no attributes, two classes", ([2] * 10, 2), hidden=False),
-    Case("the picnic table with a three-valued sky", ([3, 2, 2, 2, 2, 2], 2)),
+    Case("the picnic table with a three-valued sky", ([3, 2, 2, 2, 2, 2], 2), hidden=False),
     Case("the weather table: outlook, temperature, humidity, windy", ([3, 3, 2, 2], 2)),
     Case("two three-valued attributes, three classes", ([3, 3], 3)),
     Case("a single attribute: naive Bayes saves nothing", ([4], 3)),
     Case("thirty yes/no attributes", ([2] * 30, 2)),
     Case("four attributes of different sizes, five classes", ([5, 4, 3, 2], 5)),
 ]
+
+EDGE_PRIOR, EDGE_DATA = (Fraction(1, 2), Fraction(1, 2)), (0, 3)  # Beta(1/2, 1/2), 0 heads, 3 tails
+
+
+def map_edge_formula():
+    a, b = EDGE_PRIOR[0] + EDGE_DATA[0], EDGE_PRIOR[1] + EDGE_DATA[1]
+    return (a - 1) / (a + b - 2)
+
 
 FROM_Q1 = ("If your function uses your posterior_parameters from question 1, check that one "
            "first: a wrong posterior makes every estimate built on it wrong.")
@@ -236,6 +283,10 @@ EXERCISE = Exercise(
                              "Your value is (heads + 1) / (tosses + 2) whatever the prior: that "
                              "is the posterior mean only for the flat prior Beta(1, 1). Use the "
                              "prior's a and b: see lesson 02, §7."),
+                     Mistake("the prior left out", map_without_the_prior,
+                             "Your value is heads / tosses, the maximum-likelihood estimate: "
+                             "the prior's pseudo-counts are missing. The posterior mean is "
+                             "(a + heads) / (a + b + tosses): see lesson 02, §4."),
                      Mistake("the prior's mean, without the data", mean_of_the_prior,
                              "Your value is the mean of the prior Beta(a, b), before any toss. "
                              "Take the mean of the posterior Beta(a + heads, b + tails): see "
@@ -273,10 +324,31 @@ EXERCISE = Exercise(
                      Mistake("K is the number of classes", smoothed_k_is_the_classes,
                              "You multiplied alpha by the number of classes. K is the number of "
                              "values of the feature: see lesson 02, §8."),
+                     Mistake("2 alpha below the bar, as for a yes/no feature", smoothed_two_values,
+                             "You added 2 alpha below the bar, which is right only for a feature "
+                             "with two values. Add alpha once per value the feature takes in the "
+                             "whole table (alpha * K): see lesson 02, §8."),
+                     Mistake("smoothing forgotten", smoothed_forgotten,
+                             "Your value is the plain count ratio: alpha is missing above and "
+                             "below the bar. See lesson 02, §8."),
+                     Mistake("alpha only above the bar", smoothed_numerator_only,
+                             "You added alpha to the count but nothing below the bar, so the "
+                             "smoothed likelihoods add up to more than 1. Add alpha * K below "
+                             "the bar: see lesson 02, §8."),
+                     Mistake("K one too large", smoothed_k_plus_one,
+                             "Below the bar you added alpha once more than the feature has "
+                             "values. K is the number of values the feature takes in the whole "
+                             "table: see lesson 02, §8."),
+                     Mistake("K one too small", smoothed_k_minus_one,
+                             "Below the bar you added alpha once less than the feature has "
+                             "values (K - 1 is the number of *free* parameters, not of values). "
+                             "See lesson 02, §8."),
                  ],
                  cases=[
                      Case("P(outlook = overcast | play = no) with alpha = 1",
                           (WEATHER, "outlook", "overcast", "play", "no", 1), hidden=False),
+                     Case("eleven sweets: three classes, a colour with six values, alpha = 0.5",
+                          (SWEETS, "colour", "red", "label", "fruity", 0.5), hidden=False),
                      Case("alpha = 0 gives back the plain count ratio",
                           (WEATHER, "windy", "true", "play", "yes", 0)),
                      Case("half a pseudo-count", (WEATHER, "temperature", "mild", "play", "no", 0.5)),
@@ -319,6 +391,9 @@ EXERCISE = Exercise(
                      Mistake("Q added once, not m times", q_added_once,
                              "You added the guess Q once above the bar. It is worth m examples, "
                              "so it adds m * Q pseudo-counts: see lesson 02, §9."),
+                     Mistake("n_vc left out", m_without_n_vc,
+                             "Your value uses the guess alone: the count n_vc of the value in the "
+                             "class is missing above the bar. See lesson 02, §9."),
                      Mistake("m * Q below the bar too", m_q_below_too,
                              "Below the bar, add all m virtual examples (m), not only the m * Q "
                              "of them that show the value: see lesson 02, §9."),
@@ -347,5 +422,21 @@ EXERCISE = Exercise(
                              "cells in the full table and v - 1 free numbers per class: see the "
                              "three-valued sky in lesson 01, §2."),
                  ]),
+        Question("q9", "map_edge", points=2, kind="value",
+                 title="the MAP estimate when a' < 1",
+                 reference=lambda: Fraction(0), tolerance=Tolerance(rel=0.0, abs_=1e-9),
+                 mistakes=[
+                     Mistake("the mode formula used outside its range",
+                             lambda: map_edge_formula(),
+                             "(a' - 1) / (a' + b' - 2) is the peak only when a' and b' are both "
+                             "above 1. Here a' = 1/2: the density grows without bound towards "
+                             "theta = 0, so the MAP sits on the edge, at 0 (lesson 02, §4)."),
+                     Mistake("the posterior mean", lambda: Fraction(1, 8),
+                             "Your value is the posterior mean a' / (a' + b'). The MAP is where "
+                             "the density is highest (lesson 02, §4)."),
+                 ],
+                 cases=[Case("a number", hidden=False,
+                             judge=Within(-1e9, 1e9, "map_edge should be a number")),
+                        Case("the MAP estimate of Beta(1/2, 1/2) after 0 heads and 3 tails")]),
     ],
 )

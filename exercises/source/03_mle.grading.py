@@ -3,11 +3,13 @@
 Expected values come from nbcourse.mle (log-likelihood, closed form, class priors),
 computed in the grader's process.
 """
+import math
+
 import numpy as np
-from scipy.optimize import minimize
 
 from nbcourse.datasets import load_picnic, load_weather
-from nbcourse.grading.specs import Case, Exercise, Mistake, Question
+from nbcourse.grading.judges import Optimum, Within
+from nbcourse.grading.specs import Case, Exercise, Mistake, NotApplicable, Question
 from nbcourse.grading.values import Tolerance
 from nbcourse.mle import categorical_log_likelihood, class_prior_mle, multinomial_mle
 
@@ -56,18 +58,46 @@ def mle_over_the_largest(counts):
     return (counts / counts.max()).tolist()
 
 
-def numeric_without_constraint(counts):
-    counts = np.asarray(counts, dtype=float)
-    result = minimize(lambda t: -np.sum(counts * np.log(t)), np.full(len(counts), 0.5),
-                      bounds=[(1e-9, 1.0)] * len(counts))
-    return result.x.tolist()
+def ref_numeric_mle(counts, smallest=0.0):
+    """The maximum of sum n_k log theta_k over the simplex with every theta_k >= smallest.
+
+    Where n_k / N is above the floor the answer is a count ratio; the outcomes it would put
+    below the floor sit on it, and the rest share what is left in proportion to their
+    counts.  Derived exactly (no optimiser), so the release is the same on every machine.
+    """
+    counts = [float(n) for n in counts]
+    clamped: set[int] = set()
+    while True:
+        free = [k for k in range(len(counts)) if k not in clamped]
+        share = (1.0 - smallest * len(clamped)) / sum(counts[k] for k in free)
+        low = {k for k in free if counts[k] * share < smallest}
+        if not low:
+            return [smallest if k in clamped else counts[k] * share for k in range(len(counts))]
+        clamped |= low
 
 
-def numeric_returns_the_scores(counts):
-    counts = np.asarray(counts, dtype=float)
-    result = minimize(lambda z: -np.sum(counts * (z - np.logaddexp.reduce(z))),
-                      np.zeros(len(counts)))
-    return result.x.tolist()
+def numeric_floor_ignored(counts, smallest=0.0):
+    return multinomial_mle(counts).tolist()
+
+
+def numeric_clipped_then_renormalised(counts, smallest=0.0):
+    theta = np.maximum(multinomial_mle(counts), smallest)
+    return (theta / theta.sum()).tolist()
+
+
+def numeric_without_constraint(counts, smallest=0.0):
+    """Bounded to [0, 1] without the sum: each observed outcome's probability climbs to 1
+    (an outcome never observed has no gradient and stays where it started, at 0.5)."""
+    return [1.0 if n > 0 else 0.5 for n in counts]
+
+
+def numeric_returns_the_scores(counts, smallest=0.0):
+    """The scores z of the optimum, centred as an optimiser started at zero leaves them
+    (every gradient of the softmax likelihood sums to zero)."""
+    if smallest or min(counts) <= 0:
+        raise NotApplicable("the scores of a boundary optimum are not finite")
+    log_theta = [math.log(n / sum(counts)) for n in counts]
+    return [v - sum(log_theta) / len(log_theta) for v in log_theta]
 
 
 def priors_as_counts(labels):
@@ -107,6 +137,18 @@ def words_with_laplace(X, y):
     return result
 
 
+def p_ham_with_word(word_ignored=False, laplace=False):
+    """P(ham | a document with words 2 and 3 once each) under question 5's model of the four
+    tiny documents (maximum likelihood, equal priors); ham never used word 3."""
+    X, y = np.asarray(TOY_X, dtype=float), np.asarray(TOY_Y)
+    scores = {}
+    for label in ("ham", "spam"):
+        counts = X[y == label].sum(axis=0) + (1 if laplace else 0)
+        theta = counts / counts.sum()
+        scores[label] = 0.5 * theta[1] * (1.0 if word_ignored else theta[2])
+    return float(scores["ham"] / (scores["ham"] + scores["spam"]))
+
+
 LAPLACE = ("Your estimate adds one pseudo-count to every outcome: that is Laplace smoothing "
            "(lesson 02), a posterior mean. The maximum-likelihood estimate uses the counts "
            "alone: see lesson 03, §4.")
@@ -144,7 +186,9 @@ EXERCISE = Exercise(
                      Case("a uniform guess", ([2, 4, 3], [1 / 3, 1 / 3, 1 / 3])),
                      Case("an outcome never observed and given probability zero",
                           ([0, 4, 2], [0.0, 0.25, 0.75])),
-                     Case("an observed outcome given probability zero", ([1, 3], [0.0, 1.0])),
+                     Case("an observed outcome given probability zero: impossible data",
+                          ([1, 3], [0.0, 1.0]), hidden=False),
+                     Case("another impossible observation", ([2, 0, 1], [0.5, 0.5, 0.0])),
                      Case("many observations", ([480, 520], [0.5, 0.5])),
                      Case("five outcomes", ([1, 2, 3, 4, 5], [0.1, 0.1, 0.2, 0.3, 0.3])),
                  ]),
@@ -165,11 +209,23 @@ EXERCISE = Exercise(
                      Case("very unequal counts", ([100, 1],)),
                      Case("all observations in one outcome", ([0, 0, 7],)),
                  ]),
-        Question("q3", "numeric_mle", points=2, title="the same optimum, found numerically",
-                 reference=lambda counts: multinomial_mle(counts),
-                 tolerance=Tolerance(rel=0.0, abs_=1e-4),  # an optimiser lands near, not on
+        Question("q3", "numeric_mle", points=2,
+                 title="the same optimum found numerically, and one no formula gives",
+                 reference=ref_numeric_mle,
+                 judge=Optimum(abs_=1e-4),  # an optimiser lands near, not on
                  forbidden=CLOSED_FORMS,
                  mistakes=[
+                     Mistake("the closed form, the floor ignored", numeric_floor_ignored,
+                             "Your answer is the closed form n_k / N whatever `smallest` is: "
+                             "with a floor above some n_k / N the maximum is elsewhere, and "
+                             "no formula of the lesson gives it. Let the optimiser find it: "
+                             "theta = smallest + (1 - K smallest) * softmax(z), as the question "
+                             "suggests."),
+                     Mistake("clipped to the floor, then renormalised",
+                             numeric_clipped_then_renormalised,
+                             "Raising the small probabilities to the floor and dividing by the "
+                             "sum pushes them back below it, and is not the maximum anyway. "
+                             "Optimise over theta = smallest + (1 - K smallest) * softmax(z)."),
                      Mistake("optimised without the constraint", numeric_without_constraint,
                              "Your probabilities do not add up to 1: without the constraint "
                              "the likelihood grows by making every probability 1. Optimise over "
@@ -181,12 +237,20 @@ EXERCISE = Exercise(
                              "probabilities exp(z) / sum(exp(z)) they map to."),
                  ],
                  hint="optimise over unconstrained scores z and map them to probabilities with "
-                      "exp(z) / sum(exp(z)), so the constraint holds by construction",
+                      "smallest + (1 - K smallest) * exp(z) / sum(exp(z)), so both constraints "
+                      "hold by construction",
                  cases=[
                      Case("outlook counts of the 'yes' days", ([2, 4, 3],), hidden=False),
+                     Case("a floor of 0.1 above the smallest share", ([1, 8, 11], 0.1),
+                          hidden=False),
+                     Case("an outcome never observed, a floor of 0.05", ([0, 5, 5], 0.05),
+                          hidden=False),
                      Case("two outcomes", ([30, 10],)),
                      Case("five outcomes", ([1, 2, 3, 4, 5],)),
                      Case("unequal counts", ([40, 3, 7],)),
+                     Case("a floor that holds two outcomes up", ([1, 1, 30], 0.2)),
+                     Case("a floor that changes nothing", ([5, 5], 0.1)),
+                     Case("four outcomes, one never observed, a floor of 0.1", ([3, 0, 10, 7], 0.1)),
                  ]),
         Question("q4", "class_priors", points=1, title="the class prior P(y) by maximum likelihood",
                  reference=lambda labels: class_prior_mle(labels).to_dict(), forbidden=CLOSED_FORMS,
@@ -236,5 +300,25 @@ EXERCISE = Exercise(
                      Case("nine documents, six words", (WORDS_X, WORDS_Y)),
                      Case("three classes and a word one class never uses", (THREE_X, THREE_Y)),
                  ]),
+        Question("q6", "p_ham_unseen", points=2, kind="value",
+                 title="a word one class never used in training",
+                 reference=lambda: p_ham_with_word(), tolerance=Tolerance(rel=1e-4, abs_=1e-6),
+                 mistakes=[
+                     Mistake("the unseen word skipped", lambda: p_ham_with_word(word_ignored=True),
+                             "You left out the word that ham never used. Under maximum "
+                             "likelihood its probability in ham is exactly 0, and one factor 0 "
+                             "makes the whole ham score 0, whatever the other words say: that "
+                             "is why lesson 02's pseudo-counts exist (lesson 03, §6)."),
+                     Mistake("Laplace smoothing added", lambda: p_ham_with_word(laplace=True),
+                             "Your value uses add-one smoothing. The question asks about the "
+                             "maximum-likelihood model of question 5, where an unseen word has "
+                             "probability 0 (lesson 03, §6)."),
+                     Mistake("the prior alone", lambda: 0.5,
+                             "Your value is the class prior: the document's words change it. "
+                             "Multiply the prior by each word's probability in the class."),
+                 ],
+                 cases=[Case("a probability between 0 and 1", hidden=False,
+                             judge=Within(0, 1, "p_ham_unseen should be a number between 0 and 1")),
+                        Case("P(ham | words 2 and 3) under maximum likelihood")]),
     ],
 )

@@ -5,11 +5,13 @@ new documents); expected values come from the same models' ``to_linear`` and
 ``predict_proba``, computed in the grader's process.
 """
 import numpy as np
+import scipy.sparse as sp
 
 from nbcourse import BernoulliNB, MultinomialNB
 from nbcourse.datasets import load_sms_mini
 from nbcourse.grading.judges import Table, Within, ZerosAndOnes
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
+from nbcourse.grading.values import Tolerance
 from nbcourse.linear import decision_function
 from nbcourse.text import BagOfWords
 
@@ -69,7 +71,26 @@ def ref_posterior(w0, w, X):
     for model, docs in MODELS.values():
         if docs is X:
             return model.predict_proba(docs)[:, 1].tolist()
-    raise LookupError("unknown documents")
+    scores = np.asarray(decision_function(w0, w, X), dtype=float)
+    return [float(1 / (1 + np.exp(-s))) if s >= 0 else float(np.exp(s) / (1 + np.exp(s)))
+            for s in scores]
+
+
+# Public cases of questions 2 and 3 beyond the lesson's model: a score of exactly 0 (a
+# tie, which is not "class 1 wins"), the sparse matrix a BagOfWords gives, and scores
+# far beyond what exp can hold.
+TIES = (0.0, np.array([1.0, -1.0, 0.5]), np.array([[0, 0, 0], [1, 1, 0], [2, 1, 0], [0, 2, 1]]))
+SPARSE_MODEL, SPARSE_DOCS = list(MODELS.values())[0]
+SPARSE = (*(lambda w0, w: (float(w0), np.asarray(w, dtype=float)))(*SPARSE_MODEL.to_linear()),
+          sp.csr_matrix(SPARSE_DOCS))
+HIDDEN_SPARSE_MODEL, HIDDEN_SPARSE_DOCS = list(MODELS.values())[2]
+HIDDEN_SPARSE = (*(lambda w0, w: (float(w0), np.asarray(w, dtype=float)))(
+    *HIDDEN_SPARSE_MODEL.to_linear()), sp.csr_matrix(HIDDEN_SPARSE_DOCS))
+LARGE = (0.0, np.array([400.0, -300.0]), np.array([[2, 0], [0, 3], [1, 1], [0, 0]]))
+MORE_TIES = (0.5, np.array([2.0, -2.0, -0.5]),
+             np.array([[1, 1, 1], [0, 0, 1], [1, 0, 0], [3, 3, 1], [0, 1, 2], [2, 2, 0]]))
+MORE_LARGE = (-5.0, np.array([300.0, -250.0, 10.0]),
+              np.array([[3, 0, 1], [0, 4, 0], [1, 1, 2], [0, 0, 0], [2, 3, 40]]))
 
 
 def _bernoulli_case(seed: int, n_docs: int, n_words: int, n_classes: int, alpha: float, doc):
@@ -125,6 +146,22 @@ COMPARISON = {
 }
 
 
+OPTIONS = ["linear", "quadratic", "the joint distribution p(x, y)",
+           "the conditional distribution p(y | x)", "counting, in closed form",
+           "iterative optimisation", "yes", "no"]  # the notebook's `options`
+
+
+def free_shift(transform=lambda w: w):
+    """How much the score w0 + x . w of the notebook's model rises with one more "free"."""
+    sms = load_sms_mini()
+    vectorizer = BagOfWords()
+    X = vectorizer.fit_transform(sms["text"])
+    model = MultinomialNB(alpha=1.0).fit(X, sms["label"].to_numpy())
+    column = list(vectorizer.get_feature_names_out()).index("free")
+    log_theta = np.asarray(model.feature_log_prob_, dtype=float)[:, column]
+    return transform(log_theta)
+
+
 # ----------------------------------------------------------------- known mistakes
 def weights_reversed(class_log_prior, feature_log_prob):
     prior, words = np.asarray(class_log_prior), np.asarray(feature_log_prob)
@@ -142,6 +179,7 @@ def weights_from_probabilities(class_log_prior, feature_log_prob):
 
 
 def _scores(w0, w, X):
+    X = X if sp.issparse(X) else np.asarray(X, dtype=float)
     return w0 + np.asarray(X @ np.asarray(w, dtype=float)).ravel()
 
 
@@ -149,16 +187,29 @@ def decide_without_w0(w0, w, X):
     return (_scores(0.0, w, X) > 0).astype(int).tolist()
 
 
+def decide_ties_as_class_1(w0, w, X):
+    return (_scores(w0, w, X) >= 0).astype(int).tolist()
+
+
 def decide_reversed(w0, w, X):
     return (_scores(w0, w, X) < 0).astype(int).tolist()
 
 
 def posterior_without_w0(w0, w, X):
-    return (1 / (1 + np.exp(-_scores(0.0, w, X)))).tolist()
+    with np.errstate(over="ignore"):
+        return (1 / (1 + np.exp(-_scores(0.0, w, X)))).tolist()
+
+
+def posterior_overflowing(w0, w, X):
+    """exp(s) / (1 + exp(s)): inf / inf = nan once exp(s) overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(_scores(w0, w, X))
+        return (e / (1 + e)).tolist()
 
 
 def posterior_sign_flipped(w0, w, X):
-    return (1 / (1 + np.exp(_scores(w0, w, X)))).tolist()
+    with np.errstate(over="ignore"):
+        return (1 / (1 + np.exp(_scores(w0, w, X)))).tolist()
 
 
 def _bernoulli_parts(class_prior, p, b):
@@ -212,21 +263,47 @@ EXERCISE = Exercise(
                              "linear: see lesson 04, §1."),
                  ]),
         Question("q2", "decide", points=2, title="decisions from the linear score",
-                 reference=ref_decide, judge=ZerosAndOnes(), cases=score_cases(),
+                 reference=ref_decide, judge=ZerosAndOnes(), cases=score_cases() + [
+                     Case("scores of exactly 0 are ties: class 1 does not win", TIES,
+                          hidden=False, hint="a score of exactly 0 is a tie: decide 1 only "
+                                             "where w0 + x . w > 0"),
+                     Case("more ties, with w0 not zero", MORE_TIES),
+                     Case("a sparse matrix, as BagOfWords gives", SPARSE, hidden=False,
+                          hint="X may be a scipy.sparse matrix: X @ w works for both, "
+                               "np.dot(X, w) and (X * w).sum(axis=1) do not"),
+                 ],
                  forbidden=LINEAR_HELPERS,
                  hint="1 where w0 + x . w > 0, else 0",
                  mistakes=[
                      Mistake("w0 left out", decide_without_w0, NO_W0),
+                     Mistake("a tie counted as class 1", decide_ties_as_class_1,
+                             "A score of exactly 0 means both classes are equally likely, and "
+                             "the rule is 'class 1 when the score is > 0': use >, not >=. An "
+                             "empty document of balanced classes scores exactly 0."),
                      Mistake("the sign reversed", decide_reversed,
                              "Your decisions are the opposite of the model's: class 1 wins "
                              "where the score w0 + x . w is positive. See lesson 04, §1."),
                  ]),
         Question("q3", "posterior_class1", points=2, title="the posterior from the linear score",
-                 reference=ref_posterior, cases=score_cases(), forbidden=LINEAR_HELPERS,
+                 reference=ref_posterior, forbidden=LINEAR_HELPERS,
+                 cases=score_cases() + [
+                     Case("scores in the hundreds, far beyond what exp can hold", LARGE,
+                          hidden=False,
+                          hint="exp(800) overflows to inf and inf / inf is nan: compute "
+                               "1 / (1 + exp(-s)) where s >= 0 and exp(s) / (1 + exp(s)) "
+                               "where s < 0"),
+                     Case("a sparse matrix", HIDDEN_SPARSE),
+                     Case("large scores of both signs", MORE_LARGE),
+                 ],
                  hint="with two classes the posterior of class 1 is the sigmoid of the score, "
                       "1 / (1 + exp(-(w0 + x . w)))",
                  mistakes=[
                      Mistake("w0 left out", posterior_without_w0, NO_W0),
+                     Mistake("exp(s) / (1 + exp(s)) overflowing", posterior_overflowing,
+                             "exp(s) / (1 + exp(s)) is the sigmoid on paper, but for a score in "
+                             "the hundreds exp(s) is inf and inf / inf is nan. Use "
+                             "1 / (1 + exp(-s)) for s >= 0 (and the other form for s < 0), as "
+                             "lesson 05, §4 does for log-sum-exp."),
                      Mistake("the sign in the sigmoid flipped", posterior_sign_flipped,
                              "Your values are the posterior of class 0: the sigmoid of the score "
                              "is 1 / (1 + exp(-score)), with a minus sign. See lesson 04, §1."),
@@ -241,6 +318,10 @@ EXERCISE = Exercise(
                              "decide answers 0 or 1 and model.predict answers labels such as "
                              "'spam', so they never compare equal. Compare decide's result with "
                              "model.predict(X) == model.classes_[1]."),
+                     Mistake("the share where the rules disagree", lambda: 0.0,
+                             "Your value is the share of messages where the two rules "
+                             "*disagree* (1 - agreement). The question asks for the share "
+                             "where they agree."),
                      Mistake("a count instead of a share", lambda: float(len(load_sms_mini())),
                              "Your value counts the messages on which both rules agree. The "
                              "question asks for the share: divide by the number of messages."),
@@ -251,7 +332,7 @@ EXERCISE = Exercise(
                              hidden=False)]),
         Question("q5", "comparison", points=2, kind="value",
                  title="naive Bayes and logistic regression side by side",
-                 reference=lambda: COMPARISON, judge=Table(),
+                 reference=lambda: COMPARISON, judge=Table(options=OPTIONS),
                  hint="both draw a straight boundary; they differ in what they model and how "
                       "they fit it",
                  mistakes=[
@@ -290,5 +371,27 @@ EXERCISE = Exercise(
                              "belongs to the absent words (the split in lesson 04, §5 uses the "
                              "odds p / (1 - p) for the present words to make up for it)."),
                  ]),
+        Question("q7", "free_shift", points=2, kind="value",
+                 title="what one more word does to the score",
+                 reference=lambda: free_shift(lambda t: float(t[1] - t[0])),
+                 tolerance=Tolerance(rel=1e-4, abs_=1e-6), forbidden=LINEAR_HELPERS,
+                 mistakes=[
+                     Mistake("class 0 minus class 1",
+                             lambda: free_shift(lambda t: float(t[0] - t[1])),
+                             "Your value has the wrong sign: class 1 (spam) minus class 0 "
+                             "(lesson 04, §1)."),
+                     Mistake("the odds ratio instead of the score's change",
+                             lambda: free_shift(lambda t: float(np.exp(t[1] - t[0]))),
+                             "Your value is exp(w_k), the factor by which the *odds* are "
+                             "multiplied. The score is a log-odds: it rises by w_k itself "
+                             "(lesson 04, §1)."),
+                     Mistake("probabilities instead of logs",
+                             lambda: free_shift(lambda t: float(np.exp(t[1]) - np.exp(t[0]))),
+                             "You subtracted the probabilities. The score adds x_k * w_k with "
+                             "w_k a difference of *log*-probabilities (lesson 04, §1)."),
+                 ],
+                 cases=[Case("a number", hidden=False,
+                             judge=Within(-1e9, 1e9, "free_shift should be a number")),
+                        Case("the change of the score with one more 'free'")]),
     ],
 )

@@ -17,6 +17,7 @@ from nbcourse import MultinomialNB
 import scipy.sparse as sp
 
 from nbcourse.datasets import load_sms_mini, load_sms_spam_or_mini
+from nbcourse.evaluation import stratified_split
 from nbcourse.grading.judges import OneOf, Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
 from nbcourse.grading.values import Tolerance
@@ -77,6 +78,8 @@ def ref_experiment(texts, labels, alphas, seed, *, leaky=False, choose_on="valid
     y = {part: labels[rows] for part, rows in parts.items()}
     if choose_on == "validation":
         best = ref_choose_alpha(X["train"], y["train"], X["validation"], y["validation"], alphas)
+    elif choose_on == "test":
+        best = ref_choose_alpha(X["train"], y["train"], X["test"], y["test"], alphas)
     elif choose_on == "validation, last of ties":
         best = choose_largest_on_ties(X["train"], y["train"], X["validation"], y["validation"],
                                       alphas)
@@ -145,6 +148,53 @@ def sms_result(key):
     return _SMS[key]
 
 
+_SCORES = {}
+
+
+def spam_scores(part="test", stratified=True):
+    """Precision, recall and accuracy of spam with alpha = 1 on a part of lesson 05's
+    stratified 80/10/10 split (seed 0) of the SMS messages the grader's machine has."""
+    key = (part, stratified)
+    if key not in _SCORES:
+        texts, labels = _sms_texts_and_labels()
+        labels = np.asarray(labels)
+        if stratified:
+            parts = dict(zip(("train", "validation", "test"),
+                             stratified_split(labels, sizes=(0.8, 0.1, 0.1), seed=0)))
+        else:
+            parts = dict(zip(("train", "validation", "test"), ref_split(len(texts), 0)))
+        vectorizer = BagOfWords().fit([texts[i] for i in parts["train"]])
+        model = MultinomialNB(alpha=1.0).fit(
+            vectorizer.transform([texts[i] for i in parts["train"]]), labels[parts["train"]])
+        predicted = model.predict(vectorizer.transform([texts[i] for i in parts[part]]))
+        truth = labels[parts[part]]
+        flagged, spam = predicted == "spam", truth == "spam"
+        _SCORES[key] = {"precision": float(np.sum(flagged & spam) / max(np.sum(flagged), 1)),
+                        "recall": float(np.sum(flagged & spam) / np.sum(spam)),
+                        "accuracy": float(np.mean(flagged == spam))}
+    return _SCORES[key]
+
+
+def _score_mistakes(measure, other):
+    return [
+        Mistake(f"the {other} instead", lambda: spam_scores()[other],
+                f"Your value is the {other}. Precision is the share of flagged messages that "
+                "are spam; recall the share of spam messages that are flagged (lesson 05, §3 "
+                "and §5)."),
+        Mistake("the accuracy instead", lambda: spam_scores()["accuracy"],
+                f"Your value is the accuracy, the share of all messages decided right. The "
+                f"{measure} looks only at the spam class (lesson 05, §5)."),
+        Mistake("measured on the validation part", lambda: spam_scores("validation")[measure],
+                "Your value is measured on the validation part. Report the test part "
+                "(lesson 05, §7)."),
+        Mistake("a split that is not stratified",
+                lambda: spam_scores(stratified=False)[measure],
+                "Your split is a plain permutation (question 1's split_indices). The question "
+                "asks for the lesson's stratified split, which gives each part the same share "
+                "of spam: stratified_split(y, sizes=(0.8, 0.1, 0.1), seed=0) (lesson 05, §2)."),
+    ]
+
+
 # ----------------------------------------------------------------- known mistakes
 def split_rounded(n, seed):
     order = np.random.default_rng(seed).permutation(n)
@@ -177,6 +227,14 @@ def error_rate(y_true, y_pred):
     return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))
 
 
+def integer_division(y_true, y_pred):
+    return correct_count(y_true, y_pred) // len(y_true)
+
+
+def as_a_percentage(y_true, y_pred):
+    return 100 * ref_fraction_correct(y_true, y_pred)
+
+
 def lists_compared_whole(y_true, y_pred):
     return float(list(y_true) == list(y_pred))
 
@@ -199,6 +257,10 @@ def choose_largest_on_ties(X_train, y_train, X_validation, y_validation, alphas)
     return _choose(alphas, lambda a: ref_fraction_correct(
         y_validation, MultinomialNB(alpha=a).fit(X_train, y_train).predict(X_validation)),
         keep_ties_last=True)
+
+
+def choose_the_first(X_train, y_train, X_validation, y_validation, alphas):
+    return alphas[0]
 
 
 def choose_fitting_on_validation_too(X_train, y_train, X_validation, y_validation, alphas):
@@ -265,6 +327,12 @@ EXERCISE = Exercise(
                      Mistake("the error rate", error_rate,
                              "Your value is the share of positions that differ (the error "
                              "rate). Accuracy is the share that agree."),
+                     Mistake("a percentage, not a share", as_a_percentage,
+                             "Your value is a percentage (0 to 100). Accuracy here is a share "
+                             "between 0 and 1: do not multiply by 100."),
+                     Mistake("integer division", integer_division,
+                             "// divides whole numbers and throws the remainder away, so any "
+                             "accuracy below 1 becomes 0. Divide with /."),
                      Mistake("the lists compared as a whole", lists_compared_whole,
                              "list == list gives a single True or False for the whole list. "
                              "Compare element-wise: np.asarray(y_true) == np.asarray(y_pred), "
@@ -273,6 +341,8 @@ EXERCISE = Exercise(
                  cases=[
                      Case("labels as lists", (["ham", "spam", "ham", "ham"],
                                               ["ham", "ham", "ham", "spam"]), hidden=False),
+                     Case("three of four right", (["ham", "spam", "spam", "ham"],
+                                                  ["ham", "spam", "ham", "ham"]), hidden=False),
                      Case("everything right", (["spam"] * 5, ["spam"] * 5)),
                      Case("everything wrong", (["ham", "spam"], ["spam", "ham"])),
                      Case("numpy arrays", (np.array(["a", "b", "b", "a", "b"]),
@@ -285,6 +355,10 @@ EXERCISE = Exercise(
                  mistakes=[
                      Mistake("alpha scored on the training part", choose_on_training, ON_TRAINING),
                      Mistake("the largest alpha kept on a tie", choose_largest_on_ties, TIES),
+                     Mistake("the first alpha, never compared", choose_the_first,
+                             "Your answer is the first alpha of the list whatever the data: "
+                             "fit a model for every alpha, score each on the validation part "
+                             "and keep the best."),
                      Mistake("fitted on training and validation", choose_fitting_on_validation_too,
                              "You fitted each candidate on the training and validation parts "
                              "together, then scored it on the validation part it had seen. Fit "
@@ -309,6 +383,16 @@ EXERCISE = Exercise(
                              lambda *args: ref_experiment(*args, leaky=True), LEAKY),
                      Mistake("alpha scored on the training part",
                              lambda *args: ref_experiment(*args, choose_on="train"), ON_TRAINING),
+                     Mistake("alpha chosen on the test part",
+                             lambda *args: ref_experiment(*args, choose_on="test"),
+                             "You chose alpha by its accuracy on the test part, and then "
+                             "reported the accuracy on that same part: the test part must play "
+                             "no role in any choice. Choose on the validation part: see lesson "
+                             "05, §5 and §7."),
+                     Mistake("(accuracy, alpha) instead of (alpha, accuracy)",
+                             lambda *args: ref_experiment(*args)[::-1],
+                             "Your pair is in the wrong order: return (best_alpha, "
+                             "test_accuracy)."),
                      Mistake("the validation accuracy reported",
                              lambda *args: ref_experiment(*args, report_on="validation"),
                              "Your accuracy is measured on the validation part, which chose "
@@ -366,5 +450,25 @@ EXERCISE = Exercise(
                              judge=Within(0, 1, "test_accuracy should be a share between 0 "
                                                 "and 1")),
                         Case("the test accuracy of the recipe on this corpus")]),
+        Question("q7", "spam_precision", points=1, kind="value",
+                 title="precision of spam on the test part",
+                 reference=lambda: spam_scores()["precision"],
+                 tolerance=Tolerance(rel=0.0, abs_=1e-6),
+                 forbidden=("binary_scores", "confusion_matrix"),
+                 mistakes=_score_mistakes("precision", "recall"),
+                 cases=[Case("a share between 0 and 1", hidden=False,
+                             judge=Within(0, 1, "spam_precision should be a share between 0 "
+                                                "and 1")),
+                        Case("the precision of spam on the stratified test part")]),
+        Question("q8", "spam_recall", points=1, kind="value",
+                 title="recall of spam on the test part",
+                 reference=lambda: spam_scores()["recall"],
+                 tolerance=Tolerance(rel=0.0, abs_=1e-6),
+                 forbidden=("binary_scores", "confusion_matrix"),
+                 mistakes=_score_mistakes("recall", "precision"),
+                 cases=[Case("a share between 0 and 1", hidden=False,
+                             judge=Within(0, 1, "spam_recall should be a share between 0 "
+                                                "and 1")),
+                        Case("the recall of spam on the stratified test part")]),
     ],
 )

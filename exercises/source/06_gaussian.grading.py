@@ -15,9 +15,13 @@ library's GaussianNB, reliability_table or expected_cost_decision.  Public cases
 tables written out below (the student's checks file ships them); hidden cases are drawn
 from fixed seeds.
 """
+from fractions import Fraction
+
 import numpy as np
 
+from nbcourse.grading.judges import Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
+from nbcourse.grading.values import Tolerance
 
 
 def _float(a):
@@ -43,6 +47,23 @@ def means_variances_ddof1(X, y, var_smoothing):
     means = [X[y == c].mean(axis=0).tolist() for c in classes]
     epsilon = var_smoothing * float(np.max(X.var(axis=0)))
     return means, [(X[y == c].var(axis=0, ddof=1) + epsilon).tolist() for c in classes]
+
+
+def means_variances_in_order_of_appearance(X, y, var_smoothing):
+    X, y = _float(X), np.asarray(y)
+    X = X[:, None] if X.ndim == 1 else X
+    classes = list(dict.fromkeys(y.tolist()))
+    epsilon = var_smoothing * float(np.max(X.var(axis=0)))
+    return ([X[y == c].mean(axis=0).tolist() for c in classes],
+            [(X[y == c].var(axis=0) + epsilon).tolist() for c in classes])
+
+
+def means_variances_standard_deviation(X, y, var_smoothing):
+    means, variances = ref_class_means_variances(X, y, var_smoothing)
+    X, y = _float(X), np.asarray(y)
+    X = X[:, None] if X.ndim == 1 else X
+    epsilon = var_smoothing * float(np.max(X.var(axis=0)))
+    return means, [(X[y == c].std(axis=0) + epsilon).tolist() for c in np.unique(y)]
 
 
 def means_variances_no_epsilon(X, y, var_smoothing):
@@ -179,6 +200,12 @@ def bins_by_rounding(is_positive, p, n_bins):
                   is_positive, p)
 
 
+def bins_digitize_right(is_positive, p, n_bins):
+    """np.digitize(p, inner edges, right=True): a p on an edge falls in the bin below."""
+    edges = np.linspace(0, 1, n_bins + 1)[1:-1]
+    return _table(np.digitize(_float(p), edges, right=True), is_positive, p)
+
+
 def bins_one_too_many(is_positive, p, n_bins):
     """int(p * n_bins) without the cap: p = 1 lands in a bin of its own."""
     return _table((_float(p) * n_bins).astype(int), is_positive, p)
@@ -198,6 +225,12 @@ def _calibration_sample(seed, n, squash):
 # Twelve e-mails as in lesson 06's question 3: confident answers, not all of them right.
 TWELVE_SPAM = [True, False, True, True, False, False, True, True, False, True, False, True]
 TWELVE_P = [0.97, 0.04, 1.0, 0.92, 0.12, 0.33, 0.58, 0.99, 0.95, 0.66, 0.01, 0.45]
+
+
+# Probabilities on the edges of ten bins (each p * 10 is computed exactly enough that
+# int() gives the edge's own bin).
+EDGES = ([True, False, True, True, False, True, False, True],
+         [0.0, 0.2, 0.5, 0.5, 0.75, 0.9, 0.1, 1.0], 10)
 
 
 # --------------------------------------------------------------------------- question 6
@@ -293,6 +326,17 @@ def _log_scores(seed, n, n_classes, level, spread):
     return (level + rng.normal(0, spread, (n, n_classes))).round(2).tolist()
 
 
+# --------------------------------------------------------------------------- question 9
+# Losing a real message costs 70, letting a spam through costs 10 (rows: truth, columns:
+# decision).  Flag when (1 - p) * 70 < p * 10, i.e. above p = 70 / 80.
+THRESHOLD_COST = [[0, 70], [10, 0]]
+
+
+def cost_threshold(cost=THRESHOLD_COST):
+    lose_ham, miss_spam = Fraction(cost[0][1]), Fraction(cost[1][0])
+    return lose_ham / (lose_ham + miss_spam)
+
+
 # --------------------------------------------------------------------------- the exercise
 GAUSSIAN = ("GaussianNB", "gaussian_mle", "to_linear", "decision_function")
 CALIBRATION = ("reliability_table", "plot_reliability")
@@ -319,6 +363,15 @@ EXERCISE = Exercise(
                              "the largest variance of any feature (over all rows, both classes) "
                              "to every variance, so that no bell curve is infinitely narrow: "
                              "see the box above question 1."),
+                     Mistake("classes in order of appearance", means_variances_in_order_of_appearance,
+                             "Your rows follow the order in which the classes first appear in "
+                             "y. Arrays per class have one row per class in *sorted* order, as "
+                             "np.unique(y) and GaussianNB.classes_ give them."),
+                     Mistake("standard deviation instead of variance",
+                             means_variances_standard_deviation,
+                             "Your second array holds standard deviations (.std). Gaussian naive "
+                             "Bayes keeps the variances, the squares of those (.var): lesson 06, "
+                             "§2."),
                      Mistake("one variance for all classes", means_variances_of_all_rows,
                              "Your variances are those of all rows together. Each class gets "
                              "its own bell curve, so compute the variance over the rows of that "
@@ -327,6 +380,11 @@ EXERCISE = Exercise(
                  cases=[
                      Case("eight e-mails, two features, no epsilon",
                           (EIGHT_EMAILS, EIGHT_LABELS, 0.0), hidden=False),
+                     Case("the eight e-mails with spam listed first",
+                          (EIGHT_EMAILS[4:] + EIGHT_EMAILS[:4], EIGHT_LABELS[4:] + EIGHT_LABELS[:4],
+                           0.0), hidden=False,
+                          hint="one row per class in sorted order (np.unique(y)), whatever order "
+                               "the labels come in"),
                      Case("eight e-mails with var_smoothing = 0.01",
                           (EIGHT_EMAILS, EIGHT_LABELS, 0.01), hidden=False),
                      Case("40 rows, three features, a large var_smoothing",
@@ -427,6 +485,11 @@ EXERCISE = Exercise(
                              "You rounded p * n_bins to the nearest bin, so 0.58 went to bin 6. "
                              "The bin is the whole part, int(p * n_bins): 0.58 is in bin 5, "
                              "0.5-0.6 (lesson 06, §4)."),
+                     Mistake("a p on an edge put in the bin below", bins_digitize_right,
+                             "A probability exactly on an edge, such as 0.5 with ten bins, "
+                             "went to the bin below (np.digitize with right=True). Bins include "
+                             "their left edge: int(p * n_bins) puts 0.5 in bin 5, 0.5-0.6 "
+                             "(lesson 06, §4)."),
                      Mistake("p = 1 in a bin of its own", bins_one_too_many,
                              "A probability of exactly 1 got bin n_bins, one past the last. The "
                              "last bin is closed, [0.9, 1]: cap the bin at n_bins - 1 "
@@ -435,6 +498,8 @@ EXERCISE = Exercise(
                  cases=[
                      Case("twelve e-mails, ten bins", (TWELVE_SPAM, TWELVE_P, 10), hidden=False),
                      Case("twelve e-mails, four bins", (TWELVE_SPAM, TWELVE_P, 4), hidden=False),
+                     Case("probabilities exactly on the edges of the bins", EDGES, hidden=False,
+                          hint="a bin includes its left edge: p = 0.5 is in bin int(0.5 * 10) = 5"),
                      Case("300 over-confident predictions", (*_calibration_sample(41, 300, 3.0), 10)),
                      Case("200 under-confident predictions, five bins",
                           (*_calibration_sample(42, 200, 0.4), 5)),
@@ -525,5 +590,27 @@ EXERCISE = Exercise(
                      Case("20 messages, scores spread over thousands",
                           (_log_scores(62, 20, 3, -500.0, 400.0),)),
                  ]),
+        Question("q9", "spam_threshold", points=2, kind="value",
+                 title="the posterior above which a costly filter flags spam",
+                 reference=lambda: cost_threshold(), tolerance=Tolerance(rel=0.0, abs_=1e-4),
+                 forbidden=DECISION,
+                 mistakes=[
+                     Mistake("the costs swapped", lambda: cost_threshold([[0, 10], [70, 0]]),
+                             "Your threshold treats the missed spam as the expensive mistake. "
+                             "Flagging costs 70 when the message is real, with probability "
+                             "1 - p; not flagging costs 10 when it is spam, with probability p. "
+                             "Flag when 70 (1 - p) < 10 p (lesson 05, §6)."),
+                     Mistake("the costs ignored", lambda: Fraction(1, 2),
+                             "0.5 is the threshold when both mistakes cost the same. Weigh each "
+                             "decision by what it costs when it is wrong (lesson 05, §6)."),
+                     Mistake("the ratio of the costs", lambda: Fraction(10, 70),
+                             "Your value is a ratio of the two costs. The threshold is where "
+                             "the expected costs of the two decisions are equal: 70 (1 - p) = "
+                             "10 p (lesson 05, §6)."),
+                 ],
+                 cases=[Case("a probability between 0 and 1", hidden=False,
+                             judge=Within(0, 1, "spam_threshold should be a number between 0 "
+                                                "and 1")),
+                        Case("the threshold for costs 70 and 10")]),
     ],
 )

@@ -69,6 +69,23 @@ def counts_of_common_classes(a, b):
             "feature_count": [merged["feature_count"][i] for i in keep]}
 
 
+def counts_of_the_first_table_classes(a, b):
+    """The first table's classes only: a class that only the second table has is lost."""
+    merged = ref_merge_counts(a, b)
+    keep = [merged["classes"].index(c) for c in sorted(a["classes"])]
+    return {"classes": sorted(a["classes"]), "class_count": [merged["class_count"][i] for i in keep],
+            "feature_count": [merged["feature_count"][i] for i in keep]}
+
+
+def counts_classes_unsorted(a, b):
+    """Every class, in the order first met instead of sorted."""
+    merged = ref_merge_counts(a, b)
+    order = list(dict.fromkeys(list(a["classes"]) + list(b["classes"])))
+    keep = [merged["classes"].index(c) for c in order]
+    return {"classes": order, "class_count": [merged["class_count"][i] for i in keep],
+            "feature_count": [merged["feature_count"][i] for i in keep]}
+
+
 def counts_without_class_counts(a, b):
     merged = ref_merge_counts(a, b)
     first = dict(zip(a["classes"], a["class_count"]))
@@ -219,6 +236,15 @@ EXERCISE = Exercise(
                      Mistake("only the classes both tables have", counts_of_common_classes,
                              "A class that only one table has is still part of the merged "
                              "model: keep every class of either table."),
+                     Mistake("a class only the second table has dropped",
+                             counts_of_the_first_table_classes,
+                             "Your merged table has only the first table's classes: the counts "
+                             "of a class that only the second table saw are lost. The merged "
+                             "table has every class of either table (lesson 07, §2)."),
+                     Mistake("classes not sorted", counts_classes_unsorted,
+                             "Your classes come in the order you met them. The merged table "
+                             "lists them in sorted order (sorted(...)), whatever order the two "
+                             "tables use."),
                      Mistake("the class counts not added", counts_without_class_counts,
                              "The number of documents per class is a count too, and gives "
                              "the prior: add it like the word counts."),
@@ -227,7 +253,9 @@ EXERCISE = Exercise(
                      Case("two days of the same two classes", (MONDAY, TUESDAY), hidden=False),
                      Case("the same classes listed in another order", (MONDAY, SPAM_FIRST),
                           hidden=False),
-                     Case("one table has only one class", (HAM_ONLY, TUESDAY)),
+                     Case("a class only the second table has", (HAM_ONLY, TUESDAY), hidden=False),
+                     Case("the first table lists spam first", (SPAM_FIRST, MONDAY), hidden=False),
+                     Case("one table has only one class", (TUESDAY, HAM_ONLY)),
                      Case("the class order differs and a class is missing", (SPAM_FIRST, HAM_ONLY)),
                      Case("three classes in scrambled order",
                           (_random_table(1, ["b", "c", "a"], 6), _random_table(2, ["a", "c", "b"], 6))),

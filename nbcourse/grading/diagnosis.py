@@ -10,9 +10,71 @@ the feedback says it cannot tell them apart.
 """
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+from numbers import Integral, Real
 from typing import Callable, Sequence
 
 NO_VALUE = object()  # the answer raised or could not be read on that case
+
+
+def _leaves(actual, expected):
+    """Pairs of (actual, expected) numbers at the same place in two nested values, or
+    None when the two do not have the same shape."""
+    if isinstance(expected, list):
+        if not isinstance(actual, list) or len(actual) != len(expected):
+            return None
+        pairs = []
+        for a, e in zip(actual, expected):
+            inner = _leaves(a, e)
+            if inner is None:
+                return None
+            pairs += inner
+        return pairs
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict) or set(actual) != set(expected):
+            return None
+        return _leaves([actual[k] for k in expected], list(expected.values()))
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return None
+    if isinstance(expected, (Real, Fraction)) and isinstance(actual, (Real, Fraction)):
+        return [(actual, expected)]
+    return [] if actual == expected else None
+
+
+def form_note(actual, expected, tolerance, *, rounded: bool = True) -> str | None:
+    """Why a wrong-looking answer may be right in substance: floats where whole numbers
+    are asked, or the right numbers rounded.  None when neither explains the failure.
+
+    ``tolerance`` is the question's (``rel``, ``abs_``); ``rounded=False`` for a hidden
+    case, where "rounded" would say that the answer is near the expected one.
+    """
+    pairs = _leaves(actual, expected)
+    if not pairs:
+        return None
+    whole = [(a, e) for a, e in pairs if isinstance(e, Integral)]
+    if whole and any(isinstance(a, float) for a, _ in whole) and all(
+            float(a) == float(e) for a, e in pairs if isinstance(e, Integral)):
+        close = all(math.isclose(float(a), float(e), rel_tol=tolerance.rel,
+                                 abs_tol=tolerance.abs_) for a, e in pairs)
+        if close:
+            return ("the numbers are right but some are floats (such as 5.0) where whole "
+                    "numbers are asked: return ints (int(x), or an array of dtype int)")
+    if not rounded:
+        return None
+    if all(isinstance(e, Integral) for _, e in pairs):
+        return None
+    for places in range(3, 7):  # fewer places: too easily a wrong answer by chance
+        if all(isinstance(a, (Real, Fraction)) and
+               (math.isclose(float(a), float(e), rel_tol=tolerance.rel, abs_tol=tolerance.abs_)
+                or (not math.isinf(float(e)) and round(float(e), places) == float(a)))
+               for a, e in pairs) and any(
+                not math.isclose(float(a), float(e), rel_tol=tolerance.rel, abs_tol=tolerance.abs_)
+                for a, e in pairs):
+            return (f"the value looks rounded to {places} decimal place"
+                    f"{'s' if places > 1 else ''}: return it unrounded (round only what you "
+                    "print)")
+    return None
 
 
 def diagnose(passed: Sequence[bool], actual: Sequence, mistaken: dict[str, Sequence],
@@ -38,6 +100,33 @@ def diagnose(passed: Sequence[bool], actual: Sequence, mistaken: dict[str, Seque
                 break
             matched_a_failure |= not ok
         if consistent and matched_a_failure:
+            found.append(name)
+    return found
+
+
+def diagnose_in_part(passed: Sequence[bool], actual: Sequence, mistaken: dict[str, Sequence],
+                     same: Callable[[object, object, int], bool], public: Sequence[bool],
+                     skip=()) -> list[str]:
+    """When ``diagnose`` names nothing: the mistakes the answer makes on the public cases.
+
+    An answer that makes two mistakes at once equals neither everywhere, but on the
+    public cases, where only one of them shows, ``check()`` named that one; the grader
+    keeps the name.  A mistake qualifies when it matches a failed case and agrees with
+    the answer on every public case where both have a value.
+    """
+    found = []
+    for name, values in mistaken.items():
+        matched = False
+        consistent = True
+        for i, (ok, value, wrong) in enumerate(zip(passed, actual, values)):
+            if any(wrong is s for s in skip) or value is NO_VALUE:
+                continue
+            agrees = same(value, wrong, i)
+            if public[i] and not agrees:
+                consistent = False
+                break
+            matched |= agrees and not ok
+        if consistent and matched:
             found.append(name)
     return found
 
@@ -70,6 +159,10 @@ def batch_summary(results, exercise) -> dict[str, dict[str, int]]:
                         counts[name] = counts.get(name, 0) + 1
         summary[question.id] = {name: n for name, n in counts.items() if n}
     return summary
+
+
+IN_PART = ("Some tests match a known mistake and others go wrong in another way too, so "
+           "your answer may make more than one mistake. ")
 
 
 def summary_lines(results, exercise) -> list[str]:

@@ -98,7 +98,12 @@ class ZerosAndOnes(Judge):
 
 @dataclass
 class Table(Judge):
-    """A dict of dicts of words; says how many cells are wrong, not which answer is right."""
+    """A dict of dicts of words; says how many cells are wrong, not which answer is right.
+
+    ``options``, when given, are the strings the question offers: a cell holding anything
+    else is named as such (a typo is not a wrong opinion).
+    """
+    options: list | None = None
     kind = "table"
 
     def __call__(self, actual, expected, case=None):
@@ -108,6 +113,12 @@ class Table(Judge):
         for column, rows in expected.items():
             if not isinstance(actual[column], dict) or set(actual[column]) != set(rows):
                 return f"the rows for {column!r} should be: {', '.join(map(repr, rows))}"
+            if self.options is not None:
+                for row in rows:
+                    if actual[column][row] not in self.options:
+                        return (f"[{column!r}][{row!r}] is {describe_value(actual[column][row])}, "
+                                "which is not one of the strings in options: copy one of them "
+                                "exactly")
             for row, answer in rows.items():
                 cells += 1
                 wrong += compare(actual[column][row], answer) is not None
@@ -125,7 +136,36 @@ class Close(Judge):
         return compare(actual, expected, Tolerance(rel=self.rel, abs_=self.abs_))
 
 
-JUDGES = {cls.kind: cls for cls in (Within, OneOf, SameKeys, ZerosAndOnes, Table, Close)}
+@dataclass
+class Optimum(Judge):
+    """Probabilities found by an optimiser: within ``abs_`` of the optimum, and if not,
+    whether they are probabilities at all and whether the optimiser climbed or went
+    downhill (less likely than the uniform start under the optimum's own shares)."""
+    abs_: float = 1e-4
+    kind = "optimum"
+
+    def __call__(self, actual, expected, case=None):
+        if compare(actual, expected, Tolerance(rel=0.0, abs_=self.abs_)) is None:
+            return None
+        if not isinstance(actual, list) or len(actual) != len(expected) or \
+                not all(_number(a) for a in actual):
+            return f"expected a list of {len(expected)} probabilities, got {describe_value(actual)}"
+        if any(a < -self.abs_ for a in actual) or abs(sum(actual) - 1) > self.abs_:
+            return (f"your values are not probabilities (they add up to {sum(actual):.4g}): "
+                    "map the scores with exp(z) / sum(exp(z))")
+        import math
+        uniform = sum(e * math.log(1 / len(expected)) for e in expected if e > 0)
+        reached = sum(e * math.log(a) if a > 0 else -math.inf for e, a in zip(expected, actual)
+                      if e > 0)
+        if reached < uniform:
+            return ("your probabilities are less likely than the uniform start: the optimiser "
+                    "went downhill. minimize finds a minimum, so give it the *negative* "
+                    "log-likelihood")
+        return f"not within {self.abs_:g} of the maximum (got {describe_value(actual)})"
+
+
+JUDGES = {cls.kind: cls for cls in (Within, OneOf, SameKeys, ZerosAndOnes, Table, Close,
+                                     Optimum)}
 
 
 def from_json(data: dict | None) -> Judge | None:
@@ -139,4 +179,4 @@ def from_json(data: dict | None) -> Judge | None:
 
 
 __all__ = ["Judge", "Within", "OneOf", "SameKeys", "ZerosAndOnes", "Table", "Close",
-           "from_json"]
+           "Optimum", "from_json"]

@@ -30,12 +30,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import forbidden as forbidden_names
-from .diagnosis import NO_VALUE, diagnose, explain
+from .diagnosis import NO_VALUE, diagnose, explain, form_note
 from .judges import from_json
 from .values import Tolerance, both_nan, compare, decode_input, describe_value, normalise
 
 CHECKS_SUFFIX = ".checks.json"
 SPEC_SUFFIX = ".grading.py"
+_FORM_NOTES = ("the numbers are right but", "the value looks rounded")
 FORMAT = 1  # the checks file format this nbcourse reads (specs.Exercise.publish writes it)
 
 
@@ -57,6 +58,7 @@ class CheckResult:
     flags: list[str] = field(default_factory=list)  # forbidden names the answer uses
     diagnosis: str = ""  # the known mistake the answer makes, in words
     mistakes: list[str] = field(default_factory=list)
+    graded_later: bool = False  # a value only the grader can judge: check() tests its form
 
     @property
     def passed(self) -> int:
@@ -72,8 +74,13 @@ class CheckResult:
         if not self.outcomes:
             return (f"{self.question} · {self.name}: no public tests for this question; it is "
                     "checked by hidden tests when your notebook is graded")
-        lines = [f"{self.question} · {self.name}: {self.passed} of {len(self.outcomes)} "
-                 "public tests passed"]
+        if self.graded_later:
+            lines = [f"{self.question} · {self.name}: {self.passed} of {len(self.outcomes)} "
+                     "checks of its form passed; whether it is right is decided only when "
+                     "your notebook is graded (no check here can tell you)"]
+        else:
+            lines = [f"{self.question} · {self.name}: {self.passed} of {len(self.outcomes)} "
+                     "public tests passed"]
         if self.flags:
             own = [flag for flag in self.flags if flag == self.name]
             others = [flag for flag in self.flags if flag != self.name]
@@ -96,8 +103,9 @@ class CheckResult:
                 lines.append(f"      hint: {outcome.hint}")
         if self.diagnosis:
             lines.append(f"  {self.diagnosis}")
-        lines.append("Hidden tests with other inputs run when your notebook is graded; "
-                     "passing these is a good sign, not a guarantee.")
+        if not self.graded_later:
+            lines.append("Hidden tests with other inputs run when your notebook is graded; "
+                         "passing these is a good sign, not a guarantee.")
         return "\n".join(lines)
 
 
@@ -115,6 +123,7 @@ class PublicQuestion:
     exact: bool = False
     judge: Any = None
     feedback: dict = field(default_factory=dict)  # mistake name -> its explanation
+    graded_later: bool = False
 
     @classmethod
     def from_json(cls, data: dict) -> "PublicQuestion":
@@ -122,13 +131,17 @@ class PublicQuestion:
                    tuple(data.get("forbidden", ())), data.get("hint", ""),
                    Tolerance(*data.get("tolerance", (1e-6, 1e-9))), data.get("exact", False),
                    from_json(data.get("judge")),
-                   {m["name"]: m["feedback"] for m in data.get("mistakes", ())})
+                   {m["name"]: m["feedback"] for m in data.get("mistakes", ())},
+                   bool(data.get("graded_later", False)))
 
     def compare(self, actual, expected, judge=None) -> str | None:
         judge = judge or self.judge
         if judge is not None:
             return judge(actual, expected, None)
-        return compare(actual, expected, self.tolerance, exact=self.exact)
+        problem = compare(actual, expected, self.tolerance, exact=self.exact)
+        if problem is None:
+            return None
+        return form_note(actual, expected, self.tolerance) or problem
 
     def same(self, actual, value) -> bool:
         try:
@@ -217,7 +230,8 @@ class Checker:
             outcomes.append(outcome)
             actuals.append(actual)
         result = CheckResult(question, spec.name, outcomes,
-                             flags=_forbidden_uses(spec, answer, sources))
+                             flags=_forbidden_uses(spec, answer, sources),
+                             graded_later=spec.graded_later)
         mistaken = {name: [] for name in spec.feedback}
         missing = object()
         for case in spec.cases:
@@ -238,9 +252,12 @@ class Checker:
             try:
                 returned = answer(*decode_input(case.get("args", {"$tuple": []})),
                                   **decode_input(case.get("kwargs", {"$dict": []})))
-            except NotImplementedError:
-                return TestOutcome(name, False, "not answered yet (it still raises "
-                                                "NotImplementedError)"), NO_VALUE
+            except NotImplementedError as error:
+                if not str(error):  # the stub's bare raise, not a library's refusal
+                    return TestOutcome(name, False, "not answered yet (it still raises "
+                                                    "NotImplementedError)"), NO_VALUE
+                return TestOutcome(name, False, f"raised NotImplementedError: {error}",
+                                   hint), NO_VALUE
             except Exception as error:  # noqa: BLE001 - report it like the grader would
                 text = str(error)
                 message = f"raised {type(error).__name__}" + (f": {text}" if text else "")
@@ -257,6 +274,8 @@ class Checker:
             problem = spec.compare(actual, expected, from_json(case.get("judge")))
         except Exception as error:  # noqa: BLE001
             problem = f"the result could not be compared ({type(error).__name__})"
+        if problem and problem.startswith(_FORM_NOTES):
+            hint = ""  # the message says what is wrong; the hint would point elsewhere
         return TestOutcome(name, problem is None, problem or "", hint), actual
 
     def __call__(self, question: str, answer) -> None:

@@ -25,6 +25,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .diagnosis import form_note
 from .judges import Judge
 from .values import Tolerance, both_nan, compare, encode_input, normalise
 
@@ -32,6 +33,12 @@ SPEC_SUFFIX = ".grading.py"
 CHECKS_SUFFIX = ".checks.json"
 PROBABILITY = Tolerance(rel=1e-6, abs_=1e-9)
 FAILED = object()  # a mistake's reference that raised on a case: it matches nothing
+
+
+class NotApplicable(Exception):
+    """Raised by a mistake's reference on a case where the mistake predicts no value (the
+    scores of an optimum on the boundary, say): that case neither confirms nor rules out
+    the mistake, and ``nbcourse validate`` does not report it."""
 
 
 def _origin() -> tuple[str, int]:
@@ -166,6 +173,8 @@ class Question:
                         continue
                     try:
                         values.append(normalise(self._call(mistake.reference, case)))
+                    except NotApplicable:
+                        values.append(FAILED)
                     except Exception as error:  # noqa: BLE001 - validate reports it
                         values.append(FAILED)
                         self.mistake_errors.setdefault(mistake.name, (index, error))
@@ -189,7 +198,17 @@ class Question:
         judge = case.judge or self.judge
         if judge is not None:
             return judge(actual, expected, case)
-        return compare(actual, expected, self.tolerance, exact=self.exact)
+        problem = compare(actual, expected, self.tolerance, exact=self.exact)
+        if problem is None:
+            return None
+        # "rounded" would tell a hidden case's answer is near: public cases only
+        return form_note(actual, expected, self.tolerance, rounded=not case.hidden) or problem
+
+    @property
+    def graded_later(self) -> bool:
+        """A value whose right answer only the grader knows (a graded reasoning item):
+        ``check()`` can test its form, never whether it is right."""
+        return self.kind == "value" and any(case.hidden for case in self.cases)
 
     def probe_request(self) -> dict:
         """What the kernel is told: names and hidden inputs only, never expected values."""
@@ -204,14 +223,19 @@ class Question:
     def publish(self) -> dict:
         """What a student's ``check()`` needs: public cases only, with expected values."""
         expected = self.expected()
-        mistaken = self.mistaken()
+        # a graded value's known mistakes are the wrong choices: shipping their values or
+        # their explanations would tell the student which choice is left
+        mistaken = {} if self.graded_later else self.mistaken()
         cases = []
         for index, case in enumerate(self.cases):
             if case.hidden:
                 continue
             entry = {"name": case.name, "hint": case.hint,
                      "judge": case.judge.to_json() if isinstance(case.judge, Judge) else None,
-                     "expected": encode_input(_canonical(expected[index])),
+                     # a graded value's public case tests the form with its judge: the
+                     # value itself stays with the grader
+                     "expected": None if self.graded_later else
+                     encode_input(_canonical(expected[index])),
                      "mistakes": {name: encode_input(_canonical(values[index]))
                                   for name, values in mistaken.items()
                                   if values[index] is not FAILED}}
@@ -223,8 +247,9 @@ class Question:
                 "forbidden": list(self.forbidden), "hint": self.hint,
                 "tolerance": [self.tolerance.rel, self.tolerance.abs_], "exact": self.exact,
                 "judge": self.judge.to_json() if isinstance(self.judge, Judge) else None,
-                "mistakes": [{"name": m.name, "feedback": m.feedback} for m in self.mistakes],
-                "cases": cases}
+                "mistakes": [] if self.graded_later else
+                [{"name": m.name, "feedback": m.feedback} for m in self.mistakes],
+                "graded_later": self.graded_later, "cases": cases}
 
 
 def _canonical(value):

@@ -173,6 +173,10 @@ def _check_question(question, spec_path: Path, notebook_path: Path,
             return problems
         if not case.hidden:
             judge = case.judge or question.judge
+            if question.graded_later and judge is None:
+                error(where, f"{_case_label(question, index)} is public without a judge, so the "
+                             f"checks file would ship the value that {question.id}'s hidden "
+                             "case grades: give it a judge that tests the form (Within, OneOf)")
             if judge is not None and not isinstance(judge, Judge):
                 error(where, f"{_case_label(question, index)} is public, so its judge must "
                              "come from nbcourse.grading.judges (a plain function cannot be "

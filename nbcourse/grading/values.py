@@ -35,6 +35,10 @@ def encode_input(value):
         return {"$ndarray": {"data": encode_input(value.tolist()), "dtype": str(value.dtype)}}
     if isinstance(value, np.generic):
         return encode_input(value.item())
+    if type(value).__module__.startswith("scipy.sparse") and hasattr(value, "tocsr"):
+        csr = value.tocsr()  # a sparse matrix stays sparse: "dense or sparse" is tested
+        return {"$csr": {"data": encode_input(csr.data), "indices": csr.indices.tolist(),
+                         "indptr": csr.indptr.tolist(), "shape": list(csr.shape)}}
     if isinstance(value, tuple):
         return {"$tuple": [encode_input(item) for item in value]}
     if isinstance(value, list):
@@ -69,6 +73,10 @@ def decode_input(data):
         return float(body)
     if tag == "$ndarray":
         return np.array(decode_input(body["data"]), dtype=body["dtype"])
+    if tag == "$csr":
+        import scipy.sparse as sp
+        return sp.csr_matrix((decode_input(body["data"]), body["indices"], body["indptr"]),
+                             shape=tuple(body["shape"]))
     if tag == "$series":
         return pd.Series(decode_input(body["values"]), index=decode_input(body["index"]),
                          name=body.get("name"))

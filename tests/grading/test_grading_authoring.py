@@ -71,7 +71,7 @@ def test_the_committed_student_versions_are_exactly_a_fresh_release():
     assert sorted(built) == sorted(p.name for pattern in ("*.ipynb", "*.checks.json")
                                    for p in RELEASE.glob(pattern))
     for name, text in built.items():
-        assert (RELEASE / name).read_bytes() == text.encode("utf-8"), \
+        assert authoring.same_release(name, (RELEASE / name).read_bytes(), text), \
             f"exercises/{name} is out of date: run `nbcourse release`"
 
 
@@ -156,3 +156,172 @@ def test_a_near_miss_marker_is_refused_at_release_naming_file_cell_and_line(tmp_
     err = capsys.readouterr().err
     assert f"{path}, cell 4, line 2" in err and "'## BEGIN SOLUTION' looks like a marker" in err
     assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------- no graded value reaches a student
+def _numbers(value):
+    """Every number inside an expected value (lists, dicts, Fractions)."""
+    from fractions import Fraction
+    from numbers import Real
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, (Real, Fraction)):
+        return [value]
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v)]
+    if isinstance(value, (list, tuple)):
+        return [n for v in value for n in _numbers(v)]
+    return []
+
+
+def _formats(number) -> set[str]:
+    """How a number can be written in a notebook or a JSON file (a person would round it)."""
+    from fractions import Fraction
+    x = float(number)
+    found = {repr(x)}
+    if abs(x) >= 0.01:  # fewer digits than that say nothing about a tiny number
+        found |= {f"{x:.4f}", f"{x:.5f}", f"{x:.6f}"}
+    if 0.01 <= abs(x) <= 1:
+        found |= {f"{100 * x:.2f}%", f"{100 * x:.1f}%"}
+    if isinstance(number, Fraction) and number.denominator > 1:
+        found |= {f"{number.numerator}/{number.denominator}",
+                  f'"$fraction": [{number.numerator}, {number.denominator}]'}
+    return found
+
+
+def _distinctive(number, denominator: int = 200) -> bool:
+    """Worth searching for: not a whole number or a fraction with a small denominator
+    (1/3, 0.75 or 5.0 turn up in any file by chance), four significant digits or more."""
+    import math
+    from fractions import Fraction
+    x = abs(float(number))
+    if math.isinf(x) or math.isnan(x) or x == round(x):
+        return False
+    if abs(float(Fraction(x).limit_denominator(denominator)) - x) < 1e-12:
+        return False
+    digits = repr(x).lstrip("0.").replace(".", "").rstrip("0").split("e")[0]
+    return len(digits) >= 4
+
+
+def _released_text() -> dict[str, str]:
+    return {p.name: p.read_text(encoding="utf-8") for pattern in ("*.ipynb", "*.checks.json")
+            for p in RELEASE.glob(pattern)}
+
+
+def _own(texts, exercise) -> dict[str, str]:
+    """The files a student of this exercise receives (a number another exercise happens
+    to show is not this exercise's answer)."""
+    return {name: text for name, text in texts.items() if name.startswith(exercise.name)}
+
+
+def _leaks(exercise, texts) -> list[str]:
+    """Where a graded expected value (a hidden case's, or a value graded only at grading)
+    appears in a released file."""
+    import json
+
+    from nbcourse.grading.values import decode_input
+    found = []
+    shipped = json.loads(texts[f"{exercise.name}.checks.json"])
+    for question, data in zip(exercise.questions, shipped["questions"]):
+        expected = question.expected()
+        graded = [value for case, value in zip(question.cases, expected) if case.hidden]
+        if question.graded_later:
+            # nothing of its own in the checks file: no expected value, no mistake (a wrong
+            # choice ruled out tells which one is left), no explanation
+            for case in data["cases"]:
+                if case["expected"] is not None or case["mistakes"]:
+                    found.append(f"{question.id}: a public case ships values")
+            shared = {m.feedback for other in exercise.questions if not other.graded_later
+                      for m in other.mistakes}  # the same words under a function question
+            for mistake in question.mistakes:
+                if mistake.feedback in shared:
+                    continue
+                for name, text in texts.items():
+                    if mistake.feedback in text:
+                        found.append(f"{question.id}: {name} explains {mistake.name!r}")
+        for value in graded:
+            for case in data["cases"]:  # a public case's own values may not equal it either
+                for shown in [case["expected"], *case.get("mistakes", {}).values()]:
+                    if shown is not None and question.graded_later and \
+                            question.same_as(decode_input(shown), value, question.cases[0]):
+                        found.append(f"{question.id}: the checks file holds the graded value")
+            numbers = _numbers(value)
+            if question.graded_later and isinstance(value, str) and len(value) > 3:
+                for name, text in _own(texts, exercise).items():
+                    if json.dumps(value) in text:
+                        found.append(f"{question.id}: {name} holds the graded text {value!r}")
+            for number in numbers:
+                # a value graded on its own is searched harder: 61/62 is the answer itself
+                if not _distinctive(number, 20 if question.graded_later else 200):
+                    continue
+                for form in _formats(number):
+                    for name, text in _own(texts, exercise).items():
+                        # as a number of its own: 0.7310 is not a leak inside 0.73105857...
+                        if re.search(r"(?<![\d.])" + re.escape(form) + r"(?!\d)", text):
+                            found.append(f"{question.id}: {name} holds {form} (graded {number!r})")
+    return found
+
+
+@pytest.mark.parametrize("name", specs.available(SOURCE))
+def test_no_released_file_holds_a_graded_expected_value(name):
+    assert _leaks(specs.load(name, SOURCE), _released_text()) == []
+
+
+def test_the_leak_test_finds_a_graded_value_written_into_a_student_file():
+    """The test above can fail: the two leaks issue 25 found, put back, are both found."""
+    import json
+    texts = _released_text()
+    spam = specs.load("05_spam", SOURCE)
+    accuracy = spam.question("q6").expected()[1]
+    planted = dict(texts, **{"05_spam.ipynb": texts["05_spam.ipynb"] + f"\n{accuracy!r}\n"})
+    assert any("q6" in leak for leak in _leaks(spam, planted))
+    merging = specs.load("07_merging", SOURCE)
+    shipped = json.loads(texts["07_merging.checks.json"])
+    question = merging.question("q4")
+    for case in shipped["questions"][3]["cases"]:
+        case["mistakes"] = {m.name: m.reference() for m in question.mistakes}
+    shipped["questions"][3]["mistakes"] = [{"name": m.name, "feedback": m.feedback}
+                                           for m in question.mistakes]
+    planted = dict(texts, **{"07_merging.checks.json": json.dumps(shipped)})
+    assert any("q4" in leak for leak in _leaks(merging, planted))
+
+
+def test_a_release_does_not_depend_on_what_an_optimiser_returns(monkeypatch):
+    """Issue 25: 03_mle.checks.json held a known mistake's values as scipy's optimiser found
+    them, which differed in the 7th digit on another CPU (OpenBLAS SkylakeX).  The values
+    are now derived exactly: nudging every optimiser result changes no released byte."""
+    import numpy as np
+    import scipy.optimize
+
+    before = authoring.build(SOURCE)
+    real_minimize = scipy.optimize.minimize
+
+    def nudged_minimize(*args, **kwargs):
+        result = real_minimize(*args, **kwargs)
+        result.x = np.asarray(result.x) * (1 + 3e-7)
+        return result
+
+    monkeypatch.setattr(scipy.optimize, "minimize", nudged_minimize)
+    after = authoring.build(SOURCE)
+    assert [name for name in before if before[name] != after[name]] == []
+
+
+def test_a_checks_file_differing_only_in_the_last_digits_is_up_to_date(tmp_path):
+    """A float another CPU computes a few units in the last place apart (numpy's SIMD exp
+    and log differ between processors) does not make the release out of date, and is not
+    rewritten; a real change is."""
+    import json
+    authoring.release(SOURCE, tmp_path)
+    path = tmp_path / "03_mle.checks.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    case = data["questions"][0]["cases"][0]
+    case["expected"] = case["expected"] * (1 + 4e-16)
+    path.write_text(authoring.render_checks(data), encoding="utf-8")
+    nudged = path.read_bytes()
+    report = authoring.release(SOURCE, tmp_path, check=True)
+    assert report.up_to_date, report.written
+    authoring.release(SOURCE, tmp_path)
+    assert path.read_bytes() == nudged  # not rewritten
+    case["expected"] = case["expected"] * (1 + 1e-6)
+    path.write_text(authoring.render_checks(data), encoding="utf-8")
+    assert authoring.release(SOURCE, tmp_path, check=True).written == ["03_mle.checks.json"]

@@ -38,7 +38,7 @@ def test_a_right_answer_passes_and_the_report_mentions_hidden_tests(capsys):
     assert check.run("q1", right_likelihood).all_passed
     check("q1", right_likelihood)
     printed = capsys.readouterr().out
-    assert "q1 · likelihood: 2 of 2 public tests passed" in printed
+    assert "q1 · likelihood: 3 of 3 public tests passed" in printed
     assert "Hidden tests with other inputs run when your notebook is graded" in printed
 
 
@@ -120,7 +120,7 @@ def test_grade_help_shows_the_documented_usage():
 def test_list_shows_every_exercise_with_points(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
-    assert "01_weather: Exercise 1: the weather example by hand (8 points)" in out
+    assert "01_weather: Exercise 1: the weather example by hand (10 points)" in out
     assert "05_spam" in out and "q3  choose_alpha" in out
 
 
@@ -255,7 +255,7 @@ def test_check_warns_when_the_answer_calls_the_estimator_it_should_rewrite():
     report = check.run("q2", namespace["joint_scores"], sources=CALLS_THE_ESTIMATOR)
     assert report.flags == ["CategoricalNB"]
     text = str(report)
-    assert "1 of 1 public tests passed" in text
+    assert "2 of 2 public tests passed" in text
     assert "⚠ joint_scores uses CategoricalNB" in text and "the grader will flag it" in text
     honest = check.run("q1", right_likelihood, sources=CALLS_THE_ESTIMATOR)
     assert honest.flags == [] and "⚠" not in str(honest)
@@ -439,7 +439,10 @@ def test_public_cases_and_hidden_cases_come_from_one_spec():
             public = [case for case in question.cases if not case.hidden]
             assert [c["name"] for c in shipped[question.id].cases] == [c.name for c in public]
             assert shipped[question.id].hint == question.hint
-            assert shipped[question.id].feedback == {m.name: m.feedback for m in question.mistakes}
+            # a value graded only by the grader ships no mistake: a wrong choice ruled out
+            # would tell which one is left
+            assert shipped[question.id].feedback == (
+                {} if question.graded_later else {m.name: m.feedback for m in question.mistakes})
 
 
 def test_a_checks_file_from_a_newer_nbcourse_is_said_so(tmp_path, monkeypatch):
@@ -449,3 +452,265 @@ def test_a_checks_file_from_a_newer_nbcourse_is_said_so(tmp_path, monkeypatch):
     (tmp_path / "01_weather.checks.json").write_text(json.dumps(data))
     monkeypatch.chdir(tmp_path)
     assert "newer nbcourse" in str(check_for("01_weather").run("q1", right_likelihood))
+
+
+# ------------------------------------------------------------------ issue 25: what a student tried
+# Each wrong answer below passed the public check() once; each right variant was rejected.
+def _likelihood_play(table, feature, value, target, label):
+    return right_likelihood(table, feature, value, "play", label)  # ignores `target`
+
+
+def _joint(table, query, target, labels=None):
+    scores = {}
+    for label in labels or table[target].unique():
+        rows = table[table[target] == label]
+        score = Fraction(len(rows), len(table))
+        for feature, value in query.items():
+            score *= Fraction(int((rows[feature] == value).sum()), max(len(rows), 1))
+        scores[label] = score
+    return scores
+
+
+def _map(a, b, heads, tails):
+    return Fraction(a + heads - 1) / (a + b + heads + tails - 2)
+
+
+def _mean(a, b, heads, tails):
+    return Fraction(a + heads) / (a + b + heads + tails)
+
+
+def _smoothed(table, feature, value, target, label, alpha, k=None, below=None):
+    rows = table[table[target] == label]
+    k = table[feature].nunique() if k is None else k(table, rows, feature)
+    below = alpha * k if below is None else below(alpha, k)
+    return (int((rows[feature] == value).sum()) + alpha) / (len(rows) + below)
+
+
+def _m(n_vc, n_c, m, Q):
+    return (n_vc + m * Fraction(Q)) / (n_c + m)
+
+
+def _counts(values, K):
+    naive = (K - 1) + K * sum(v - 1 for v in values)
+    full = K - 1
+    for v in values:
+        full = (full + 1) * v - 1
+    return [naive, int(np.prod(values)) * K - 1]
+
+
+def _log_likelihood(counts, theta, finite=False):
+    counts, theta = np.asarray(counts, float), np.asarray(theta, float)
+    seen = counts > 0
+    if finite:
+        seen &= theta > 0
+    with np.errstate(divide="ignore"):
+        return float(np.sum(counts[seen] * np.log(theta[seen])))
+
+
+def _numeric(counts, smallest=0.0, sign=-1.0):
+    from scipy.optimize import minimize
+    counts = np.asarray(counts, float)
+    k = len(counts)
+
+    def theta_of(z):
+        return smallest + (1 - k * smallest) * np.exp(z - np.logaddexp.reduce(z))
+
+    def f(z):
+        theta = theta_of(z)
+        return sign * np.sum(counts[counts > 0] * np.log(theta[counts > 0]))
+
+    return theta_of(minimize(f, np.zeros(k), method="BFGS",
+                             options={"gtol": 1e-10, "maxiter": 5000}).x).tolist()
+
+
+def _closed_form(counts, smallest=0.0):
+    counts = np.asarray(counts, float)
+    return (counts / counts.sum()).tolist()
+
+
+def _scores(w0, w, X):
+    return w0 + np.asarray(X @ np.asarray(w, dtype=float)).ravel()
+
+
+def _sigmoid_naive(w0, w, X):
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(_scores(w0, w, X))
+        return e / (1 + e)
+
+
+def _sigmoid(w0, w, X):
+    s = _scores(w0, w, X)
+    return np.where(s >= 0, 1 / (1 + np.exp(-np.abs(s))),
+                    np.exp(-np.abs(s)) / (1 + np.exp(-np.abs(s))))
+
+
+def _accuracy(y_true, y_pred):
+    return float(np.mean(np.asarray(y_true) == np.asarray(y_pred)))
+
+
+def _means_variances(X, y, var_smoothing, order=None, spread=np.var):
+    X, y = np.asarray(X, float), np.asarray(y)
+    classes = np.unique(y) if order is None else list(dict.fromkeys(y.tolist()))
+    epsilon = var_smoothing * float(np.max(X.var(axis=0)))
+    return ([X[y == c].mean(axis=0).tolist() for c in classes],
+            [(spread(X[y == c], axis=0) + epsilon).tolist() for c in classes])
+
+
+def _bins(is_positive, p, n_bins, right=False):
+    p, is_positive = np.asarray(p, float), np.asarray(is_positive, float)
+    if right:
+        b = np.digitize(p, np.linspace(0, 1, n_bins + 1)[1:-1], right=True)
+    else:
+        b = np.minimum((p * n_bins).astype(int), n_bins - 1)
+    return [[int(k), float(p[b == k].mean()), float(is_positive[b == k].mean()),
+             int(np.sum(b == k))] for k in np.unique(b)]
+
+
+def _merge(a, b, classes=None, as_float=False):
+    found = list(dict.fromkeys(list(a["classes"]) + list(b["classes"])))
+    classes = sorted(found) if classes is None else classes(a, b, found)
+    n = len(a["feature_count"][0])
+    count = {c: 0 for c in classes}
+    rows = {c: [0] * n for c in classes}
+    for table in (a, b):
+        for i, c in enumerate(table["classes"]):
+            if c in count:
+                count[c] += table["class_count"][i]
+                rows[c] = [x + y for x, y in zip(rows[c], table["feature_count"][i])]
+    cast = float if as_float else int
+    return {"classes": classes, "class_count": [cast(count[c]) for c in classes],
+            "feature_count": [[cast(x) for x in rows[c]] for c in classes]}
+
+
+# exercise, question, wrong answer, what the report must say (a mistake's name or a hint)
+WRONG_25 = [
+    ("01_weather", "q1", _likelihood_play, "KeyError: 'play'"),
+    ("01_weather", "q1", _likelihood_play, "`target` argument"),
+    ("01_weather", "q1", lambda t, f, v, y, label: Fraction(
+        int((t[t[y] == label][f] == v).sum()), int((t[y] == label).sum()) + 1),
+     "class size + 1 in the denominator"),
+    ("01_weather", "q2", lambda t, q, y: _joint(t, q, y, labels=["yes", "no"]),
+     "never a fixed list such as ['yes', 'no']"),
+    ("02_smoothing", "q2", lambda a, b, h, t: Fraction(h, h + t), "the prior left out"),
+    ("02_smoothing", "q3", lambda a, b, h, t: Fraction(h, h + t), "the prior left out"),
+    ("02_smoothing", "q5", lambda *a: _smoothed(*a, below=lambda alpha, k: 2 * alpha),
+     "2 alpha below the bar"),
+    ("02_smoothing", "q5", lambda t, f, v, y, label, alpha: _smoothed(t, f, v, y, label, 1),
+     "not the expected one"),
+    ("02_smoothing", "q5", lambda *a: _smoothed(*a, below=lambda alpha, k: 0),
+     "alpha only above the bar"),
+    ("02_smoothing", "q5", lambda *a: _smoothed(*a, below=lambda alpha, k: alpha * (k + 1)),
+     "K one too large"),
+    ("02_smoothing", "q5", lambda *a: _smoothed(*a, below=lambda alpha, k: alpha * (k - 1)),
+     "K one too small"),
+    ("02_smoothing", "q5", lambda t, f, v, y, label, alpha: _smoothed(t, f, v, y, label, 0),
+     "smoothing forgotten"),
+    ("02_smoothing", "q5", lambda *a: _smoothed(*a, k=lambda t, rows, f: rows[f].nunique()),
+     "K counted within the class"),
+    ("02_smoothing", "q7", lambda n_vc, n_c, m, Q: _m(0, n_c, m, Q), "n_vc left out"),
+    ("02_smoothing", "q8", lambda values, K: [(K - 1) + len(values) * K,
+                                               2 ** len(values) * K - 1],
+     "every attribute treated as yes/no"),
+    ("03_mle", "q1", lambda c, t: _log_likelihood(c, t, finite=True),
+     "impossible data treated as merely unlikely"),
+    ("03_mle", "q3", _closed_form, "the closed form, the floor ignored"),
+    ("03_mle", "q3", lambda counts, smallest=0.0: _numeric(counts, smallest, sign=1.0),
+     "the optimiser went downhill"),
+    ("04_linearity", "q2", lambda w0, w, X: (_scores(w0, w, X) >= 0).astype(int),
+     "a tie counted as class 1"),
+    ("04_linearity", "q2", lambda w0, w, X: (w0 + np.dot(X, w) > 0).astype(int),
+     "X may be a scipy.sparse matrix"),
+    ("04_linearity", "q3", _sigmoid_naive, "exp(s) / (1 + exp(s)) overflowing"),
+    ("04_linearity", "q4", 0.0, "the share where the rules disagree"),
+    ("04_linearity", "q5", {m: {r: ("linear!" if r == "decision boundary" else v)
+                                for r, v in rows.items()}
+                            for m, rows in {
+                                "naive Bayes": {
+                                    "decision boundary": "linear",
+                                    "what is modelled": "the joint distribution p(x, y)",
+                                    "how the weights are found": "counting, in closed form",
+                                    "assumes the features independent given the class": "yes"},
+                                "logistic regression": {
+                                    "decision boundary": "linear",
+                                    "what is modelled": "the conditional distribution p(y | x)",
+                                    "how the weights are found": "iterative optimisation",
+                                    "assumes the features independent given the class": "no"},
+                            }.items()},
+     "not one of the strings in options"),
+    ("05_spam", "q2", lambda t, p: 1 - _accuracy(t, p), "the error rate"),
+    ("05_spam", "q2", lambda t, p: 100 * _accuracy(t, p), "a percentage, not a share"),
+    ("05_spam", "q2", lambda t, p: int(np.sum(np.asarray(t) == np.asarray(p))) // len(t),
+     "integer division"),
+    ("05_spam", "q3", lambda Xt, yt, Xv, yv, alphas: alphas[0], "the first alpha, never compared"),
+    ("06_gaussian", "q1", lambda X, y, v: _means_variances(X, y, v, order="seen"),
+     "classes in order of appearance"),
+    ("06_gaussian", "q1", lambda X, y, v: _means_variances(X, y, v, spread=np.std),
+     "standard deviation instead of variance"),
+    ("06_gaussian", "q5", lambda t, p, n: _bins(t, p, n, right=True),
+     "a p on an edge put in the bin below"),
+    ("07_merging", "q1", lambda a, b: _merge(a, b, classes=lambda a, b, found: sorted(a["classes"])),
+     "a class only the second table has dropped"),
+    ("07_merging", "q1", lambda a, b: _merge(a, b, classes=lambda a, b, found: found),
+     "classes not sorted"),
+]
+
+
+@pytest.mark.parametrize("exercise, question, wrong, says", WRONG_25)
+def test_25_each_wrong_answer_a_student_tried_fails_and_is_named(exercise, question, wrong, says):
+    report = check_for(exercise).run(question, wrong)
+    assert not report.all_passed, str(report)
+    assert says in str(report), str(report)
+
+
+RIGHT_25 = [
+    ("01_weather", "q1", right_likelihood),
+    ("01_weather", "q2", _joint),
+    ("02_smoothing", "q2", _map),
+    ("02_smoothing", "q3", _mean),
+    ("02_smoothing", "q5", _smoothed),
+    ("02_smoothing", "q7", _m),
+    ("02_smoothing", "q8", _counts),
+    ("03_mle", "q1", _log_likelihood),
+    ("03_mle", "q3", _numeric),
+    ("04_linearity", "q2", lambda w0, w, X: (_scores(w0, w, X) > 0).astype(int)),
+    ("04_linearity", "q3", _sigmoid),
+    ("05_spam", "q2", _accuracy),
+    ("06_gaussian", "q1", _means_variances),
+    ("06_gaussian", "q5", _bins),
+    ("07_merging", "q1", _merge),
+]
+
+
+@pytest.mark.parametrize("exercise, question, right", RIGHT_25)
+def test_25_each_right_variant_passes(exercise, question, right):
+    report = check_for(exercise).run(question, right)
+    assert report.all_passed, str(report)
+
+
+def test_25_a_rounded_answer_is_told_it_is_rounded_not_given_a_misleading_hint():
+    report = check_for("01_weather").run("q4", 0.7954)
+    text = str(report)
+    assert not report.all_passed
+    assert "rounded to 4 decimal places" in text
+    assert "joint score divided by the sum" not in text
+
+
+def test_25_float_counts_are_told_whole_numbers_are_asked():
+    report = check_for("07_merging").run("q1", lambda a, b: _merge(a, b, as_float=True))
+    text = str(report)
+    assert not report.all_passed
+    assert "floats (such as 5.0) where whole numbers are asked" in text
+    assert "match the rows by class label" not in text
+
+
+@pytest.mark.parametrize("exercise, question, value", [
+    ("01_weather", "q5", 0.5), ("02_smoothing", "q9", 0.25), ("03_mle", "q6", 0.3),
+    ("04_linearity", "q7", 1.0), ("05_spam", "q5", 0.01), ("05_spam", "q6", 0.5),
+    ("05_spam", "q7", 0.5), ("05_spam", "q8", 0.5), ("06_gaussian", "q9", 0.5),
+    ("07_merging", "q4", "a"), ("07_merging", "q4", "b"),
+])
+def test_25_a_graded_value_is_never_marked_right_or_wrong_by_check(exercise, question, value):
+    """Any value of the right form gets the same report: it says the grader decides."""
+    text = str(check_for(exercise).run(question, value))
+    assert "whether it is right is decided only when your notebook is graded" in text
+    assert "Known mistake" not in text and "✘" not in text

@@ -103,6 +103,11 @@ def nbcourse_probe(user_ns, mark, request_json, emit=None):
             import numpy
             spec = value["$ndarray"]
             return numpy.array(decode(spec["data"]), dtype=spec["dtype"])
+        if "$csr" in value:
+            import scipy.sparse
+            spec = value["$csr"]
+            return scipy.sparse.csr_matrix((decode(spec["data"]), spec["indices"],
+                                            spec["indptr"]), shape=tuple(spec["shape"]))
         if "$series" in value:
             import pandas
             spec = value["$series"]
