@@ -458,3 +458,14 @@ def test_05_the_missed_spams_long_numbers_are_all_new_words(lesson05):
     assert len(ast.literal_eval(numbers.group(1))) == 5 and ast.literal_eval(numbers.group(2)) == []
     assert len([line for line in printed.splitlines() if line.startswith("- ")]) == 8
     lesson05.says("The five long numbers (printed last) are all words the filter has never seen")
+
+
+def test_05_06_use_the_course_table_of_symbols(lesson05, lesson06):
+    for lesson in (lesson05, lesson06):
+        assert "](../docs/symbols.md)" in lesson.prose
+    # m is the m-estimate's sample size everywhere: not the largest log-score, not a number of copies
+    assert r"m = \max_c s_c" not in lesson05.prose and r"s_{\max} = \max_c s_c" in lesson05.prose
+    assert "copied $m$ times" not in lesson06.prose and "copied $t$ times" in lesson06.prose
+    # d_ck counts the messages of class c that contain word k (Bernoulli), as in the table
+    assert r"$d_{ck}$ = training messages of class $c$ containing $k$" in lesson05.prose
+    assert "$V$ = number of words in the vocabulary" in lesson05.prose
