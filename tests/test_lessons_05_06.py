@@ -281,7 +281,7 @@ def test_06_answer_one_gives_the_boundary_points_the_library_computes(lesson06):
 
 def test_06_boundary_plot_stops_at_zero_and_uses_lesson_04s_line_styles(lesson06):
     source = "".join(lesson06.cell("plot_gaussian_boundaries(")["source"])
-    assert "lowest=(0, 0)" in source and 'shade="per-class variances (quadratic)"' in source
+    assert "xlim=(0, None), ylim=(0, None)" in source and 'shade="per-class variances (quadratic)"' in source
     # shared variance first: a solid line, as in notebook 04; the quadratic model dashed
     assert source.index('"shared variance (linear)"') < source.index('"per-class variances (quadratic)"')
     lesson04 = "".join("".join(c["source"]) for c in Lesson("04_naive_bayes_is_linear.ipynb").cells

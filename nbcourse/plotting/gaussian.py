@@ -19,40 +19,37 @@ _BOUNDARY_STYLES = (
 
 def plot_gaussian_boundaries(X, y, models, *, feature_names=("x₁", "x₂"), resolution: int = 300,
                              margin: float = 0.5, max_points: int = 400, seed: int = 0,
-                             shade=None, lowest=(None, None)):
+                             shade: str | None = None):
     """A two-class 2-D data set and the line where each fitted model's log-odds is zero.
 
     ``models`` maps a legend label to a fitted two-class model with
     ``predict_joint_log_proba`` (e.g. GaussianNB with and without a shared variance);
     the boundary is where log P(classes_[1], x) - log P(classes_[0], x) changes sign.
-    The background is shaded by the class that the first model predicts there.
+    The background is shaded by the class that the model labelled ``shade`` predicts there
+    (the first model by default): a quadratic boundary's regions are hard to read from its
+    lines alone, since it can have two branches.
 
     The frame reaches ``margin`` times the data's range beyond the data on every side,
     so that the reader sees what the models do far from the data, where a quadratic
     boundary can turn back. At most ``max_points`` points are drawn (a random sample,
     ``seed``), small and half transparent, so that the regions and lines stay visible.
-
-    ``shade`` names the model whose regions are shaded (default: the first). ``lowest``
-    gives, per feature, the smallest value it can take (None: no limit); the frame stops
-    there, so that the picture does not show regions no example can reach (a logarithm
-    of a count of at least 1 is never negative).
     """
     X, y, classes, feature_names = _checked_boundary_inputs(X, y, models, feature_names)
     if not (np.isfinite(margin) and margin >= 0):
         raise ValueError(f"margin must be a number >= 0, got {margin!r}")
     if isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer)) or max_points < 1:
         raise ValueError(f"max_points must be a positive whole number, got {max_points!r}")
-    shade = next(iter(models)) if shade is None else shade
-    if shade not in models:
-        raise ValueError(f"shade must be one of the labels of models {list(models)}, got {shade!r}")
-    floor = _checked_lowest(lowest, X)
     low, high = X.min(axis=0), X.max(axis=0)
     pad = margin * (high - low)
-    start = np.maximum(low - pad, floor)
-    xs = np.linspace(start[0], high[0] + pad[0], resolution)
-    ys = np.linspace(start[1], high[1] + pad[1], resolution)
+    xs = np.linspace(low[0] - pad[0], high[0] + pad[0], resolution)
+    ys = np.linspace(low[1] - pad[1], high[1] + pad[1], resolution)
     xx, yy = np.meshgrid(xs, ys)
     log_odds = {label: _log_odds(model, xx, yy) for label, model in models.items()}
+    labels = list(models)
+    shade = labels[0] if shade is None else shade
+    if shade not in models:
+        raise ValueError(f"shade must be one of the labels of models {labels}, got {shade!r}")
+    shaded_style = _BOUNDARY_STYLES[labels.index(shade)]["linestyles"]
 
     fig, ax = new_figure((6.6, 5.2), layout="tight")
     _shade_regions(ax, log_odds[shade], xs, ys)
@@ -64,9 +61,8 @@ def plot_gaussian_boundaries(X, y, models, *, feature_names=("x₁", "x₂"), re
     ax.set_xlabel(feature_names[0])
     ax.set_ylabel(feature_names[1])
     points = "all points" if shown == len(X) else f"{shown:,} of {len(X):,} points"
-    line = _BOUNDARY_STYLES[list(models).index(shade)]["linestyles"]
     ax.set_title("decision boundaries: where both classes are equally probable\n"
-                 f"shaded: the class the {line} line's model predicts; {points} drawn", fontsize=10)
+                 f"shaded: the class the {shaded_style} line's model predicts; {points} drawn", fontsize=10)
     # Below the axes: a curved boundary can pass through any corner of the data.
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2,
               fontsize=9, frameon=False)
@@ -89,17 +85,6 @@ def _checked_boundary_inputs(X, y, models, feature_names):
     if len(classes) != 2:
         raise ValueError(f"the models must have two classes, got {list(classes)}")
     return X, y, classes, feature_names
-
-
-def _checked_lowest(lowest, X) -> np.ndarray:
-    """``lowest`` as two floats (-inf for no limit); no data point may lie below it."""
-    if not isinstance(lowest, (tuple, list)) or len(lowest) != 2:
-        raise ValueError(f"lowest must be a pair (one value or None per feature), got {lowest!r}")
-    floor = np.array([-np.inf if v is None else v for v in lowest], dtype=float)
-    if np.isnan(floor).any() or (X < floor).any():
-        raise ValueError(f"lowest={lowest!r} lies above some of the data; it must be the smallest "
-                         "value each feature can take")
-    return floor
 
 
 def _log_odds(model, xx, yy):
