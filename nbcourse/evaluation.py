@@ -21,7 +21,7 @@ from ._checks import check_positive_int
 __all__ = [
     "stratified_split", "accuracy", "binary_scores", "confusion_matrix",
     "expected_cost_decision", "total_cost", "reliability_table", "log_loss",
-    "accuracy_by_training_size",
+    "shuffle_within_class", "accuracy_by_training_size",
     "WEATHER_ALPHAS", "posterior_of", "fit_each_alpha", "alpha_curve",
     "SPAM_ALPHAS", "spam_validation_scores", "spam_alpha_curve",
 ]
@@ -222,6 +222,31 @@ def log_loss(y_true, proba, classes) -> float:
     picked = proba[np.arange(len(y_true)), [column[v] for v in y_true.tolist()]]
     with np.errstate(divide="ignore"):
         return float(-np.mean(np.log(picked)))
+
+
+def shuffle_within_class(X, y, seed: int = 0) -> np.ndarray:
+    """A copy of ``X`` whose features are independent given the class, by construction.
+
+    Within each class, every column is shuffled on its own (``seed`` fixes the shuffles).
+    Each feature keeps exactly the values it had in each class, so its class-conditional
+    distribution is unchanged, but the features of one row now come from different rows
+    of the same class: the world naive Bayes assumes. Comparing a model on ``X`` and on
+    this copy separates what dependence between the features does from everything else.
+    """
+    if hasattr(X, "to_numpy"):
+        X = X.to_numpy()
+    X = np.array(X, dtype=np.float64, copy=True)
+    y = _labels(y, "y")
+    if X.ndim != 2 or X.shape[0] != y.shape[0]:
+        raise ValueError(f"X must be 2-D with one row per label ({y.shape[0]}), got shape {X.shape}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int, got {seed!r}")
+    rng = np.random.default_rng(seed)
+    for label in np.unique(y):
+        rows = np.flatnonzero(y == label)
+        for k in range(X.shape[1]):
+            X[rows, k] = X[rng.permutation(rows), k]
+    return X
 
 
 def accuracy_by_training_size(models, X_train, y_train, X_test, y_test, sizes, *,

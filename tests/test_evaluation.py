@@ -189,3 +189,24 @@ def test_alpha_curve_is_the_posterior_of_categorical_nb_at_each_alpha():
     assert evaluation.alpha_curve(X, y, WEATHER_QUERIES, [0.0, 1.0, 8.5], models=models).equals(curve)
     with pytest.raises(ValueError, match="target must be one of the classes"):
         evaluation.posterior_of(models[1.0], WEATHER_QUERIES["lecture"], "maybe")
+
+
+def test_shuffle_within_class_keeps_each_class_column_and_breaks_the_dependence():
+    rng = np.random.default_rng(0)
+    y = np.repeat(["a", "b"], 500)
+    shared = rng.normal(size=1000) + (y == "b") * 2
+    X = np.column_stack([shared, shared + 0.1 * rng.normal(size=1000)])   # two near-copies
+    shuffled = evaluation.shuffle_within_class(X, y, seed=3)
+    for label in ("a", "b"):
+        rows = y == label
+        for k in range(2):   # the same values in each class, so the same per-class mean and variance
+            assert np.array_equal(np.sort(shuffled[rows, k]), np.sort(X[rows, k]))
+        assert np.corrcoef(X[rows].T)[0, 1] > 0.99
+        assert abs(np.corrcoef(shuffled[rows].T)[0, 1]) < 0.15
+    assert np.array_equal(shuffled, evaluation.shuffle_within_class(X, y, seed=3))
+    assert not np.array_equal(shuffled, evaluation.shuffle_within_class(X, y, seed=4))
+    assert np.array_equal(X[:, 0], shared)   # the input is left alone
+    with pytest.raises(ValueError, match="one row per label"):
+        evaluation.shuffle_within_class(X[:10], y)
+    with pytest.raises(TypeError, match="seed"):
+        evaluation.shuffle_within_class(X, y, seed=0.5)

@@ -192,6 +192,27 @@ def test_gaussian_boundaries_shade_regions_thin_points_and_show_far_from_the_dat
         plotting.plot_gaussian_boundaries(X, y, {"m": model}, max_points=0)
 
 
+def test_gaussian_boundaries_shade_the_named_model():
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal([1, 1], 0.3, size=(300, 2)), rng.normal([2, 1.5], 0.8, size=(300, 2))])
+    y = np.repeat(["A", "B"], 300)
+    quadratic = GaussianNB().fit(X, y)
+    linear = GaussianNB(shared_variance=True).fit(X, y)
+    models = {"linear": linear, "quadratic": quadratic}
+    fig = plotting.plot_gaussian_boundaries(X, y, models, shade="quadratic")
+    ax = fig.axes[0]
+    assert "the dashed line's model" in ax.get_title()
+    regions = ax.get_images()[0].get_array()
+    xs = np.linspace(*ax.get_xlim(), regions.shape[1])
+    ys = np.linspace(*ax.get_ylim(), regions.shape[0])
+    grid = np.column_stack([np.tile(xs, len(ys)), np.repeat(ys, len(xs))])
+    shaded = regions.ravel() == 1
+    assert np.array_equal(shaded, quadratic.predict(grid) == "B")
+    assert not np.array_equal(shaded, linear.predict(grid) == "B")
+    with pytest.raises(ValueError, match="shade"):
+        plotting.plot_gaussian_boundaries(X, y, models, shade="cubic")
+
+
 def test_top_weights_annotate_the_counts_and_pale_the_rare_words():
     from matplotlib.colors import to_rgba
 
