@@ -18,13 +18,16 @@ _BOUNDARY_STYLES = (
 
 
 def plot_gaussian_boundaries(X, y, models, *, feature_names=("x₁", "x₂"), resolution: int = 300,
-                             margin: float = 0.5, max_points: int = 400, seed: int = 0):
+                             margin: float = 0.5, max_points: int = 400, seed: int = 0,
+                             shade: str | None = None):
     """A two-class 2-D data set and the line where each fitted model's log-odds is zero.
 
     ``models`` maps a legend label to a fitted two-class model with
     ``predict_joint_log_proba`` (e.g. GaussianNB with and without a shared variance);
     the boundary is where log P(classes_[1], x) - log P(classes_[0], x) changes sign.
-    The background is shaded by the class that the first model predicts there.
+    The background is shaded by the class that the model labelled ``shade`` predicts there
+    (the first model by default): a quadratic boundary's regions are hard to read from its
+    lines alone, since it can have two branches.
 
     The frame reaches ``margin`` times the data's range beyond the data on every side,
     so that the reader sees what the models do far from the data, where a quadratic
@@ -42,9 +45,14 @@ def plot_gaussian_boundaries(X, y, models, *, feature_names=("x₁", "x₂"), re
     ys = np.linspace(low[1] - pad[1], high[1] + pad[1], resolution)
     xx, yy = np.meshgrid(xs, ys)
     log_odds = {label: _log_odds(model, xx, yy) for label, model in models.items()}
+    labels = list(models)
+    shade = labels[0] if shade is None else shade
+    if shade not in models:
+        raise ValueError(f"shade must be one of the labels of models {labels}, got {shade!r}")
+    shaded_style = _BOUNDARY_STYLES[labels.index(shade)]["linestyles"]
 
     fig, ax = new_figure((6.6, 5.2), layout="tight")
-    _shade_regions(ax, next(iter(log_odds.values())), xs, ys)
+    _shade_regions(ax, log_odds[shade], xs, ys)
     shown = _draw_sample(ax, X, y, classes, max_points, seed)
     handles, _ = ax.get_legend_handles_labels()
     handles += _draw_boundaries(ax, xx, yy, log_odds)
@@ -54,7 +62,7 @@ def plot_gaussian_boundaries(X, y, models, *, feature_names=("x₁", "x₂"), re
     ax.set_ylabel(feature_names[1])
     points = "all points" if shown == len(X) else f"{shown:,} of {len(X):,} points"
     ax.set_title("decision boundaries: where both classes are equally probable\n"
-                 f"shaded: the class the solid line's model predicts; {points} drawn", fontsize=10)
+                 f"shaded: the class the {shaded_style} line's model predicts; {points} drawn", fontsize=10)
     # Below the axes: a curved boundary can pass through any corner of the data.
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2,
               fontsize=9, frameon=False)
