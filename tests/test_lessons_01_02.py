@@ -293,3 +293,33 @@ def test_lesson_02_alpha_belongs_to_the_counting_classifiers_only():
     for model in (CategoricalNB(), MultinomialNB(), BernoulliNB()):
         assert "alpha" in model.get_params()
     assert "alpha" not in GaussianNB().get_params()
+
+
+# ----- one table of symbols for the whole course ------------------------------------------
+
+def test_the_table_of_symbols_is_linked_from_readme_site_and_lessons():
+    from course_paths import REPO
+    from lesson_outputs import lesson, markdown
+
+    table = (REPO / "docs" / "symbols.md").read_text(encoding="utf-8")
+    for row in ("| $K$ | number of classes", "| $V$ | size of the vocabulary",
+                "| $m$ | the m-estimate's *equivalent sample size*", "| $J$ | number of values",
+                "| $\\alpha$ | pseudo-count"):
+        assert row in table, row
+    assert (REPO / "book" / "symbols.md").resolve() == (REPO / "docs" / "symbols.md").resolve()
+    assert "- file: symbols" in (REPO / "book" / "_toc.yml").read_text(encoding="utf-8")
+    assert "](symbols.md)" in (REPO / "book" / "intro.md").read_text(encoding="utf-8")
+    assert "](docs/symbols.md)" in (REPO / "README.md").read_text(encoding="utf-8")
+    for stem in ("01_", "03_"):
+        assert "](../docs/symbols.md)" in markdown(lesson(stem)), stem
+
+
+@pytest.mark.parametrize("stem", ["01_", "02_", "03_", "04_", "07_"])
+def test_lessons_use_k_v_and_m_as_the_table_says(stem):
+    from lesson_outputs import lesson, markdown
+
+    text = markdown(lesson(stem))
+    # the old second meanings: K for a vocabulary or an attribute's values, m for keywords or hash columns
+    for old in ("z_1, \\dots, z_K", "$K$ is the size", "An attribute with $K$ values", "$m$ keywords",
+                "\\bmod m", "sizes $m$", "$2 + 2m$", "$C$ the number of classes", "Lidstone $\\beta$"):
+        assert old not in text, (stem, old)
