@@ -395,3 +395,14 @@ def test_lesson_04_names_newton_cg_and_the_unpenalised_bias():
     assert "\\ell \\le 0" in section and "no finite $w$ maximises it" in section
     assert "\\frac1C D" in section and "\\frac1C I" not in section
     assert "**Newton-CG**" in markdown_with(notebook, "does the same\nthing with")
+
+
+def test_lesson_04_says_the_sms_corpus_ships_and_uses_it():
+    from course_paths import SHARED_DATA
+    from lesson_outputs import lesson, markdown_with, output_of
+
+    notebook = lesson("04_")
+    assert "nothing is downloaded" in markdown_with(notebook, "## 2. A real corpus: the SMS Spam Collection")
+    assert (SHARED_DATA / "sms_spam" / "SMSSpamCollection").is_file()
+    assert output_of(notebook, "sms = datasets.load_sms_spam_or_mini()").startswith(
+        "SMS Spam Collection v.1 - 5574 messages")
