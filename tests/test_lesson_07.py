@@ -167,3 +167,54 @@ def test_without_20_newsgroups_the_lesson_runs_on_the_sms_messages(tmp_path, mon
     while _still_running(descendants.seen) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _still_running(descendants.seen), _still_running(descendants.seen)
+
+
+# ----- the prose, held to the outputs it quotes -------------------------------------------
+
+def test_lesson_07_hashing_paragraphs_match_the_table():
+    from lesson_outputs import lesson, markdown_with, number_after, output_of
+
+    notebook = lesson("07_")
+    table = output_of(notebook, "def accuracy_tomorrow(M, alpha):")
+    # pandas may wrap the wide table in two blocks: gather each row's numbers from every block
+    rows = {}
+    for line in table.splitlines():
+        if line.startswith("hashed, d = 2^") or line.startswith("first-pass vocabulary"):
+            label, _, numbers = line.partition("2^") if line.startswith("hashed") else line.partition("vocabulary")
+            key = "first-pass" if label.startswith("first") else "2^" + numbers.split()[0]
+            rows.setdefault(key, []).extend(numbers.split()[1:] if label.startswith("hashed") else numbers.split())
+    assert sorted(rows) == ["2^12", "2^14", "2^18", "2^8", "first-pass"]   # four hashed sizes
+    assert "for four sizes $d$" in markdown_with(notebook, "The model is a table indexed by column number")
+    first_pass = rows["first-pass"]                 # columns, words sharing, accuracy alpha 1, alpha 0.1
+    vocabulary_size = int(first_pass[0])
+    assert round(int(rows["2^14"][1]) / vocabulary_size, 1) == 0.4     # "about four words in ten"
+    assert round(int(rows["2^18"][1]), -1) == 250                     # "only about 250 words collide"
+    assert rows["2^14"][3] == first_pass[3]                            # alpha = 0.1: same accuracy
+    assert float(rows["2^18"][2]) < float(rows["2^14"][2])            # alpha = 1: 2^18 is worse
+    spam_words = number_after(output_of(notebook, "spam_words = int("), "spam of the ten days:")
+    assert spam_words == 15824 and 16 < 2 ** 18 / spam_words < 17         # "over sixteen times"
+    assert "over sixteen times the 15,824 real words" in markdown_with(notebook, "Hashed or not")
+
+
+def test_lesson_07_says_what_a_tree_can_and_cannot_add_up():
+    from lesson_outputs import lesson, markdown_with
+
+    notebook = lesson("07_")
+    section_1 = markdown_with(notebook, "## 1. Trees and naive Bayes")
+    assert "None of this holds for a tree" not in section_1
+    assert "Hoeffding" in section_1 and "*structure*" in section_1
+    recap = markdown_with(notebook, "## Recap")
+    assert "Hoeffding" in recap and "structure" in recap
+
+
+def test_lesson_07_recap_and_cluster_answer_agree_with_the_sections():
+    from lesson_outputs import lesson, markdown_with
+
+    notebook = lesson("07_")
+    recap = markdown_with(notebook, "## Recap")
+    # section 3: matching columns by word repairs a growing vocabulary; pruning rules cannot be repaired
+    assert "Matching columns by word would repair that" in recap and "`min_df`" in recap
+    assert "The vocabulary is the part counting cannot update" not in recap
+    answer = markdown_with(notebook, "Your department gives you a cluster of 50 machines")
+    assert "50 disks" not in answer and "Memory stays bounded" not in answer
+    assert "It does grow with the vocabulary" in answer and "storage keeps up" in answer

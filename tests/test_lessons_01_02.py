@@ -227,3 +227,99 @@ def test_plots_reject_bad_input(weather):
         plotting.plot_prior_washout([0, 1, 2])
     with pytest.raises(ValueError, match="a must be positive"):
         plotting.plot_beta_update(0, 1, 3, 0)
+
+
+# ----- the prose of lessons 01 and 02, held to the outputs it quotes --------------------
+
+def test_lesson_01_answer_on_the_pulls_matches_the_printed_pulls():
+    from lesson_outputs import lesson, markdown_with, number_after, output_of
+
+    notebook = lesson("01_")
+    printed = output_of(notebook, "pulls = pd.Series(pulls")
+    prior, windy = number_after(printed, "prior"), number_after(printed, "windy = true")
+    sunny, cool = number_after(printed, "outlook = sunny"), number_after(printed, "temperature = cool")
+    humid = number_after(printed, "humidity = high")
+    assert prior == 0.59 and windy == -0.59            # they cancel exactly: 9/5 against 5/9
+    assert cool == 0.51 and sunny == -0.99 and humid == -0.88
+    assert cool < -(sunny + humid)                      # cool falls far short of the other two
+    assert number_after(printed, "log P(yes | x) - log P(no | x):") == -1.36
+    for marker in ("Three factors against two is not why", "not because three factors outnumber two"):
+        answer = markdown_with(notebook, marker)
+        for quoted in ("+0.59", "-0.59", "+0.51", "-0.99", "-0.88"):
+            assert quoted in answer.replace("$", ""), (marker, quoted)
+    assert "Three strong factors beat two weaker" not in "".join(c.source for c in notebook.cells)
+
+
+def test_lesson_01_says_what_the_bayes_rule_optimises_and_when_naive_bayes_reaches_it():
+    from lesson_outputs import lesson, markdown, markdown_with
+
+    notebook = lesson("01_")
+    section_1 = markdown_with(notebook, "## 1. Bayes rule gives the best possible classifier")
+    assert "**0/1 loss**" in section_1 and "error rate" in section_1 and "*on average*" in section_1
+    claim = markdown_with(notebook, "naive Bayes can be the best possible classifier")
+    assert "*given the true*" in claim and "estimates" in claim
+    recap = markdown_with(notebook, "## Recap")
+    assert "only estimates" in recap and "expected 0/1 loss" in recap
+    assert "Whatever it gets wrong, no other classifier could get" not in markdown(notebook)
+
+
+def test_lesson_02_explains_why_the_wrong_prior_lands_closer_at_1000_tosses():
+    from lesson_outputs import lesson, markdown_with, output_of
+
+    notebook = lesson("02_")
+    table = output_of(notebook, 'table[n]["heads N_1"] = heads')
+    row = next(line.split() for line in table.splitlines() if line.startswith("1000"))
+    flat, fair, wrong, mle, heads = (float(x) for x in row[1:])
+    assert (heads, mle, wrong) == (277, 0.277, 0.304)
+    assert abs(wrong - 0.3) < abs(mle - 0.3)            # the oddity the text explains
+    text = markdown_with(notebook, "That is luck, not merit")
+    assert "277 heads" in text and "0.304" in text and "0.277" in text
+    sd = (1000 * 0.3 * 0.7) ** 0.5
+    assert f"{sd:.1f}" in text and f"{(300 - heads) / sd:.1f} standard deviations" in text
+    # "Had the tosses held anywhere from 287 to 909 heads, the MLE would have been the closer one"
+    assert "from 287 to 909 heads" in text
+    for n1 in range(0, 1001):
+        prior_estimate = smoothing.beta_summary(40, 4, n1, 1000 - n1).posterior_mean
+        mle_closer = abs(n1 / 1000 - 0.3) < abs(prior_estimate - 0.3)
+        assert mle_closer == (287 <= n1 <= 909), n1
+
+
+def test_lesson_02_alpha_belongs_to_the_counting_classifiers_only():
+    from nbcourse import BernoulliNB, GaussianNB, MultinomialNB
+    from lesson_outputs import lesson, markdown_with
+
+    text = markdown_with(lesson("02_"), "## 8. More than two outcomes")
+    assert "`GaussianNB` has no `alpha`" in text and "scikit-learn's naive Bayes classifiers" not in text
+    for model in (CategoricalNB(), MultinomialNB(), BernoulliNB()):
+        assert "alpha" in model.get_params()
+    assert "alpha" not in GaussianNB().get_params()
+
+
+# ----- one table of symbols for the whole course ------------------------------------------
+
+def test_the_table_of_symbols_is_linked_from_readme_site_and_lessons():
+    from course_paths import REPO
+    from lesson_outputs import lesson, markdown
+
+    table = (REPO / "docs" / "symbols.md").read_text(encoding="utf-8")
+    for row in ("| $K$ | number of classes", "| $V$ | size of the vocabulary",
+                "| $m$ | the m-estimate's *equivalent sample size*", "| $J$ | number of values",
+                "| $\\alpha$ | pseudo-count"):
+        assert row in table, row
+    assert (REPO / "book" / "symbols.md").resolve() == (REPO / "docs" / "symbols.md").resolve()
+    assert "- file: symbols" in (REPO / "book" / "_toc.yml").read_text(encoding="utf-8")
+    assert "](symbols.md)" in (REPO / "book" / "intro.md").read_text(encoding="utf-8")
+    assert "](docs/symbols.md)" in (REPO / "README.md").read_text(encoding="utf-8")
+    for stem in ("01_", "03_"):
+        assert "table of symbols in `docs/symbols.md`" in markdown(lesson(stem)), stem
+
+
+@pytest.mark.parametrize("stem", ["01_", "02_", "03_", "04_", "07_"])
+def test_lessons_use_k_v_and_m_as_the_table_says(stem):
+    from lesson_outputs import lesson, markdown
+
+    text = markdown(lesson(stem))
+    # the old second meanings: K for a vocabulary or an attribute's values, m for keywords or hash columns
+    for old in ("z_1, \\dots, z_K", "$K$ is the size", "An attribute with $K$ values", "$m$ keywords",
+                "\\bmod m", "sizes $m$", "$2 + 2m$", "$C$ the number of classes", "Lidstone $\\beta$"):
+        assert old not in text, (stem, old)

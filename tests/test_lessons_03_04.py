@@ -288,3 +288,121 @@ def test_learning_curve_plot(counts_split):
     np.testing.assert_allclose(nb_line.get_ydata(), means.to_numpy())
     with pytest.raises(TypeError, match="model, size, accuracy"):
         plot_learning_curves(pd.DataFrame({"size": [1]}))
+
+
+def test_gaussian_boundaries_shade_the_regions_of_the_model_asked_for(two_gaussians):
+    X, y = two_gaussians
+    shared = GaussianNB(shared_variance=True).fit(X, y)
+    separate = GaussianNB().fit(X, y)
+    models = {"shared": shared, "per class": separate}
+    for label, model, style in (("shared", shared, "solid"), ("per class", separate, "dashed")):
+        fig = plot_gaussian_boundaries(X, y, models, shade=label, resolution=80)
+        ax = fig.axes[0]
+        assert f"shaded: the class the {style} line's model predicts" in ax.get_title()
+        image = ax.images[0]
+        left, right, bottom, top = image.get_extent()
+        xx, yy = np.meshgrid(np.linspace(left, right, 80), np.linspace(bottom, top, 80))
+        predicted_b = model.predict(np.column_stack([xx.ravel(), yy.ravel()])) == "B"
+        assert np.array_equal(np.asarray(image.get_array()).ravel() == 1.0, predicted_b), label
+    with pytest.raises(ValueError, match="shade must be one of"):
+        plot_gaussian_boundaries(X, y, models, shade="quadratic")
+
+
+# ----- the prose of lessons 03 and 04, held to the outputs it quotes -----------------------
+
+def test_lesson_03_grid_contains_the_closed_form_as_the_text_says():
+    from fractions import Fraction
+
+    from lesson_outputs import lesson, markdown_with, output_of
+
+    notebook = lesson("03_")
+    text = markdown_with(notebook, "multiples of $1/72$")
+    assert "(9, 54, 9)/72" in text and "(24, 8, 40)/72" in text
+    exact = mle.multinomial_mle(np.array([[1, 6, 1], [3, 1, 5]]), exact=True)
+    assert [[72 * Fraction(t) for t in row] for row in exact] == [[9, 54, 9], [24, 8, 40]]
+    printed = output_of(notebook, "grid = mle.simplex_grid(72, include_boundary=False)")
+    assert printed.count("equals the closed form: True") == 2
+
+
+def test_lesson_03_defines_the_95_percent_region_the_plot_draws():
+    from scipy.stats import chi2
+
+    from lesson_outputs import lesson, markdown_with
+    from nbcourse.plotting import likelihood
+
+    text = markdown_with(lesson("03_"), "The white line encloses")
+    assert "3 nats" in text and "5.99" in text and "95 % confidence region" in text
+    assert likelihood._REGION_NATS == 3.0
+    assert round(chi2.ppf(0.95, df=2), 2) == 5.99 and abs(chi2.ppf(0.95, df=2) / 2 - 3) < 0.01
+
+
+def test_lesson_03_zero_count_argument_is_the_kkt_one():
+    from lesson_outputs import lesson, markdown, markdown_with
+
+    notebook = lesson("03_")
+    text = markdown_with(notebook, "**If a word never occurs in the class.**")
+    assert "Karush–Kuhn–Tucker" in text and "$\\nu_k = \\lambda > 0$" in text
+    assert "multinomial coefficient" in markdown(notebook)
+    assert "$C$ the number of classes" not in markdown(notebook)
+
+
+def test_lesson_04_amp_is_a_discount_not_a_free_pass():
+    from lesson_outputs import lesson, markdown_with, number_after, output_of
+
+    notebook = lesson("04_")
+    weights = output_of(notebook, "telling = top_weights(w, vocabulary, k=10)")
+    amp, claim = number_after(weights, "amp"), number_after(weights, "claim")
+    assert (amp, claim) == (-3.38, 5.55) and claim > -amp
+    text = markdown_with(notebook, "free pass")
+    assert "$-3.38$" in text and "$+5.55$" in text and "not a free pass" in text
+
+
+def test_lesson_04_splits_the_absent_word_part_into_data_and_smoothing():
+    from lesson_outputs import lesson, markdown_with, number_after, output_of
+
+    notebook = lesson("04_")
+    printed = output_of(notebook, "absent_counted = np.sum(")
+    total = number_after(printed, "absent-word part, alpha = 1")
+    counted = number_after(printed, "absent-word part from the counts only:")
+    smoothing_part = number_after(printed, "added by Laplace smoothing")
+    never_in_spam = number_after(printed, "words never seen in spam:")
+    penalty, together = number_after(printed, "so log(1 - p_spam) ="), number_after(printed, "instead of 0; together")
+    assert (total, counted, smoothing_part) == (-21.7, -10.8, -10.9)
+    assert abs(total - counted - smoothing_part) <= 0.1
+    assert (never_in_spam, penalty, together) == (5197, -0.0017, -8.7) and "p_spam = 1/600" in printed
+    assert "never seen in spam: 5,197 of 7,761;" in printed
+    answer = markdown_with(notebook, "But only about half of it is what the messages say")
+    for quoted in ("$-21.7$", "$-10.8$", "$-10.9$", "1/600", "-0.0017", "$-8.7$", "5,197 of 7,761 words"):
+        assert quoted in answer, quoted
+    assert number_after(output_of(notebook, "bernoulli = BernoulliNB().fit"), "absent-word part") == -21.6673
+
+
+def test_lesson_04_quadratic_boundary_has_the_second_branch_it_describes():
+    from lesson_outputs import lesson, markdown_with, output_of
+
+    notebook = lesson("04_")
+    printed = output_of(notebook, "far_right = np.array(")
+    assert "variance per class : ['A', 'B', 'B', 'A', 'A']" in printed
+    assert "shared variance    : ['A', 'B', 'B', 'B', 'B']" in printed
+    assert "between $x_1 = 4.5$ and $5.5$" in markdown_with(notebook, "switches back to A")
+
+
+def test_lesson_04_names_newton_cg_and_the_unpenalised_bias():
+    from lesson_outputs import lesson, markdown_with
+
+    notebook = lesson("04_")
+    section = markdown_with(notebook, "## 7. Logistic regression, from the start")
+    assert "\\ell \\le 0" in section and "no finite $w$ maximises it" in section
+    assert "\\frac1C D" in section and "\\frac1C I" not in section
+    assert "**Newton-CG**" in markdown_with(notebook, "does the same\nthing with")
+
+
+def test_lesson_04_says_the_sms_corpus_ships_and_uses_it():
+    from course_paths import SHARED_DATA
+    from lesson_outputs import lesson, markdown_with, output_of
+
+    notebook = lesson("04_")
+    assert "nothing is downloaded" in markdown_with(notebook, "## 2. A real corpus: the SMS Spam Collection")
+    assert (SHARED_DATA / "sms_spam" / "SMSSpamCollection").is_file()
+    assert output_of(notebook, "sms = datasets.load_sms_spam_or_mini()").startswith(
+        "SMS Spam Collection v.1 - 5574 messages")
