@@ -20,7 +20,8 @@ import pytest
 from nbcourse.grading import specs
 from nbcourse.grading.execution.probe_source import MAX_REPLY_CHARS
 from nbcourse.grading.execution.report import KernelOutcome, RunReport
-from nbcourse.grading.execution.runner import (Limits, _notebook_client_class, checked_reply,
+from nbcourse.grading.execution.runner import (MAX_MESSAGE_BYTES, Limits, _bounded_context,
+                                               _notebook_client_class, checked_reply,
                                                parse_probe_result, run_submission)
 from nbcourse.grading.scoring import score
 from nbcourse.grading.values import encode_input
@@ -69,6 +70,37 @@ def test_a_reply_is_read_with_json_not_a_python_parser():
     # a Python literal that is not base64 JSON between the markers is not read at all
     literal = {"status": "ok", "data": {"text/plain": repr(MARK + repr([[1, 2]] * 10) + MARK)}}
     assert "unreadable_report" in parse_probe_result(literal, MARK)
+
+
+def test_zeromq_drops_a_message_above_the_bound_before_the_grader_reads_it(tmp_path):
+    """The grader's sockets refuse what no reply needs: the kernel cannot fill its memory."""
+    import asyncio
+
+    import zmq
+
+    async def receive() -> list[int]:
+        kernel = zmq.Context()
+        grader = _bounded_context()
+        sender = kernel.socket(zmq.PUSH)
+        sender.linger = 0
+        url = f"ipc://{tmp_path}/channel"
+        sender.bind(url)
+        receiver = grader.socket(zmq.PULL)
+        receiver.connect(url)
+        sizes = []
+        try:
+            sender.send(b"small")
+            sender.send(b"x" * (MAX_MESSAGE_BYTES + 1))
+            while await receiver.poll(1500):
+                sizes.append(len(await receiver.recv()))
+        finally:
+            receiver.close(linger=0)
+            sender.close()
+            grader.destroy(linger=0)
+            kernel.destroy(linger=0)
+        return sizes
+
+    assert asyncio.run(receive()) == [5]
 
 
 def test_an_error_a_cell_raises_is_kept_cut_and_without_its_traceback():
