@@ -64,6 +64,11 @@ def test_an_oversized_reply_is_refused_before_it_is_parsed():
     assert "larger than" in reply["unreadable_report"]
 
 
+def test_a_reply_cannot_speak_in_the_graders_words():
+    forged = _reply_text({"unreadable_report": "made by the kernel"})
+    assert parse_probe_result(forged, MARK) == {"unreadable_report": "the probe's reply is malformed"}
+
+
 def test_a_reply_is_read_with_json_not_a_python_parser():
     report = {"question": "q4", "name": "p_no", "value": [[1, 2]] * 1000}
     assert parse_probe_result(_reply_text(report), MARK) == report

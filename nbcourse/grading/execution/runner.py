@@ -49,10 +49,12 @@ MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 TIMEOUT_ENAME = "NbcourseCellTimeout"
 PROBE_SOURCE = (Path(__file__).with_name("probe_source.py")).read_text(encoding="utf-8")
 #: No message from the kernel larger than this reaches the grader's memory: ZeroMQ drops
-#: it (and the connection it came on) before it is read.  A probe's reply is a few MB.
-MAX_MESSAGE_BYTES = 2 * MAX_REPLY_CHARS
-#: Messages ZeroMQ keeps for the grader on one channel before the kernel's are dropped.
-MAX_QUEUED_MESSAGES = 64
+#: it (and the connection it came on) before it is read.  A probe's reply is a few MB; a
+#: cell that prints 10 MB at once is still counted (and its output ignored).
+MAX_MESSAGE_BYTES = 16 * 2**20
+#: Messages ZeroMQ keeps for the grader on one channel before the kernel's are dropped
+#: (the grader reads them as they come; this bounds a burst to a few hundred MB).
+MAX_QUEUED_MESSAGES = 32
 #: What the grader keeps of an error a student's cell raised (its name and message).
 MAX_ERROR_CHARS = 2000
 
@@ -578,6 +580,8 @@ def parse_probe_result(result, mark: str) -> dict:
         return {"unreadable_report": "the probe's output is not valid JSON"}
     if not isinstance(report, dict):
         return {"unreadable_report": "the probe's output is not a report"}
+    if "unreadable_report" in report:  # the grader's own words, not the kernel's
+        return {"unreadable_report": "the probe's reply is malformed"}
     if report.get("too_large") is True:
         return {"unreadable_report": "the answer is larger than the grader reads "
                                      f"({MAX_REPLY_CHARS // 2**20} MB as JSON)"}
