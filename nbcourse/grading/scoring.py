@@ -13,7 +13,7 @@ from fractions import Fraction
 from .diagnosis import IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport
 from .specs import FAILED, Exercise
-from .values import decode_answer, describe_value
+from .values import Unsupported, decode_answer, describe_value, kind_of
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
@@ -114,28 +114,50 @@ def flag_note(name: str, names: str, lost) -> str:
 
 
 def score_question(question, probe: dict, expected: list, penalty: float,
+                   forbidden: list[str]) -> QuestionResult:
+    """Points and messages for one question; a reply of the wrong shape fails it alone."""
+    try:
+        return _score_question(question, probe, expected, penalty, forbidden)
+    except Exception:  # noqa: BLE001 - a field of the wrong type from the kernel
+        result = QuestionResult(question.id, question.name, question.title,
+                                float(question.points), 0.0, "unreadable")
+        result.notes.append("the grader could not read the reply for this question")
+        return result
+
+
+def _text(value, fallback: str, limit: int = 200) -> str:
+    """A string field of a report, cleaned and cut; ``fallback`` if it is not a string."""
+    return clean_message(value, limit) if isinstance(value, str) else fallback
+
+
+def _score_question(question, probe: dict, expected: list, penalty: float,
                     forbidden: list[str]) -> QuestionResult:
     points = Fraction(str(question.points))
     result = QuestionResult(question.id, question.name, question.title, float(points), 0.0,
                             "failed")
+    if not isinstance(probe, dict):
+        probe = {"unreadable_report": "the probe's reply is malformed"}
     if "not_run" in probe:
         result.status = "not run"
-        result.notes.append(f"not checked: {probe['not_run']}")
+        result.notes.append(f"not checked: {_text(probe['not_run'], 'the kernel stopped', 500)}")
         return result
     if "timed_out" in probe:
+        seconds = probe["timed_out"]
+        limit = (f"{seconds:.0f} s" if isinstance(seconds, (int, float))
+                 and not isinstance(seconds, bool) else "its time limit")
         result.status = "timed out"
-        result.notes.append(f"evaluating {question.name} took longer than "
-                            f"{probe['timed_out']:.0f} s and was stopped")
+        result.notes.append(f"evaluating {question.name} took longer than {limit} "
+                            "and was stopped")
         return result
     if "unreadable_report" in probe:
         result.status = "unreadable"
-        result.notes.append(probe["unreadable_report"])
+        result.notes.append(_text(probe["unreadable_report"], "the probe's reply is malformed"))
         return result
     if probe.get("name") != question.name or probe.get("question") != question.id:
         result.status = "unreadable"
         result.notes.append("the probe's reply does not belong to this question")
         return result
-    if probe.get("missing"):
+    if probe.get("missing") is True:
         result.status = "missing"
         result.notes.append(f"`{question.name}` is not defined after running your notebook "
                             "(was the cell deleted, renamed, or did it fail?)")
@@ -143,12 +165,12 @@ def score_question(question, probe: dict, expected: list, penalty: float,
     if "not_callable" in probe:
         result.status = "not callable"
         result.notes.append(f"`{question.name}` should be a function, but it is a "
-                            f"{probe['not_callable']}")
+                            f"{_text(probe['not_callable'], 'something else', 80)}")
         return result
 
     if question.kind == "value":
         outcome = {"value": probe["value"]} if "value" in probe \
-            else {"unreadable": probe.get("unreadable", "no value")}
+            else {"unreadable": _text(probe.get("unreadable"), "no value")}
         outcomes = [outcome] * len(question.cases)  # every case looks at the same value
     else:
         outcomes = probe.get("cases")
@@ -174,7 +196,9 @@ def score_question(question, probe: dict, expected: list, penalty: float,
         earned = points if passed == len(question.cases) else Fraction(0)
     else:
         earned = points * passed / len(question.cases)
-    if not_implemented == len(question.cases):
+    if any(isinstance(o, dict) and o.get("not_run") == "timeout" for o in outcomes):
+        result.status = "timed out"
+    elif not_implemented == len(question.cases):
         result.status = "not answered"
     elif passed == len(question.cases):
         result.status = "passed"
@@ -226,57 +250,85 @@ def _diagnose(question, result: QuestionResult, verdicts, actuals) -> None:
             case.mistakes = list(names)
 
 
+#: Why a hidden case has no result (the runner's codes, in words).
+_NOT_RUN = {"timeout": "not run: evaluating it took longer than the time limit",
+            "stopped": "not run: the kernel had stopped",
+            "malformed": "the grader could not read this result"}
+HIDDEN_WRONG = "the value is not the expected one"
+HIDDEN_UNREADABLE = "the result cannot be read as plain data"
+#: The kinds a hidden case's message may name: grader-made words, whatever came back.
+_FIXED_KINDS = {"True/False", "a number", "a string", "a list", "a dict", "None"}
+
+
 def _judge(question, case, outcome, expected):
-    """(None or why the case failed, the decoded answer or NO_VALUE)."""
-    if not isinstance(outcome, dict):
-        return "the grader could not read this result", NO_VALUE
-    if "error" in outcome:
-        error = clean_message(outcome["error"])
-        kind = str(outcome["error"]).split(":", 1)[0].strip()
-        if kind == "NotImplementedError" and not str(outcome["error"]).partition(":")[2].strip():
+    """(None or why the case failed, the decoded answer or NO_VALUE).
+
+    A hidden case's message is grader-made text chosen from a fixed list, whatever the
+    kernel sent (its value, its error message, its class names may all be made of the
+    hidden inputs); a public case's quotes the student's own text, cut short.
+    """
+    if not isinstance(outcome, dict) or len(outcome) != 1:
+        return _NOT_RUN["malformed"], NO_VALUE
+    (key, body), = outcome.items()
+    if key == "not_run":
+        return _NOT_RUN.get(body, _NOT_RUN["malformed"]) if isinstance(body, str) \
+            else _NOT_RUN["malformed"], NO_VALUE
+    if key == "error":
+        text = str(body)
+        kind = text.split(":", 1)[0].strip()
+        if kind == "NotImplementedError" and not text.partition(":")[2].strip():
             # the stub's bare raise; a library's NotImplementedError with a message (scipy
             # refusing np.dot on a sparse matrix) is an error like any other
             return f"{NOT_ANSWERED} (it still raises NotImplementedError)", NO_VALUE
         if case.hidden:  # its message may quote the hidden input: only a known type's name
             return (f"raised {kind if _builtin_exception(kind) else 'an exception of its own class'}",
                     NO_VALUE)
-        return f"raised {error}", NO_VALUE
-    if "unreadable" in outcome:
+        return f"raised {clean_message(text, 200)}", NO_VALUE
+    if key == "unreadable":
         if case.hidden:
-            return "the result cannot be read as plain data", NO_VALUE
-        return (f"the result cannot be read as plain data "
-                f"({clean_message(outcome['unreadable'])})"), NO_VALUE
-    if "grader_error" in outcome:
-        return f"grader error: {clean_message(outcome['grader_error'])}", NO_VALUE
-    if "value" not in outcome:
-        return "no result", NO_VALUE
+            return HIDDEN_UNREADABLE, NO_VALUE
+        return f"{HIDDEN_UNREADABLE} ({_text(body, 'no reason given')})", NO_VALUE
+    if key == "grader_error":
+        if case.hidden:
+            return "the grader could not rebuild its inputs in your kernel", NO_VALUE
+        return f"grader error: {_text(body, 'no reason given')}", NO_VALUE
+    if key != "value":
+        return _NOT_RUN["malformed"], NO_VALUE
     try:
-        actual = decode_answer(outcome["value"])
+        actual = decode_answer(body)
     except Exception as error:  # noqa: BLE001 - e.g. Fraction(1, 0): fails the case only
+        if case.hidden:
+            return "the result cannot be read", NO_VALUE
         return f"the result cannot be read ({type(error).__name__})", NO_VALUE
     try:
         message = question.judge_case(actual, expected, case)
-        return (_without_values(message) if case.hidden and message else message), actual
     except Exception as error:  # noqa: BLE001 - a strange answer must not stop the batch
         if case.hidden:
-            return f"the result could not be compared ({type(error).__name__})", actual
+            return "the result could not be compared", actual
         return (f"the result could not be compared ({type(error).__name__}: "
                 f"{clean_message(error, 120)}); got {describe_value(actual)}"), actual
+    if message and case.hidden:
+        return _hidden_verdict(actual, expected), actual
+    return (clean_message(message, 300) if message else message), actual
 
 
-_PATH = re.compile(r" at (?:\[[^\]]*\])+")
+def _fixed_kind(value) -> str:
+    if isinstance(value, Unsupported):
+        return "an object that is not plain data"
+    kind = kind_of(value)
+    return kind if kind in _FIXED_KINDS else "something else"
 
 
-def _without_values(message: str) -> str:
-    """A hidden case's verdict without the student's value or the keys it was compared at.
+def _hidden_verdict(actual, expected) -> str:
+    """What is wrong with a hidden case's answer, in words that carry none of its text.
 
-    Both come from the hidden inputs (``got Fraction(1, 13)``, ``at ['sport']``), so the
-    page keeps only what kind of thing is wrong ("the value is not the expected one").
+    Its value, the keys it was compared at, the class name it chose: all may be made of
+    the hidden inputs, so the page keeps the kind of thing that is wrong and no more.
     """
-    message = _PATH.sub("", str(message))
-    if message.startswith("unexpected keys"):
-        return "unexpected keys"
-    return message.split(" (", 1)[0]
+    got, want = _fixed_kind(actual), _fixed_kind(expected)
+    if got != want:
+        return f"expected {want}, got {got}"
+    return HIDDEN_WRONG
 
 
 def _builtin_exception(name: str) -> bool:
@@ -317,7 +369,8 @@ def score(exercise: Exercise, expected: dict[str, list], report: RunReport, subm
 
     problems = [p.__dict__ for p in report.problems]
     missing_names = {q.name for q in exercise.questions
-                     if report.probes.get(q.id, {}).get("missing")}
+                     if isinstance(report.probes, dict) and isinstance(
+                         report.probes.get(q.id), dict) and report.probes[q.id].get("missing") is True}
     statuses = set()
     kernel = report.kernel
     if kernel is KernelOutcome.FAILED_TO_START:
@@ -358,7 +411,8 @@ def score(exercise: Exercise, expected: dict[str, list], report: RunReport, subm
     probes = report.probes
     forbidden = report.forbidden
     for question in exercise.questions:
-        probe = probes.get(question.id, {"not_run": "the answer was not evaluated"})
+        probe = probes.get(question.id, {"not_run": "the answer was not evaluated"}) \
+            if isinstance(probes, dict) else {"not_run": "the answer was not evaluated"}
         result = score_question(question, probe, expected[question.id],
                                  exercise.forbidden_penalty, forbidden.get(question.id, []))
         if result.status == "missing" and question.kind == "value" and stubs_left:

@@ -216,7 +216,8 @@ class Question:
                    "forbidden": list(self.forbidden)}
         if self.kind == "function":
             request["cases"] = [{"args": encode_input(tuple(case.args)),
-                                 "kwargs": encode_input(dict(case.kwargs))}
+                                 "kwargs": encode_input(dict(case.kwargs)),
+                                 "hidden": case.hidden}  # the runner probes these last
                                 for case in self.cases]
         return request
 

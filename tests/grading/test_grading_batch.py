@@ -53,7 +53,7 @@ EXPECTED = {
     "early_exception": ("cell error", 7.0),
     "infinite_loop": ("timed out", 8.0),
     "ignores_sigint": ("timed out", 0.0),
-    "answer_loops": ("timed out", 6.0),
+    "answer_loops": ("timed out", 6.67),  # q3 keeps its public cases, run before the hidden loop
     "kernel_killed": ("kernel died", 0.0),
     "memory_bomb": ("memory limit", 8.0),
     "megabytes_printed": ("graded", 8.0),
@@ -86,6 +86,11 @@ EXPECTED.update({
     "sandbox_02_memory_forks": ("graded", 8.0),  # 1.2 GB in all: under the 2 GB default
     "sandbox_03_fill_channel": ("graded", 8.0),
     "sandbox_04_locked_folders": ("graded", 8.0),
+    # issue 23: what comes back from the kernel is untrusted
+    "attack_18_class_name_leak": ("graded", 6.0),
+    "attack_19_later_public_case": ("graded", 4.27),
+    "attack_20_own_exec": ("graded", 1.0),  # it wrote its own text into every case
+    "attack_21_forged_report": ("answers unreadable", 5.11),
     "M\\xfcller": ("graded", 8.0),
     "attack_13_solution_link": ("link outside submissions", 0.0),
     "attack_13_link_inside": ("graded", 8.0),
@@ -280,6 +285,35 @@ def test_hidden_cases_show_no_text_made_from_hidden_inputs(batch):
     page = (batch["out"] / result["feedback"]).read_text()
     for word in ("banana", "cherry", "lemon", "DataFrame"):
         assert word not in page
+
+
+@pytest.mark.parametrize("name", ["attack_14_revealing_errors", "attack_18_class_name_leak",
+                                  "attack_19_later_public_case", "attack_20_own_exec",
+                                  "attack_21_forged_report"])
+def test_no_channel_brings_a_hidden_input_to_the_page(batch, name):
+    """Issue 23, point 2: error text, class names, a later public case, the student's own
+    exec or a patched probe: the hidden inputs never reach the feedback page."""
+    result = _result(batch, name)
+    page = (batch["out"] / result["feedback"]).read_text()
+    for word in make_fixtures.HIDDEN_WORDS:
+        assert word not in page and word not in json.dumps(result)
+    for case in (c for q in result["questions"] for c in q["cases"] if c["hidden"]):
+        assert "HIDDEN" not in case["message"] and ":" not in case["message"]
+
+
+def test_public_values_come_from_a_kernel_that_has_seen_no_hidden_input(batch):
+    """attack_19 answers q2 with what q1's hidden calls saw: its public case ran first."""
+    q2 = _result(batch, "attack_19_later_public_case")["questions"][1]
+    assert [c["passed"] for c in q2["cases"] if not c["hidden"]] == [True]
+    assert not any(c["passed"] for c in q2["cases"] if c["hidden"])
+
+
+def test_a_forged_reply_fails_only_its_own_questions(batch):
+    """Issue 23, point 3: a forged "timed_out": "never" used to make the row a grader error."""
+    result = _result(batch, "attack_21_forged_report")
+    q1, q2, q3, q4 = result["questions"]
+    assert q1["status"] == "unreadable" and (q2["score"], q4["score"]) == (3.0, 1.0)
+    assert 0 < q3["score"] < 2
 
 
 def test_a_value_the_comparison_cannot_handle_fails_only_that_case(batch):

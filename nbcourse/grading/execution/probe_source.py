@@ -9,10 +9,26 @@ The probe only *reports* what the student's code returns, as plain JSON between 
 copies of an unguessable marker.  It holds no expected value, so nothing a student
 cell patches (``float.__eq__``, ``numpy.isclose``, ``json`` ...) can change a grade:
 the grader parses the JSON in its own process and compares there.
+
+The grader installs this code once, when the kernel starts and before any student cell
+runs (``install``): it then holds its own copy of the builtins and of the modules it
+uses, so a student who later defines ``exec``, rebinds a builtin or replaces ``json`` in
+``sys.modules`` changes nothing the probe calls.  A student who deliberately digs the
+installed probe out of the kernel's memory can still make it report anything: the
+kernel is theirs.  So the grader trusts none of it: the reply is bounded in size,
+checked field by field, and never shown for a hidden case.
 """
 
-# Everything lives inside one function so that the student's namespace only gains
-# (and then loses) the name ``nbcourse_probe``.
+import base64
+import json
+import sys
+from fractions import Fraction
+
+#: The longest text the grader reads back from one probe (its ``text/plain``): a few MB
+#: hold 200,000 numbers; anything longer is refused before it is parsed.
+MAX_REPLY_CHARS = 4 * 2**20
+#: The longest class name or message the probe passes on (the grader cuts again).
+MAX_TEXT = 200
 
 
 def nbcourse_probe(user_ns, mark, request_json, emit=None):
@@ -20,10 +36,6 @@ def nbcourse_probe(user_ns, mark, request_json, emit=None):
 
     ``emit`` replaces printing when the grader itself encodes an expected value.
     """
-    import json
-    import sys
-    from fractions import Fraction
-
     max_items = 200_000  # a larger answer is a bug or an attack, not an answer
     state = {"items": 0}
 
@@ -47,7 +59,10 @@ def nbcourse_probe(user_ns, mark, request_json, emit=None):
         if isinstance(value, bool):
             return bool(value)
         if isinstance(value, int):
-            return int.__index__(value)
+            number = int.__index__(value)
+            if number.bit_length() > 1000:
+                raise TooLarge("the answer holds an integer of more than 300 digits")
+            return number
         if isinstance(value, float):
             number = float.__float__(value)
             if number != number:
@@ -56,14 +71,17 @@ def nbcourse_probe(user_ns, mark, request_json, emit=None):
                 return {"$float": "inf" if number > 0 else "-inf"}
             return number
         if isinstance(value, str):
-            return str.__str__(value)
+            text = str.__str__(value)
+            if len(text) > 100_000:
+                raise TooLarge("the answer holds a string of more than 100,000 characters")
+            return text
         if isinstance(value, Fraction):
             return {"$fraction": [int(value.numerator), int(value.denominator)]}
         if module.startswith("numpy"):
             if hasattr(value, "tolist") and hasattr(value, "dtype"):
                 if getattr(value.dtype, "kind", "") in "biufcUSO" and value.dtype.kind != "c":
                     return encode(value.tolist(), depth + 1)
-            return {"$unsupported": kind.__name__}
+            return {"$unsupported": short(str(kind.__name__))}
         if module.startswith("pandas"):
             if kind.__name__ == "Series":
                 return {"$series": {"index": encode(list(value.index), depth + 1),
@@ -72,7 +90,7 @@ def nbcourse_probe(user_ns, mark, request_json, emit=None):
                 return {"$frame": {"columns": encode(list(value.columns), depth + 1),
                                    "index": encode(list(value.index), depth + 1),
                                    "data": encode(value.values.tolist(), depth + 1)}}
-            return {"$unsupported": kind.__name__}
+            return {"$unsupported": short(str(kind.__name__))}
         if module.startswith("scipy") and hasattr(value, "toarray"):
             return encode(value.toarray(), depth + 1)
         if isinstance(value, (list, tuple)):
@@ -83,7 +101,7 @@ def nbcourse_probe(user_ns, mark, request_json, emit=None):
         if isinstance(value, (set, frozenset)):
             items = [encode(item, depth + 1) for item in value]
             return {"$set": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
-        return {"$unsupported": kind.__name__}
+        return {"$unsupported": short(str(kind.__name__))}
 
     def decode(value):
         """Inputs chosen by the grader, back into the objects the answer expects."""
@@ -125,9 +143,14 @@ def nbcourse_probe(user_ns, mark, request_json, emit=None):
     def _hashable(key):
         return tuple(key) if isinstance(key, list) else key
 
+    def short(text):
+        return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 3] + "..."
+
     def describe(error):
-        text = f"{type(error).__name__}: {error}"
-        return text if len(text) <= 300 else text[:297] + "..."
+        try:
+            return short(f"{type(error).__name__}: {error}")
+        except BaseException:  # noqa: BLE001 - a message that cannot even be printed
+            return short(str(type(error).__name__))
 
     request = json.loads(request_json)
     name = request["name"]
@@ -142,7 +165,7 @@ def nbcourse_probe(user_ns, mark, request_json, emit=None):
             except Exception as error:  # the answer exists but cannot be read
                 report["unreadable"] = describe(error)
         elif not callable(answer):
-            report["not_callable"] = type(answer).__name__
+            report["not_callable"] = short(str(type(answer).__name__))
         else:
             results = []
             for case in request["cases"]:
@@ -171,3 +194,21 @@ def nbcourse_probe(user_ns, mark, request_json, emit=None):
         return
     sys.stdout.write(mark + text + mark + "\n")
     sys.stdout.flush()
+
+
+def nbcourse_reply(user_ns, mark, request_json):
+    """The probe's report as the value of an expression: JSON in base64 between markers.
+
+    base64 survives the kernel's ``repr`` unchanged, so the grader reads it back with
+    ``json`` alone (no Python parser); a reply longer than ``MAX_REPLY_CHARS`` is
+    replaced by a short one saying so.
+    """
+    box = []
+    nbcourse_probe(user_ns, mark, request_json, emit=box.append)
+    text = base64.b64encode(box[0].encode("utf-8")).decode("ascii")
+    if len(text) > MAX_REPLY_CHARS - 2 * len(mark) - 2:
+        request = json.loads(request_json)
+        too_large = {"question": request["question"], "name": request["name"],
+                     "too_large": True}
+        text = base64.b64encode(json.dumps(too_large).encode("utf-8")).decode("ascii")
+    return mark + text + mark

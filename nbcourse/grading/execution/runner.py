@@ -22,8 +22,9 @@ happens in the instructor's process, where the expected values are.
 """
 from __future__ import annotations
 
-import ast
 import asyncio
+import base64
+import binascii
 import json
 import os
 import secrets
@@ -36,12 +37,22 @@ from queue import Empty
 
 from .. import forbidden as forbidden_names
 from .limits import MB, GradingLimits
+from .probe_source import MAX_REPLY_CHARS
 from .report import (CellProblem, KernelOutcome, NotebookVerdict, RunReport, clean_message,
                      describe_cell, first_code_line)
 
 MAX_NOTEBOOK_BYTES = GradingLimits().notebook_mb * MB
 TIMEOUT_ENAME = "NbcourseCellTimeout"
 PROBE_SOURCE = (Path(__file__).with_name("probe_source.py")).read_text(encoding="utf-8")
+#: No message from the kernel larger than this reaches the grader's memory: ZeroMQ drops
+#: it (and the connection it came on) before it is read.  A probe's reply is a few MB; a
+#: cell that prints 10 MB at once is still counted (and its output ignored).
+MAX_MESSAGE_BYTES = 16 * 2**20
+#: Messages ZeroMQ keeps for the grader on one channel before the kernel's are dropped
+#: (the grader reads them as they come; this bounds a burst to a few hundred MB).
+MAX_QUEUED_MESSAGES = 32
+#: What the grader keeps of an error a student's cell raised (its name and message).
+MAX_ERROR_CHARS = 2000
 
 #: The kernel's options after the launcher; the one place the launcher's argv is made.
 KERNEL_OPTIONS = ["-f", "{connection_file}", "--HistoryManager.enabled=False",
@@ -115,6 +126,37 @@ def _kernel_spec_manager():
     return GradingKernelSpecs()
 
 
+def _dig(message, *keys):
+    """``message[k1][k2]...`` of a message the kernel sent, or None if it has another shape."""
+    for key in keys:
+        message = message.get(key) if isinstance(message, dict) else None
+    return message
+
+
+def _as_dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _bounded_context():
+    """A ZeroMQ context whose sockets refuse oversized messages and queue few of them."""
+    import zmq
+    import zmq.asyncio
+
+    context = zmq.asyncio.Context()
+    context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+    context.setsockopt(zmq.RCVHWM, MAX_QUEUED_MESSAGES)
+    return context
+
+
+def _cut_error(content: dict) -> dict:
+    """An error output as the grader keeps it: name and message, cut; no traceback."""
+    def text(value, limit):
+        value = value if isinstance(value, str) else ""
+        return value if len(value) <= limit else value[:limit]
+    return {"ename": text(content.get("ename"), 200),
+            "evalue": text(content.get("evalue"), MAX_ERROR_CHARS), "traceback": []}
+
+
 def _notebook_client_class():
     from nbclient import NotebookClient
 
@@ -125,10 +167,13 @@ def _notebook_client_class():
         """
 
         def output(self, outs, msg, display_id, cell_index):
-            content = msg.get("content", {})
+            content = _as_dict(_dig(msg, "content"))
             self.student_bytes = getattr(self, "student_bytes", 0) + len(
                 json.dumps(content, default=str))
             if msg["msg_type"] == "error":
+                if len(outs) >= 3:  # a cell raises once; more is a flood, not news
+                    return None
+                msg = dict(msg, content=_cut_error(content))
                 return super().output(outs, msg, display_id, cell_index)
             return None
 
@@ -182,12 +227,16 @@ class KernelSession:
         )
         self.replies: dict[int, dict] = {}
         self.client.on_cell_executed = self._remember_reply
+        self.context = _bounded_context()
+        make_client = self.km.client
+        self.km.client = lambda **kwargs: make_client(context=self.context, **kwargs)
+        self.probe_class = ""
         self.pid: int | None = None
         self.km.kernel_id = uuid.uuid4().hex
         self.km.provisioner = _warm_provisioner(self.km, warm, notebook)
 
     def _remember_reply(self, cell, cell_index, execute_reply):
-        self.replies[cell_index] = (execute_reply or {}).get("content", {})
+        self.replies[cell_index] = _as_dict(_dig(execute_reply, "content"))
 
     async def start(self) -> None:
         await self.client.async_start_new_kernel(
@@ -213,6 +262,8 @@ class KernelSession:
             if not await self.alive():
                 return "died", cell
             raise error
+        except Exception:  # noqa: BLE001 - a message nbclient could not digest (forged?)
+            return ("garbled" if await self.alive() else "died"), cell
         reply = self.replies.get(index, {})
         if reply.get("ename") == TIMEOUT_ENAME:
             return "timeout", cell
@@ -220,12 +271,27 @@ class KernelSession:
             return "error", cell
         return "ok", cell
 
+    async def install_probe(self, timeout: float) -> bool:
+        """Define the probe in the fresh kernel, before any student cell runs.
+
+        It keeps its own copy of the builtins and of the modules it uses, and is found
+        later by its random class name through ``object.__subclasses__()``: a probe
+        expression resolves no name in the student's namespace.
+        """
+        name = f"NbcourseProbe{secrets.token_hex(8)}"
+        outcome, result = await self.probe(install_expression(name), timeout)
+        if outcome == "ok" and result.get("status") == "ok":
+            self.probe_class = name
+            return True
+        return False
+
     async def probe(self, expression: str, timeout: float) -> tuple[str, dict]:
         """Evaluate ``expression`` as a *user expression* of an empty, silent request.
 
         IPython returns early for an empty cell, before input transformers, AST
         transformers and pre/post-run hooks, and evaluates user expressions with plain
-        ``eval``: nothing a student installed in IPython rewrites the grader's probe.
+        ``eval``: what a student installs in IPython does not see the probe (what a
+        student does to the kernel itself can change anything; see ``probe_source``).
         Returns (outcome, the expression's result) with outcome ok/timeout/died.
         """
         kc = self.client.kc
@@ -240,8 +306,15 @@ class KernelSession:
             if reply is None and not await self.alive():
                 return "died", {}
             return "timeout", {}
-        result = reply.get("content", {}).get("user_expressions", {}).get("probe", {})
-        return "ok", result if isinstance(result, dict) else {}
+        return "ok", _as_dict(_dig(reply, "content", "user_expressions", "probe"))
+
+    async def _drain_iopub(self) -> None:
+        """Drop what the kernel printed during a probe, unread, so it never piles up."""
+        socket = self.client.kc.iopub_channel.socket
+        for _ in range(10_000):
+            if not await socket.poll(0):
+                return
+            await socket.recv_multipart(copy=False)
 
     async def _reply(self, msg_id: str, timeout: float) -> dict | None:
         deadline = time.monotonic() + timeout
@@ -250,13 +323,14 @@ class KernelSession:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
+            await self._drain_iopub()
             try:
-                msg = await kc.shell_channel.get_msg(timeout=min(left, 1.0))
+                msg = await kc.shell_channel.get_msg(timeout=min(left, 0.2))
             except Empty:
                 if not await self.alive():
                     return None
                 continue
-            if msg.get("parent_header", {}).get("msg_id") == msg_id:
+            if _dig(msg, "parent_header", "msg_id") == msg_id:
                 return msg
 
     async def alive(self) -> bool:
@@ -280,7 +354,7 @@ class KernelSession:
                 msg = await kc.shell_channel.get_msg(timeout=left)
             except Empty:
                 return False
-            if msg.get("parent_header", {}).get("msg_id") == msg_id:
+            if _dig(msg, "parent_header", "msg_id") == msg_id:
                 return True
 
     async def close(self) -> None:
@@ -301,12 +375,14 @@ class KernelSession:
             await self.km.cleanup_resources()
         except Exception:  # noqa: BLE001
             pass
+        self.context.destroy(linger=0)
 
 
 def _error_text(cell) -> str:
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
-            return clean_message(f"{output.get('ename', 'Error')}: {output.get('evalue', '')}")
+            return clean_message(f"{output.get('ename', 'Error')}: {output.get('evalue', '')}",
+                                 200)
     return "the cell failed"
 
 
@@ -328,17 +404,34 @@ def probe_cell(mark: str, request: dict) -> str:
             f"del nbcourse_probe\n")
 
 
-def probe_expression(mark: str, request: dict) -> str:
-    """One Python *expression* whose value is the probe's report between two markers.
+def install_expression(class_name: str) -> str:
+    """The expression that defines the probe in a fresh kernel (see ``install_probe``).
 
-    The probe runs in a namespace of its own, reading the student's through ``globals()``
-    of the expression (the kernel's user namespace); the student's namespace gains nothing.
+    Evaluated before any student cell, so ``exec``, ``__import__`` and ``globals`` are
+    still Python's own; the probe's functions get a private copy of the builtins and
+    remember the user namespace itself, so later probes name nothing in it.
     """
-    literal = json.dumps(json.dumps(request, allow_nan=False))
+    # sys.modules keeps it alive: nothing else refers to the class or its globals
     code = (f"{PROBE_SOURCE}\n"
-            f"nbcourse_probe(__user_ns__, {json.dumps(mark)}, {literal}, emit=__box__.append)\n")
-    return (f"(lambda __box__: (exec({code!r}, {{'__user_ns__': globals(), '__box__': __box__}}), "
-            f"{mark!r} + __box__[0] + {mark!r})[1])([])")
+            f"class {class_name}:\n"
+            f"    reply = staticmethod(lambda mark, request, _ns=__nbcourse_user_ns__: "
+            f"nbcourse_reply(_ns, mark, request))\n"
+            f"import types\n"
+            f"sys.modules[{class_name!r}] = types.ModuleType({class_name!r})\n"
+            f"sys.modules[{class_name!r}].probe = {class_name}\n")
+    return (f"exec({code!r}, {{'__builtins__': __import__('builtins').__dict__.copy(), "
+            f"'__name__': 'nbcourse_grading_probe', '__nbcourse_user_ns__': globals()}})")
+
+
+def probe_expression(class_name: str, mark: str, request: dict) -> str:
+    """One Python *expression* whose value is the installed probe's reply to ``request``.
+
+    It reaches the probe from a literal, through ``object.__subclasses__()``, so no name
+    is looked up in the student's namespace (where ``exec`` may be the student's).
+    """
+    literal = json.dumps(request, allow_nan=False)
+    return (f"[c for c in ().__class__.__base__.__subclasses__() "
+            f"if c.__name__ == {class_name!r}][0].reply({mark!r}, {literal!r})")
 
 
 def parse_probe_output(cell, mark: str) -> dict:
@@ -360,20 +453,89 @@ def parse_probe_output(cell, mark: str) -> dict:
     return report
 
 
-def parse_probe_result(result: dict, mark: str) -> dict:
-    """The report in a user expression's result (``{"status", "data": {"text/plain"}}``)."""
+def parse_probe_result(result, mark: str) -> dict:
+    """The report in a user expression's result (``{"status", "data": {"text/plain"}}``).
+
+    The text is the ``repr`` of ``mark + base64(JSON) + mark``; it is refused before any
+    parsing when longer than ``MAX_REPLY_CHARS``, and read with ``base64`` and ``json``
+    only, so the grader's memory stays a small multiple of that bound.
+    """
+    if not isinstance(result, dict):
+        return {"unreadable_report": "the grader's probe printed nothing it could read"}
     if result.get("status") != "ok":
         name = clean_message(str(result.get("ename", "an error")), 80)
         return {"unreadable_report": f"the grader's probe failed in your kernel ({name})"}
-    text = result.get("data", {}).get("text/plain", "")
-    try:
-        value = ast.literal_eval(text) if isinstance(text, str) and len(text) < 64 * 2**20 else None
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        value = None
-    if not isinstance(value, str):
+    data = result.get("data")
+    text = data.get("text/plain") if isinstance(data, dict) else None
+    if not isinstance(text, str):
         return {"unreadable_report": "the grader's probe printed nothing it could read"}
-    return parse_probe_output({"outputs": [{"output_type": "stream", "name": "stdout",
-                                            "text": value}]}, mark)
+    if len(text) > MAX_REPLY_CHARS:
+        return {"unreadable_report": "the answer is larger than the grader reads "
+                                     f"({MAX_REPLY_CHARS // 2**20} MB as JSON)"}
+    pieces = text.split(mark)
+    if len(pieces) != 3 or pieces[0] not in ("'", '"') or pieces[2] != pieces[0]:
+        return {"unreadable_report": "the grader's probe printed nothing it could read"}
+    try:
+        report = json.loads(base64.b64decode(pieces[1], validate=True).decode("utf-8"))
+    except (ValueError, binascii.Error, RecursionError):
+        return {"unreadable_report": "the probe's output is not valid JSON"}
+    if not isinstance(report, dict):
+        return {"unreadable_report": "the probe's output is not a report"}
+    if "unreadable_report" in report:  # the grader's own words, not the kernel's
+        return {"unreadable_report": "the probe's reply is malformed"}
+    if report.get("too_large") is True:
+        return {"unreadable_report": "the answer is larger than the grader reads "
+                                     f"({MAX_REPLY_CHARS // 2**20} MB as JSON)"}
+    return report
+
+
+_SHORT = 200  # a student-made string in a report: a class name, an error message
+
+
+def _short(text) -> str:
+    return text if len(text) <= _SHORT else text[: _SHORT - 1] + "…"
+
+
+def checked_reply(reply: dict, request: dict) -> dict:
+    """Only the fields a probe may send, each of the type it must have.
+
+    Whatever the kernel sent, the result has one of the shapes scoring reads: a
+    runner-made ``unreadable_report``, ``missing``, ``not_callable`` (a short string),
+    ``value``/``unreadable`` for a value, or one outcome per case; an outcome that is
+    not ``{"value": ...}`` or ``{"error"|"unreadable"|"grader_error": short text}``
+    becomes ``{"malformed": True}``, which fails that case only.
+    """
+    if "unreadable_report" in reply and set(reply) == {"unreadable_report"}:
+        return reply  # made by parse_probe_result, not by the kernel
+    if reply.get("question") != request["question"] or reply.get("name") != request["name"]:
+        return {"unreadable_report": "the probe's reply does not belong to this question"}
+    clean = {"question": request["question"], "name": request["name"]}
+    if reply.get("missing") is True:
+        return dict(clean, missing=True)
+    if "not_callable" in reply:
+        kind = reply["not_callable"]
+        return dict(clean, not_callable=_short(kind)) if isinstance(kind, str) else \
+            {"unreadable_report": "the probe's reply is malformed"}
+    if request["kind"] == "value":
+        if "value" in reply:
+            return dict(clean, value=reply["value"])
+        if isinstance(reply.get("unreadable"), str):
+            return dict(clean, unreadable=_short(reply["unreadable"]))
+        return {"unreadable_report": "the probe's reply is malformed"}
+    cases = reply.get("cases")
+    if not isinstance(cases, list) or len(cases) != len(request["cases"]):
+        return {"unreadable_report": "the probe's reply has the wrong number of results"}
+    outcomes = []
+    for outcome in cases:
+        (key, body), = outcome.items() if isinstance(outcome, dict) and len(outcome) == 1 \
+            else (("malformed", True),)
+        if key == "value":
+            outcomes.append({"value": body})
+        elif key in ("error", "unreadable", "grader_error") and isinstance(body, str):
+            outcomes.append({key: _short(body)})
+        else:
+            outcomes.append({"malformed": True})
+    return dict(clean, cases=outcomes)
 
 
 # ---------------------------------------------------------------------- one run
@@ -404,8 +566,12 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, warm) -> RunReport
             report.kernel = KernelOutcome.FAILED_TO_START
             report.kernel_reason = clean_message(error)
             return report
+        if not await session.install_probe(limits.cell_timeout):
+            report.kernel = KernelOutcome.FAILED_TO_START
+            report.kernel_reason = "the grader could not set up its probe in the new kernel"
+            return report
         await _run_student_cells(session, cells, limits, started, report)
-        await _run_probes(session, plan, limits, report)
+        await _run_probes(session, plan, limits, report, started + limits.total_timeout)
         report.output_bytes = getattr(session.client, "student_bytes", 0)
     finally:
         await session.close()
@@ -428,6 +594,11 @@ async def _run_student_cells(session: KernelSession, cells, limits: GradingLimit
                                     f"in total; stopped before {describe_cell(source)}")
             return
         outcome, cell = await session.run(source, min(limits.cell_timeout, left))
+        if outcome == "garbled":
+            report.kernel = KernelOutcome.DIED
+            report.kernel_reason = (f"the kernel sent messages the grader cannot read while "
+                                    f"running {describe_cell(source)}, so it was stopped")
+            return
         if outcome == "died":
             report.kernel = KernelOutcome.DIED
             report.kernel_reason = f"the kernel died while running {describe_cell(source)}"
@@ -453,31 +624,88 @@ async def _run_student_cells(session: KernelSession, cells, limits: GradingLimit
                                                code=first_code_line(source)))
 
 
-async def _run_probes(session: KernelSession, plan: dict, limits: GradingLimits,
-                      report: RunReport) -> None:
-    for question in plan["questions"]:
+async def _run_probes(session: KernelSession, plan: dict, limits: GradingLimits, report: RunReport,
+                      deadline: float) -> None:
+    """Every public case of every question first, then the hidden ones.
+
+    The kernel lives across questions, so a value shown on the page must come from a
+    kernel that has not yet seen any hidden input: values and public cases are read in
+    a first pass, hidden cases in a second, whose replies are never shown (scoring turns
+    them into fixed text).  Every probe fits in what is left of the notebook's time.
+    """
+    questions = plan["questions"]
+    public = {}
+    for question in questions:
+        cases = question.get("cases", [])
+        shown = [i for i, case in enumerate(cases) if case.get("hidden") is False]
+        public[question["question"]] = (shown, await _probe(session, question, shown, limits,
+                                                            report, deadline))
+    for question in questions:
         qid = question["question"]
-        if report.kernel is not KernelOutcome.OK:
-            report.probes[qid] = {"not_run": report.kernel_reason or "the kernel stopped"}
+        shown, reply = public[qid]
+        if question["kind"] != "function" or "cases" not in reply:
+            report.probes[qid] = reply
             continue
-        mark = f"@@nbcourse-{secrets.token_hex(16)}@@"
-        request = {k: question[k] for k in ("question", "name", "kind", "cases") if k in question}
-        outcome, result = await session.probe(probe_expression(mark, request),
-                                              limits.cell_timeout)
-        if outcome == "died":
-            report.kernel = KernelOutcome.DIED
-            report.kernel_reason = f"the kernel died while the grader evaluated {question['name']}"
-            report.probes[qid] = {"not_run": report.kernel_reason}
-        elif outcome == "timeout":
-            report.probes[qid] = {"timed_out": limits.cell_timeout}
-            if not await session.responsive(limits.interrupt_grace):
-                report.kernel = KernelOutcome.STUCK
-                report.kernel_reason = (f"evaluating {question['name']} did not stop when "
-                                        "interrupted, so the kernel was stopped")
-        else:
-            report.probes[qid] = parse_probe_result(result, mark)
-        if result.get("ename") == "MemoryError" or "MemoryError" in json.dumps(report.probes[qid]):
-            report.memory_error = True
+        cases = question["cases"]
+        hidden = [i for i in range(len(cases)) if i not in shown]
+        outcomes = [None] * len(cases)
+        for index, outcome in zip(shown, reply["cases"]):
+            outcomes[index] = outcome
+        if hidden:
+            secret = await _probe(session, question, hidden, limits, report, deadline)
+            if "cases" in secret:
+                found = secret["cases"]
+            else:  # why the hidden cases have no result, as a code scoring words itself
+                why = ("timeout" if "timed_out" in secret else
+                       "stopped" if "not_run" in secret else "malformed")
+                found = [{"not_run": why}] * len(hidden)
+            for index, outcome in zip(hidden, found):
+                outcomes[index] = outcome
+        report.probes[qid] = dict(reply, cases=outcomes)
+
+
+async def _probe(session: KernelSession, question: dict, indices: list[int], limits: GradingLimits,
+                 report: RunReport, deadline: float) -> dict:
+    """One probe of ``question`` on the cases at ``indices``: its checked reply, or why not."""
+    if report.kernel is not KernelOutcome.OK:
+        return {"not_run": report.kernel_reason or "the kernel stopped"}
+    # an interrupted probe may need two grace periods more (the interrupt, the check)
+    left = deadline - time.monotonic() - 2 * limits.interrupt_grace
+    if left < 1:
+        report.kernel = KernelOutcome.TOO_SLOW
+        report.kernel_reason = (f"the notebook ran for more than {limits.total_timeout:.0f} s "
+                                f"in total; {question['name']} could not be evaluated in time")
+        return {"not_run": report.kernel_reason}
+    timeout = min(limits.cell_timeout, left)
+    request = {k: question[k] for k in ("question", "name", "kind") if k in question}
+    if question["kind"] == "function":
+        request["cases"] = [{"args": question["cases"][i]["args"],
+                             "kwargs": question["cases"][i].get("kwargs", {"$dict": []})}
+                            for i in indices]
+    mark = f"@@nbcourse-{secrets.token_hex(16)}@@"
+    outcome, result = await session.probe(
+        probe_expression(session.probe_class, mark, request), timeout)
+    if outcome == "died":
+        report.kernel = KernelOutcome.DIED
+        report.kernel_reason = f"the kernel died while the grader evaluated {question['name']}"
+        return {"not_run": report.kernel_reason}
+    if outcome == "timeout":
+        if timeout < limits.cell_timeout:
+            report.kernel = KernelOutcome.TOO_SLOW
+            report.kernel_reason = (f"the notebook ran for more than "
+                                    f"{limits.total_timeout:.0f} s in total, the last "
+                                    f"{timeout:.0f} s evaluating {question['name']}")
+        elif not await session.responsive(limits.interrupt_grace):
+            report.kernel = KernelOutcome.STUCK
+            report.kernel_reason = (f"evaluating {question['name']} did not stop when "
+                                    "interrupted, so the kernel was stopped")
+        return {"timed_out": round(float(timeout), 1)}
+    reply = checked_reply(parse_probe_result(result, mark), request)
+    if result.get("ename") == "MemoryError" or any(
+            "MemoryError" in str(case.get("error", "")) for case in reply.get("cases", [])) or \
+            "MemoryError" in str(reply.get("unreadable", "")):
+        report.memory_error = True
+    return reply
 
 
 def run_submission(path: str | Path, plan: dict, limits: GradingLimits, warm) -> RunReport:

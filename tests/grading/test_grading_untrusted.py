@@ -1,0 +1,234 @@
+"""Everything that comes back from a student's kernel is untrusted (issue 23, points 2-4, 8).
+
+The hostile notebooks (``attack_18`` to ``attack_21``) are graded in the sandboxed batch
+of ``test_grading_batch.py``; these tests hold the pieces one by one: replies bounded
+before they are parsed, checked field by field, hidden cases in fixed words, and the
+probes inside the notebook's time.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from nbcourse.grading import specs
+from nbcourse.grading.execution.probe_source import MAX_REPLY_CHARS
+from nbcourse.grading.execution.report import KernelOutcome, RunReport
+from nbcourse.grading.execution.runner import (MAX_MESSAGE_BYTES, Limits, _bounded_context,
+                                               _notebook_client_class, checked_reply,
+                                               parse_probe_result, run_submission)
+from nbcourse.grading.scoring import score
+from nbcourse.grading.values import encode_input
+
+EXERCISE = specs.load("01_weather")
+EXPECTED = EXERCISE.expected()
+MARK = "@@nbcourse-test@@"
+
+
+def _reply_text(report: dict) -> dict:
+    """A user expression's result as an honest probe's reply would arrive."""
+    body = base64.b64encode(json.dumps(report).encode()).decode()
+    return {"status": "ok", "data": {"text/plain": repr(MARK + body + MARK)}}
+
+
+def _perfect_probes():
+    probes = {}
+    for question in EXERCISE.questions:
+        values = [question.reference(*c.args, **c.kwargs) for c in question.cases]
+        encoded = [{"value": encode_input(v) if not isinstance(v, dict) else
+                    {"$dict": [[k, encode_input(x)] for k, x in v.items()]}} for v in values]
+        probe = {"question": question.id, "name": question.name}
+        if question.kind == "value":
+            probe.update(encoded[0])
+        else:
+            probe["cases"] = encoded
+        probes[question.id] = probe
+    return probes
+
+
+def _score(probes):
+    report = RunReport.from_json({"notebook": "ok", "probes": probes})
+    return score(EXERCISE, EXPECTED, report, "s", "s.ipynb")
+
+
+# ----------------------------------------------------------------- point 4: bounded
+def test_an_oversized_reply_is_refused_before_it_is_parsed():
+    text = "'" + MARK + "A" * MAX_REPLY_CHARS + MARK + "'"
+    reply = parse_probe_result({"status": "ok", "data": {"text/plain": text}}, MARK)
+    assert "larger than" in reply["unreadable_report"]
+
+
+def test_a_reply_cannot_speak_in_the_graders_words():
+    forged = _reply_text({"unreadable_report": "made by the kernel"})
+    assert parse_probe_result(forged, MARK) == {"unreadable_report": "the probe's reply is malformed"}
+
+
+def test_a_reply_is_read_with_json_not_a_python_parser():
+    report = {"question": "q4", "name": "p_no", "value": [[1, 2]] * 1000}
+    assert parse_probe_result(_reply_text(report), MARK) == report
+    # a Python literal that is not base64 JSON between the markers is not read at all
+    literal = {"status": "ok", "data": {"text/plain": repr(MARK + repr([[1, 2]] * 10) + MARK)}}
+    assert "unreadable_report" in parse_probe_result(literal, MARK)
+
+
+def test_zeromq_drops_a_message_above_the_bound_before_the_grader_reads_it(tmp_path):
+    """The grader's sockets refuse what no reply needs: the kernel cannot fill its memory."""
+    import asyncio
+
+    import zmq
+
+    async def receive() -> list[int]:
+        kernel = zmq.Context()
+        grader = _bounded_context()
+        sender = kernel.socket(zmq.PUSH)
+        sender.linger = 0
+        url = f"ipc://{tmp_path}/channel"
+        sender.bind(url)
+        receiver = grader.socket(zmq.PULL)
+        receiver.connect(url)
+        sizes = []
+        try:
+            sender.send(b"small")
+            sender.send(b"x" * (MAX_MESSAGE_BYTES + 1))
+            while await receiver.poll(1500):
+                sizes.append(len(await receiver.recv()))
+        finally:
+            receiver.close(linger=0)
+            sender.close()
+            grader.destroy(linger=0)
+            kernel.destroy(linger=0)
+        return sizes
+
+    assert asyncio.run(receive()) == [5]
+
+
+def test_an_error_a_cell_raises_is_kept_cut_and_without_its_traceback():
+    client = _notebook_client_class()(nbformat.v4.new_notebook())
+    client.reset_execution_trackers()  # what nbclient does before running a notebook
+    client.clear_before_next_output = False  # and before running a cell
+    outs = []
+    huge = "x" * 2**20
+    msg = {"msg_type": "error", "header": {"msg_type": "error"}, "parent_header": {},
+           "metadata": {}, "content": {"ename": "ValueError", "evalue": huge,
+                                       "traceback": [huge] * 5}}
+    for _ in range(10):
+        client.output(outs, msg, None, 0)
+    assert len(outs) == 3  # a flood of errors is not kept
+    assert all(len(o["evalue"]) <= 2000 and o["traceback"] == [] for o in outs)
+
+
+# ----------------------------------------------------------------- point 3: checked
+FORGED = [
+    {"timed_out": "never"},
+    {"not_run": 5},
+    {"unreadable_report": ["x"]},
+    {"question": "q1", "name": "likelihood", "timed_out": "never"},
+    {"question": "q1", "name": "likelihood", "cases": "abc"},
+    {"question": "q1", "name": "likelihood", "not_callable": {"a": 1}},
+    {"question": "q1", "name": "likelihood", "missing": "yes", "cases": [5] * 6},
+    {"question": "q1", "name": "likelihood",
+     "cases": [5, {"value": {"$fraction": "x"}}, {"error": 5}, {"value": {"$dict": 3}},
+               {"value": 1, "error": "two keys"}, {"not_run": ["timeout"]}]},
+    ["not", "a", "dict"],
+]
+
+
+@pytest.mark.parametrize("forged", FORGED, ids=range(len(FORGED)))
+def test_a_forged_field_fails_its_question_only(forged):
+    probes = _perfect_probes()
+    probes["q1"] = forged
+    result = _score(probes)
+    assert result.status != "grader error"
+    assert result.questions[0].score == 0.0
+    assert [q.score for q in result.questions[1:]] == [3.0, 2.0, 1.0]
+
+
+@pytest.mark.parametrize("forged", FORGED, ids=range(len(FORGED)))
+def test_the_runner_keeps_only_fields_of_the_right_type(forged):
+    request = {"question": "q1", "name": "likelihood", "kind": "function",
+               "cases": [{"args": [], "kwargs": {"$dict": []}}] * 6}
+    checked = checked_reply(forged if isinstance(forged, dict) else {}, request)
+    allowed = {"question", "name", "missing", "not_callable", "cases", "unreadable_report"}
+    assert set(checked) <= allowed
+    for outcome in checked.get("cases", []):
+        (key, body), = outcome.items()
+        assert key in ("value", "error", "unreadable", "grader_error", "malformed")
+        assert key == "value" or key == "malformed" or isinstance(body, str)
+
+
+# ----------------------------------------------------------------- point 2: fixed words
+def test_a_hidden_case_shows_no_text_the_kernel_made():
+    secret = "banana cherry lemon"
+    probes = _perfect_probes()
+    q1 = EXERCISE.question("q1")
+    q3 = EXERCISE.question("q3")
+    hidden1 = [i for i, c in enumerate(q1.cases) if c.hidden]
+    hidden3 = [i for i, c in enumerate(q3.cases) if c.hidden]
+    forms = [{"value": {"$unsupported": secret}}, {"grader_error": secret},
+             {"unreadable": secret}, {"error": f"{secret}: x"}]
+    for index, form in zip(hidden1, forms):
+        probes["q1"]["cases"][index] = form
+    probes["q3"]["cases"][hidden3[0]] = {"value": secret}  # a string where a label is due
+    probes["q3"]["cases"][hidden3[1]] = {"value": [secret]}
+    result = _score(probes)
+    messages = [c.message for q in result.questions for c in q.cases if c.hidden]
+    assert messages and not any("banana" in m for m in messages), messages
+    public = next(i for i, c in enumerate(q1.cases) if not c.hidden)
+    probes["q1"]["cases"][public] = {"value": {"$unsupported": "x" * 10_000}}
+    assert len(_score(probes).questions[0].cases[public].message) < 300
+
+
+# ----------------------------------------------------------------- point 8: in time
+SLOW = """
+import time
+
+def likelihood(table, feature, value, target, label):
+    time.sleep(3.5)
+    return 0
+
+def joint_scores(table, query, target):
+    time.sleep(3.5)
+    return {}
+
+def predict(table, query, target):
+    time.sleep(3.5)
+    return ""
+
+p_no = 0
+time.sleep(2)
+"""
+
+
+def test_a_slow_notebook_is_timed_out_within_its_time_sandboxed(tmp_path):
+    """Probes fit in the notebook's own time: a slow notebook's row says timed out, and
+    the run ends near its limit (the batch kills a worker 120 s after it: a grader error)."""
+    from nbcourse.grading.execution.sandbox import make_config
+    from nbcourse.grading.execution.worker import Sandboxes
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(SLOW)])
+    path = tmp_path / "slow.ipynb"
+    path.write_text(nbformat.writes(notebook))
+    base = Path(tempfile.mkdtemp(prefix="nbcourse-grading-"))
+    os.chmod(base, 0o700)
+    cache = base / "cache"
+    cache.mkdir()
+    sandboxes = Sandboxes(make_config("bwrap"), base)
+    limits = Limits(cell_timeout=4.0, total_timeout=8.0, interrupt_grace=1.0)
+    try:
+        ready = sandboxes.take()  # started now: only the notebook's own time is measured
+        report = run_submission(path, EXERCISE.probe_plan(), limits, base, cache, "token",
+                                sandbox=lambda: ready)
+    finally:
+        sandboxes.close()
+        shutil.rmtree(base, ignore_errors=True)
+    assert report.kernel is KernelOutcome.TOO_SLOW, report.kernel_reason
+    # every probe would time out: without a budget they took 4 x (4 + 1 + 1) s more
+    assert report.seconds < limits.total_timeout + 3 * limits.interrupt_grace + 8, report.seconds
+    result = score(EXERCISE, EXPECTED, report, "slow", "slow.ipynb")
+    assert result.status == "timed out" and "8 s in total" in " ".join(result.reasons)
