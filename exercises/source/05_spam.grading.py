@@ -369,6 +369,8 @@ EXERCISE = Exercise(
                           hidden=False),
                      Case("a toy corpus where training and validation accuracy disagree",
                           (*_lecture_toy(), [0.1, 1.0, 10.0]), hidden=False),
+                     Case("twelve training documents, a faint signal",
+                          (*_toy(19, 12, 20, 8, 0.5), ALPHAS), hidden=False),
                      Case("a weak signal", (*_toy(6, 30, 30, 15, 0.4), ALPHAS)),
                      Case("few training documents", (*_toy(7, 8, 40, 20, 1.0), ALPHAS)),
                      Case("another list of alphas", (*_toy(8, 25, 25, 10, 0.8), [0.5, 2.0, 8.0])),
@@ -402,6 +404,7 @@ EXERCISE = Exercise(
                  cases=[
                      Case("30 short messages where the recipe's steps matter",
                           (*toy_corpus(105), TOY_ALPHAS, 0), hidden=False),
+                     Case("40 short messages", (*toy_corpus(0, 40), TOY_ALPHAS, 0), hidden=False),
                      Case("another small corpus", (*toy_corpus(63), TOY_ALPHAS, 0)),
                      Case("a third small corpus", (*toy_corpus(268), TOY_ALPHAS, 0)),
                      Case("the course's 80-message mini corpus",

@@ -155,9 +155,8 @@ class Optimum(Judge):
                     "map the scores with exp(z) / sum(exp(z))")
         import math
         uniform = sum(e * math.log(1 / len(expected)) for e in expected if e > 0)
-        reached = sum(e * math.log(a) if a > 0 else -math.inf for e, a in zip(expected, actual)
-                      if e > 0)
-        if reached < uniform:
+        if all(a > 0 for a in actual) and sum(
+                e * math.log(a) for e, a in zip(expected, actual) if e > 0) < uniform:
             return ("your probabilities are less likely than the uniform start: the optimiser "
                     "went downhill. minimize finds a minimum, so give it the *negative* "
                     "log-likelihood")

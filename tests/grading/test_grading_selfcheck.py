@@ -714,3 +714,12 @@ def test_25_a_graded_value_is_never_marked_right_or_wrong_by_check(exercise, que
     text = str(check_for(exercise).run(question, value))
     assert "whether it is right is decided only when your notebook is graded" in text
     assert "Known mistake" not in text and "✘" not in text
+
+
+def test_25_a_hard_coded_class_column_is_named_with_its_key_on_the_feedback_page():
+    from nbcourse.grading.hidden import grade_answer
+    result = grade_answer("01_weather", "q1", _likelihood_play, REPO / "exercises" / "source")
+    public = [case for case in result.cases if not case.hidden and not case.passed]
+    assert public and "KeyError: 'play'" in public[0].message
+    assert all(case.message == "raised KeyError" for case in result.cases
+               if case.hidden and not case.passed)

@@ -212,3 +212,39 @@ def test_each_known_mistake_is_named_in_the_feedback_page_and_results_json(tmp_p
     printed = summary(batch)
     first = spec.questions[0]
     assert f"{first.id}: " in printed and "made the known mistake" in printed
+
+
+def test_an_answer_making_two_mistakes_keeps_the_name_check_gave_it():
+    """Issue 25: the public case shows only one of the two mistakes, and check() names it;
+    the hidden cases show both, so the answer equals neither everywhere.  The grade, the
+    feedback page and the batch summary keep the name instead of dropping it."""
+    from nbcourse.grading.diagnosis import summary_lines
+    from nbcourse.grading.feedback import render_html
+    from nbcourse.grading.scoring import SubmissionResult
+
+    question = specs.Question(
+        "q1", "scaled", points=2, title="x times c",
+        reference=lambda x, c: x * c,
+        mistakes=[specs.Mistake("one added", lambda x, c: x * c + 1, "Do not add one."),
+                  specs.Mistake("c squared", lambda x, c: x * c * c, "Multiply by c once.")],
+        cases=[specs.Case("c = 1", (3, 1), hidden=False), specs.Case("c = 2", (3, 2)),
+               specs.Case("c = 3", (5, 3))])
+    spec = specs.Exercise("two mistakes", [question])
+    spec.name = "demo"
+    both = lambda x, c: x * c * c + 1  # noqa: E731 - one added, and c squared
+
+    checked = Checker("demo", path=None)
+    checked.missing = ""
+    from nbcourse.grading.selfcheck import PublicQuestion
+    checked.questions = {"q1": PublicQuestion.from_json(
+        json.loads(json.dumps(spec.publish()))["questions"][0])}
+    assert checked.run("q1", both).mistakes == ["one added"]
+
+    graded = grade_question(question, both)
+    assert graded.mistakes == ["one added"]
+    assert "more than one mistake" in graded.diagnosis and "Do not add one." in graded.diagnosis
+    assert graded.score == 0
+    row = SubmissionResult("ann", "ann.ipynb", "graded", [], graded.score, 2.0, [graded])
+    page = render_html(row, spec.title)
+    assert "one added" in page and "Do not add one." in page
+    assert summary_lines([row], spec) == ["q1: 1 of 1 made the known mistake 'one added'"]
