@@ -126,8 +126,11 @@ def test_gaussian_boundaries_draw_the_linear_rule_of_to_linear(two_gaussians):
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("x1 (cm)", "x2 (cm)")
     assert legend_texts(fig) == ["class A", "class B", "shared", "per class"]
     w0, w = shared.to_linear()
-    linear, quadratic = [c for c in ax.collections if hasattr(c, "get_paths") and
-                         type(c).__name__ in ("QuadContourSet", "ContourSet")]
+    contours = [c for c in ax.collections if hasattr(c, "get_paths") and
+                type(c).__name__ in ("QuadContourSet", "ContourSet")]
+    if not contours:  # matplotlib < 3.8 draws each contour as an unlabelled PathCollection
+        contours = [c for c in ax.collections if c.get_label().startswith("_")]
+    linear, quadratic = contours
     vertices = np.vstack([p.vertices for p in linear.get_paths()])
     assert len(vertices) > 10
     # every drawn point of the shared-variance boundary satisfies w0 + w.x = 0

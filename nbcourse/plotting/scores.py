@@ -158,9 +158,11 @@ def plot_learning_curves(table, *, xlabel: str = "training examples (log scale)"
             ax.plot(sizes, part["mean"], color="0.4", linestyle="--", label=model)
             continue
         color = next(colors)
-        ax.plot(sizes, part["mean"], color=color, marker="o", markersize=4, label=model)
-        spread = part["std"].fillna(0.0).to_numpy()
-        ax.fill_between(sizes, part["mean"] - spread, part["mean"] + spread, color=color, alpha=0.2)
+        # plain float arrays: matplotlib 3.7 cannot fill between pandas Series of objects
+        mean = part["mean"].to_numpy(dtype=float)
+        spread = part["std"].fillna(0.0).to_numpy(dtype=float)
+        ax.plot(sizes, mean, color=color, marker="o", markersize=4, label=model)
+        ax.fill_between(sizes, mean - spread, mean + spread, color=color, alpha=0.2)
     ax.set_xscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("accuracy on the held-out test set")
