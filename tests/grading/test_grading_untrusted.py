@@ -20,7 +20,8 @@ import pytest
 from nbcourse.grading import specs
 from nbcourse.grading.execution.probe_source import MAX_REPLY_CHARS
 from nbcourse.grading.execution.report import KernelOutcome, RunReport
-from nbcourse.grading.execution.runner import (MAX_MESSAGE_BYTES, Limits, _bounded_context,
+from nbcourse.grading.execution.limits import GradingLimits
+from nbcourse.grading.execution.runner import (MAX_MESSAGE_BYTES, _bounded_context,
                                                _notebook_client_class, checked_reply,
                                                parse_probe_result, run_submission)
 from nbcourse.grading.scoring import score
@@ -208,25 +209,24 @@ time.sleep(2)
 def test_a_slow_notebook_is_timed_out_within_its_time_sandboxed(tmp_path):
     """Probes fit in the notebook's own time: a slow notebook's row says timed out, and
     the run ends near its limit (the batch kills a worker 120 s after it: a grader error)."""
-    from nbcourse.grading.execution.sandbox import make_config
-    from nbcourse.grading.execution.worker import Sandboxes
+    from nbcourse.grading.execution.sandbox import make_config, release, remove_tree
+    from nbcourse.grading.execution.worker import WarmKernels
 
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(SLOW)])
     path = tmp_path / "slow.ipynb"
     path.write_text(nbformat.writes(notebook))
+    limits = GradingLimits(cell_timeout=4.0, total_timeout=8.0, interrupt_grace=1.0)
+    config = make_config("bwrap", limits)
     base = Path(tempfile.mkdtemp(prefix="nbcourse-grading-"))
-    os.chmod(base, 0o700)
-    cache = base / "cache"
-    cache.mkdir()
-    sandboxes = Sandboxes(make_config("bwrap"), base)
-    limits = Limits(cell_timeout=4.0, total_timeout=8.0, interrupt_grace=1.0)
+    os.chmod(base, 0o711)  # the sandbox's user reaches its channel through it
+    kernels = WarmKernels(config, base, "token")
     try:
-        ready = sandboxes.take()  # started now: only the notebook's own time is measured
-        report = run_submission(path, EXERCISE.probe_plan(), limits, base, cache, "token",
-                                sandbox=lambda: ready)
+        ready = kernels.take()  # started now: only the notebook's own time is measured
+        report = run_submission(path, EXERCISE.probe_plan(), limits, lambda: ready)
     finally:
-        sandboxes.close()
-        shutil.rmtree(base, ignore_errors=True)
+        kernels.close()
+        release(config)
+        remove_tree(base)
     assert report.kernel is KernelOutcome.TOO_SLOW, report.kernel_reason
     # every probe would time out: without a budget they took 4 x (4 + 1 + 1) s more
     assert report.seconds < limits.total_timeout + 3 * limits.interrupt_grace + 8, report.seconds
