@@ -40,27 +40,28 @@ _spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make
 make_fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_fixtures)
 
-# submission -> (status, total); 8 points in all.  "wrong" earns 2 of 7 likelihood cases
-# (2/7 of 2 points) and 2 of 9 predict cases (2/9 of 2 points): 0.57 + 0.44 = 1.01.
+# submission -> (status, total); 10 points in all.  "wrong" earns 2 of 8 likelihood cases
+# (2/8 of 2 points), 2 of 9 predict cases (2/9 of 2 points) and q5, which it leaves as the
+# solution has it (2 points): 0.5 + 0.44 + 2 = 2.94.
 EXPECTED = {
-    "correct": ("graded", 8.0),
-    "wrong": ("graded", 1.01),
+    "correct": ("graded", 10.0),
+    "wrong": ("graded", 2.94),
     "not_json": ("not a notebook", 0.0),
     "not_a_notebook": ("not a notebook", 0.0),
     "empty": ("empty notebook", 0.0),
-    "answer_deleted": ("answer missing", 6.0),
-    "answer_renamed": ("answer missing", 5.0),
-    "early_exception": ("cell error", 7.0),
-    "infinite_loop": ("timed out", 8.0),
+    "answer_deleted": ("answer missing", 8.0),
+    "answer_renamed": ("answer missing", 7.0),
+    "early_exception": ("cell error", 9.0),
+    "infinite_loop": ("timed out", 10.0),
     "ignores_sigint": ("timed out", 0.0),
-    "answer_loops": ("timed out", 6.67),  # q3 keeps its public cases, run before the hidden loop
+    "answer_loops": ("timed out", 8.67),  # q3 keeps its public cases, run before the hidden loop
     "kernel_killed": ("kernel died", 0.0),
-    "memory_bomb": ("memory limit", 8.0),
-    "megabytes_printed": ("graded", 8.0),
-    "monkeypatch": ("graded", 1.01),
-    "snoop_disk": ("graded", 1.01),
-    "writes_output": ("graded", 1.01),
-    "orphan_child": ("graded", 8.0),
+    "memory_bomb": ("memory limit", 10.0),
+    "megabytes_printed": ("graded", 10.0),
+    "monkeypatch": ("graded", 2.94),
+    "snoop_disk": ("graded", 2.94),
+    "writes_output": ("graded", 2.94),
+    "orphan_child": ("graded", 10.0),
     "01_weather": ("graded", 0.0),  # the student release: every question "not answered"
 }
 
@@ -89,7 +90,7 @@ EXPECTED.update({
     # issue 23: what comes back from the kernel is untrusted
     "attack_18_class_name_leak": ("graded", 6.0),
     "attack_19_later_public_case": ("graded", 4.27),
-    "attack_20_own_exec": ("graded", 1.0),  # it wrote its own text into every case
+    "attack_20_own_exec": ("graded", 3.0),  # it wrote its own text into every case
     "attack_21_forged_report": ("answers unreadable", 5.11),
     "M\\xfcller": ("graded", 8.0),
     "attack_13_solution_link": ("link outside submissions", 0.0),
@@ -226,7 +227,7 @@ def test_each_submission_gets_its_status_and_score(batch, name):
     status, total = EXPECTED[name]
     result = _result(batch, name)
     assert (result["status"], result["total"]) == (status, total), result["reasons"]
-    assert result["maximum"] == 8.0
+    assert result["maximum"] == 10.0
     if status != "graded":
         assert result["reasons"], "a status other than graded must say why"
 
@@ -311,8 +312,8 @@ def test_public_values_come_from_a_kernel_that_has_seen_no_hidden_input(batch):
 def test_a_forged_reply_fails_only_its_own_questions(batch):
     """Issue 23, point 3: a forged "timed_out": "never" used to make the row a grader error."""
     result = _result(batch, "attack_21_forged_report")
-    q1, q2, q3, q4 = result["questions"]
-    assert q1["status"] == "unreadable" and (q2["score"], q4["score"]) == (3.0, 1.0)
+    q1, q2, q3, q4, q5 = result["questions"]
+    assert q1["status"] == "unreadable" and (q2["score"], q4["score"], q5["score"]) == (3.0, 1.0, 2.0)
     assert 0 < q3["score"] < 2
 
 
@@ -354,10 +355,10 @@ def test_the_output_folder_is_complete_and_genuine(batch):
     out = batch["out"]
     rows = {row["submission"].lstrip("'"): row for row in batch["rows"]}
     assert set(rows) == set(EXPECTED)
-    assert list(batch["rows"][0]) == ["submission", "status", "q1", "q2", "q3", "q4", "total",
+    assert list(batch["rows"][0]) == ["submission", "status", "q1", "q2", "q3", "q4", "q5", "total",
                                       "maximum", "flags", "reason"]
-    assert rows["writes_output"]["total"] == "1.01"  # not the 8 it tried to write
-    assert rows["correct"]["total"] == "8"
+    assert rows["writes_output"]["total"] == "2.94"  # not the 8 it tried to write
+    assert rows["correct"]["total"] == "10"
     assert len(list((out / "feedback").glob("*.html"))) == len(EXPECTED)
     assert "8 / 8" not in (out / "feedback" / "writes_output.html").read_text()
     assert sorted(p.name for p in out.iterdir()) == ["feedback", "grades.csv", "results.json"]
@@ -523,7 +524,7 @@ def test_four_forks_over_the_limit_meet_the_oom_killer_and_classmates_keep_full_
                          memory_mb=1024, sandbox="bwrap", progress=None)
     rows = {r.submission: (r.status, r.total) for r in result.results}
     assert rows["attacker"][0] == "memory limit", rows
-    assert all(rows[f"classmate{n}"] == ("graded", 8.0) for n in range(3)), rows
+    assert all(rows[f"classmate{n}"] == ("graded", 10.0) for n in range(3)), rows
     assert result.limits.enforced["mechanism"].startswith("cgroup")
 
 

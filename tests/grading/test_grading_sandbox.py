@@ -406,7 +406,7 @@ def test_results_record_the_limits_in_force(tmp_path):
     """Issue 26: one GradingLimits, recorded whole, with what this machine enforced."""
     result = grade_batch("01_weather", [FIXTURES / "correct.ipynb"], tmp_path / "out",
                          jobs=1, sandbox="bwrap", timeout=20, memory_mb=1500, progress=None)
-    assert result.results[0].total == 8.0
+    assert result.results[0].total == 10.0
     data = json.loads((tmp_path / "out" / "results.json").read_text())
     limits = data["limits"]
     assert limits["cell_timeout"] == 20 and limits["memory_mb"] == 1500

@@ -48,7 +48,8 @@ def _report(**changes):
 
 def test_a_perfect_run_is_graded_full_marks():
     result = score(EXERCISE, EXPECTED, _report(), "alice", "alice.ipynb")
-    assert (result.status, result.total, result.maximum) == ("graded", 8.0, 8.0)
+    full = EXERCISE.maximum
+    assert (result.status, result.total, result.maximum) == ("graded", full, full)
     assert all(q.status == "passed" for q in result.questions)
 
 
@@ -60,7 +61,7 @@ def test_partial_credit_is_per_case_and_rounded():
     n = len(EXERCISE.question("q1").cases)
     assert q1.status == "partly passed" and q1.score == round(2 * (n - 1) / n, 2)
     assert "raised ZeroDivisionError" in q1.cases[1].message
-    assert result.total == round(6 + 2 * (n - 1) / n, 2)
+    assert result.total == round(EXERCISE.maximum - 2 + 2 * (n - 1) / n, 2)
 
 
 @pytest.mark.parametrize("changes, status", [
@@ -82,7 +83,8 @@ def test_missing_and_unreadable_answers_have_their_own_status():
     probes = _perfect_probes()
     probes["q3"] = {"question": "q3", "name": "predict", "missing": True}
     result = score(EXERCISE, EXPECTED, _report(probes=probes), "s", "s.ipynb")
-    assert result.status == "answer missing" and result.total == 6.0
+    q3_points = EXERCISE.question("q3").points
+    assert result.status == "answer missing" and result.total == EXERCISE.maximum - q3_points
     assert "predict" in result.reasons[0]
     probes["q3"] = {"unreadable_report": "the probe's output was tampered with"}
     result = score(EXERCISE, EXPECTED, _report(probes=probes), "s", "s.ipynb")
@@ -153,12 +155,14 @@ def test_gradebook_has_one_column_per_question_and_a_summary(tmp_path):
                      "bob", "b.ipynb")]
     batch = BatchResult(EXERCISE, results, ["a warning"], 2.0, tmp_path)
     rows = list(csv.DictReader(io.StringIO(gradebook_csv(batch))))
+    full = f"{EXERCISE.maximum:g}"
     assert rows[0] == {"submission": "alice", "status": "graded", "q1": "2", "q2": "3", "q3": "2",
-                       "q4": "1", "total": "8", "maximum": "8", "flags": "", "reason": ""}
+                       "q4": "1", "q5": "2", "total": full, "maximum": full, "flags": "",
+                       "reason": ""}
     assert rows[1]["status"] == "empty notebook" and rows[1]["reason"] == "no code"
     text = summary(batch)
     assert "1 empty notebook, 1 graded" in text or "1 graded, 1 empty notebook" in text
-    assert "mean score 4.00 / 8" in text and "warning: a warning" in text
+    assert f"mean score {EXERCISE.maximum / 2:.2f} / {EXERCISE.maximum:g}" in text and "warning: a warning" in text
 
 
 def test_collect_submissions_keeps_students_with_the_same_file_name_apart(tmp_path):
