@@ -9,7 +9,7 @@ ipywidgets, which matters for grading, where every submission starts a fresh ker
 from .datasets import (load_20newsgroups, load_picnic, load_sms_mini, load_sms_spam,
                        load_sms_spam_or_mini, load_spambase, load_weather)
 from .linear import LogisticRegression
-from .naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
+from .naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 
 try:  # one source of truth: the version in pyproject.toml, as installed
     from importlib.metadata import PackageNotFoundError as _NotInstalled
@@ -19,7 +19,8 @@ except _NotInstalled:  # imported from a source tree that was never installed
     __version__ = "0+unknown"
 
 __all__ = [
-    "BernoulliNB", "CategoricalNB", "GaussianNB", "MultinomialNB", "LogisticRegression",
+    "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB",
+    "LogisticRegression",
     "load_weather", "load_picnic", "load_sms_mini", "load_sms_spam", "load_sms_spam_or_mini",
     "load_spambase", "load_20newsgroups",
     "__version__",

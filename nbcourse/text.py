@@ -26,10 +26,11 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._checks import check_positive_int, not_fitted
+from ._checks import check_bool, check_matrix, check_positive_int, not_fitted, plain
 from ._estimator import BaseEstimator
 
-__all__ = ["TOKEN_PATTERN", "tokenize", "BagOfWords", "zipf_table", "zipf_fit", "zipf_slope"]
+__all__ = ["TOKEN_PATTERN", "tokenize", "BagOfWords", "TfidfTransformer", "zipf_table", "zipf_fit",
+           "zipf_slope"]
 
 #: scikit-learn's default: a word is a run of two or more letters/digits/underscores.
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -255,6 +256,92 @@ class BagOfWords(BaseEstimator):
         if not hasattr(self, "vocabulary_"):
             raise not_fitted(self)
         return self._feature_names.copy()
+
+class TfidfTransformer(BaseEstimator):
+    """Reweight a count matrix by tf-idf: frequent-everywhere words count less.
+
+    A word in every document ("the", "to") says nothing about the class, yet it
+    dominates raw counts. tf-idf multiplies each count by the word's inverse document
+    frequency and then scales each document to length one, so that long documents do
+    not outweigh short ones:
+
+        idf_k = ln((1 + n) / (1 + df_k)) + 1    (``smooth_idf=True``, as if one more
+                                                  document held every word once)
+        idf_k = ln(n / df_k) + 1                 (``smooth_idf=False``)
+        tf-idf_dk = x_dk * idf_k, then each row divided by its l2 (or l1) norm
+
+    with n documents and df_k of them containing word k. Parameters as in
+    scikit-learn's ``TfidfTransformer``: ``norm`` ('l2', 'l1' or None), ``use_idf``,
+    ``smooth_idf``, ``sublinear_tf`` (replace a count x by 1 + ln x). With the defaults
+    the numbers equal scikit-learn's. ``transform`` returns a float64
+    ``scipy.sparse.csr_matrix``, as scikit-learn does, for dense or sparse counts.
+    After ``fit``: ``idf_`` (when ``use_idf``) and ``n_features_in_``.
+    """
+
+    _input_tags = {"sparse": True, "positive_only": True}
+
+    def __init__(self, *, norm="l2", use_idf=True, smooth_idf=True, sublinear_tf=False):
+        self.norm = norm
+        self.use_idf = use_idf
+        self.smooth_idf = smooth_idf
+        self.sublinear_tf = sublinear_tf
+
+    def _check_settings(self) -> None:
+        """Validate the settings; ``fit`` calls it, so set_params and clone accept anything."""
+        if self.norm is not None and not isinstance(self.norm, str):
+            raise TypeError(f"norm must be 'l2', 'l1' or None, got {plain(self.norm)!r}")
+        if self.norm not in ("l2", "l1", None):
+            raise ValueError(f"norm must be 'l2', 'l1' or None, got {self.norm!r}")
+        for name in ("use_idf", "smooth_idf", "sublinear_tf"):
+            check_bool(getattr(self, name), name)
+
+    def _counts(self, X, n_features=None):
+        return check_matrix(X, owner="TfidfTransformer", non_negative=True,
+                            n_features=n_features)
+
+    def fit(self, X, y=None) -> "TfidfTransformer":
+        """Learn the idf of every word (column) from the counts ``X``. ``y`` is ignored."""
+        self._check_settings()
+        X = self._counts(X)
+        self.__dict__.pop("idf_", None)
+        if self.use_idf:
+            n_documents = X.shape[0]
+            if sp.issparse(X):
+                # explicit zeros stored in a sparse matrix are not occurrences
+                document_frequency = np.bincount(X.indices[X.data > 0], minlength=X.shape[1])
+            else:
+                document_frequency = np.count_nonzero(X, axis=0)
+            smooth = int(self.smooth_idf)
+            with np.errstate(divide="ignore"):
+                self.idf_ = np.log((n_documents + smooth) / (document_frequency + smooth)) + 1.0
+        self.n_features_in_ = X.shape[1]
+        self._use_idf, self._norm, self._sublinear_tf = self.use_idf, self.norm, self.sublinear_tf
+        return self
+
+    def transform(self, X) -> sp.csr_matrix:
+        """The tf-idf matrix of the counts ``X`` (same words as at fit, in the same columns)."""
+        if not hasattr(self, "n_features_in_"):
+            raise not_fitted(self)
+        X = self._counts(X, n_features=self.n_features_in_)
+        X = X.copy() if sp.issparse(X) else sp.csr_matrix(X)
+        X.eliminate_zeros()
+        if self._sublinear_tf:
+            X.data = np.log(X.data) + 1.0
+        if self._use_idf:
+            X.data *= self.idf_[X.indices]
+        if self._norm is not None:
+            values = X.data ** 2 if self._norm == "l2" else np.abs(X.data)
+            lengths = np.bincount(np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)),
+                                  weights=values, minlength=X.shape[0])
+            if self._norm == "l2":
+                lengths = np.sqrt(lengths)
+            lengths[lengths == 0.0] = 1.0  # an empty document stays all zeros
+            X.data /= np.repeat(lengths, np.diff(X.indptr))
+        return X
+
+    def fit_transform(self, X, y=None) -> sp.csr_matrix:
+        """``fit(X)`` then ``transform(X)``."""
+        return self.fit(X).transform(X)
 
 
 def count_documents(documents, columns_of, *, tokenizer=None, n_columns=None,

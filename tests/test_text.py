@@ -11,10 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.feature_extraction.text import TfidfTransformer as SkTfidf
 
 from nbcourse import datasets
 from nbcourse._checks import NotFittedError
-from nbcourse.text import BagOfWords, tokenize, zipf_slope, zipf_table
+from nbcourse.text import BagOfWords, TfidfTransformer, tokenize, zipf_slope, zipf_table
 
 
 @pytest.fixture(scope="session")
@@ -314,3 +315,79 @@ def test_zipf_slope_of_an_exact_power_law_and_its_errors():
         zipf_slope(table, ranks=(50, 60))
 
 
+# ----- tf-idf ------------------------------------------------------------------------------
+
+TFIDF_SETTINGS = [{}, {"norm": "l1"}, {"norm": None}, {"use_idf": False},
+                  {"smooth_idf": False}, {"sublinear_tf": True},
+                  {"norm": None, "smooth_idf": False, "sublinear_tf": True}]
+
+
+@pytest.mark.parametrize("settings", TFIDF_SETTINGS)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_tfidf_equals_sklearn(sms_split, settings, sparse):
+    X_train, X_test = sms_split[0], sms_split[2]
+    if not sparse:  # 500 messages and the words they use (smooth_idf=False needs df > 0)
+        used = np.flatnonzero(X_train[:500].getnnz(axis=0))
+        X_train, X_test = X_train[:500][:, used].toarray(), X_test[:300][:, used].toarray()
+    ours = TfidfTransformer(**settings).fit(X_train)
+    theirs = SkTfidf(**settings).fit(X_train)
+    if theirs.use_idf:
+        np.testing.assert_allclose(ours.idf_, theirs.idf_, rtol=0, atol=1e-12)
+    else:
+        assert not hasattr(ours, "idf_")
+    for X in (X_train, X_test):
+        got, expected = ours.transform(X), theirs.transform(X)
+        assert sp.isspmatrix_csr(got) and got.dtype == np.float64
+        np.testing.assert_allclose(got.toarray(), expected.toarray(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(TfidfTransformer(**settings).fit_transform(X_train).toarray(),
+                               SkTfidf(**settings).fit_transform(X_train).toarray(),
+                               rtol=0, atol=1e-12)
+
+
+def test_tfidf_by_hand():
+    # two documents, three words: "a" in both, "b" twice in the first, "c" in the second
+    X = np.array([[1, 2, 0], [1, 0, 1]])
+    tfidf = TfidfTransformer()
+    out = tfidf.fit_transform(X).toarray()
+    idf_a, idf_once = np.log(3 / 3) + 1, np.log(3 / 2) + 1
+    np.testing.assert_allclose(tfidf.idf_, [idf_a, idf_once, idf_once])
+    first = np.array([idf_a, 2 * idf_once, 0])
+    np.testing.assert_allclose(out[0], first / np.linalg.norm(first))
+    # a word in every document weighs less than one in half of them
+    assert out[1, 0] < out[1, 2]
+    # an empty document stays all zeros (nothing to normalise)
+    np.testing.assert_array_equal(tfidf.transform([[0, 0, 0]]).toarray(), [[0, 0, 0]])
+
+
+def test_tfidf_does_not_change_its_input(sms_split):
+    X = sms_split[0][:50].astype(np.float64)
+    before = X.copy()
+    TfidfTransformer(sublinear_tf=True).fit_transform(X)
+    assert (X != before).nnz == 0
+
+
+def test_tfidf_is_an_estimator():
+    from sklearn.base import clone
+
+    tfidf = TfidfTransformer(norm="l1", sublinear_tf=True)
+    assert repr(tfidf) == "TfidfTransformer(norm='l1', sublinear_tf=True)"
+    assert clone(tfidf).get_params() == {"norm": "l1", "smooth_idf": True,
+                                         "sublinear_tf": True, "use_idf": True}
+
+
+def test_tfidf_bad_input_is_named():
+    X = np.array([[1, 0], [0, 2]])
+    with pytest.raises(ValueError, match="norm must be 'l2', 'l1' or None, got 'l3'"):
+        TfidfTransformer(norm="l3").fit(X)
+    with pytest.raises(TypeError, match="norm must be"):
+        TfidfTransformer(norm=2).fit(X)
+    with pytest.raises(TypeError, match="smooth_idf must be True or False"):
+        TfidfTransformer(smooth_idf="yes").fit(X)
+    with pytest.raises(ValueError, match="Negative values in data passed to TfidfTransformer"):
+        TfidfTransformer().fit(-X)
+    with pytest.raises(ValueError, match="2-D"):
+        TfidfTransformer().fit([1, 2])
+    with pytest.raises(NotFittedError):
+        TfidfTransformer().transform(X)
+    with pytest.raises(ValueError, match="X has 3 features, but TfidfTransformer is expecting 2"):
+        TfidfTransformer().fit(X).transform(np.ones((1, 3)))

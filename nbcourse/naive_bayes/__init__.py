@@ -28,7 +28,8 @@ Where each piece lives (one module per estimator family):
 
 - ``_base``: `_BaseNB`, the skeleton (fit, partial_fit, predict*) and the class prior;
 - ``_discrete``: alpha and the count table shared by the discrete family;
-- ``multinomial``, ``bernoulli``, ``gaussian``, ``categorical``: one estimator each
+- ``multinomial``, ``complement``, ``bernoulli``, ``gaussian``, ``categorical``: one
+  estimator each
   (``categorical`` reads its slide tables from ``_tables``);
 - ``_merge``: `merge`.
 """
@@ -37,7 +38,9 @@ from __future__ import annotations
 from ._merge import merge
 from .bernoulli import BernoulliNB
 from .categorical import CategoricalNB
+from .complement import ComplementNB
 from .gaussian import GaussianNB
 from .multinomial import MultinomialNB
 
-__all__ = ["CategoricalNB", "MultinomialNB", "BernoulliNB", "GaussianNB", "merge"]
+__all__ = ["CategoricalNB", "MultinomialNB", "ComplementNB", "BernoulliNB", "GaussianNB",
+           "merge"]

@@ -1,8 +1,8 @@
 """The discrete family: counts smoothed with Lidstone's pseudo-counts.
 
-`_BaseDiscreteNB` is what MultinomialNB, BernoulliNB and CategoricalNB share (alpha,
-``fit_prior``, ``class_prior``); `_FeatureCountNB` adds the classes x features count
-table of a numeric X (multinomial and Bernoulli; a ComplementNB would join here).
+`_BaseDiscreteNB` is what MultinomialNB, ComplementNB, BernoulliNB and CategoricalNB
+share (alpha, ``fit_prior``, ``class_prior``); `_FeatureCountNB` adds the classes x
+features count table of a numeric X (multinomial, complement and Bernoulli).
 """
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ class _BaseDiscreteNB(_BaseNB):
 
 
 class _FeatureCountNB(_BaseDiscreteNB):
-    """Multinomial and Bernoulli: a count matrix (classes x features) of a numeric X."""
+    """Multinomial, complement and Bernoulli: a count matrix (classes x features) of a numeric X."""
 
     _per_class_statistics = ("class_count_", "feature_count_")
 

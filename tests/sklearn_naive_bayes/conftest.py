@@ -29,10 +29,8 @@ DELIBERATE = {
 # Not about nbcourse, so not collected (they would only skip or test scikit-learn itself):
 # - array API dispatch (test_gnb_array_api_compliance, check_array_api_input) needs torch,
 #   cupy, dpnp, array_api_strict or SCIPY_ARRAY_API=1, and nbcourse computes with numpy
-#   only (its tags say array_api_support=False);
-# - ComplementNB is scikit-learn's own class: nbcourse has none.
-NOT_NBCOURSE = ("test_gnb_array_api_compliance", "check_array_api_input", "ComplementNB",
-                "test_cnb")
+#   only (its tags say array_api_support=False).
+NOT_NBCOURSE = ("test_gnb_array_api_compliance", "check_array_api_input")
 
 
 def pytest_collection_modifyitems(config, items):

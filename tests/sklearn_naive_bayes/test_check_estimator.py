@@ -1,9 +1,10 @@
-"""scikit-learn's own estimator checks (check_estimator) on the four estimators."""
+"""scikit-learn's own estimator checks (check_estimator) on the five estimators."""
 import warnings
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from nbcourse.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
+from nbcourse.naive_bayes import (BernoulliNB, CategoricalNB, ComplementNB, GaussianNB,
+                                  MultinomialNB)
 
 #: deliberate differences, each a strict xfail (see docs/sklearn-differences.md)
 NOT_CODES = ("CategoricalNB refuses non-integer numbers instead of silently truncating them "
@@ -21,7 +22,7 @@ with warnings.catch_warnings():
     # imports scikit-learn): that is the point of these checks, not a problem to warn about
     warnings.filterwarnings("ignore", message="Estimator .* does not inherit from")
     CHECKS = parametrize_with_checks(
-        [MultinomialNB(), BernoulliNB(), CategoricalNB(), GaussianNB()],
+        [MultinomialNB(), ComplementNB(), BernoulliNB(), CategoricalNB(), GaussianNB()],
         expected_failed_checks=lambda est: EXPECTED_FAILED.get(type(est), {}))
 
 

@@ -32,9 +32,8 @@
 # OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
 # OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
 #
-# Changed: only the import of the estimators (nbcourse's four classes; ComplementNB, which
-# nbcourse does not have, still comes from scikit-learn and its tests are not collected),
-# and move_to imported only where it exists (see below).
+# Changed: only the import of the estimators (nbcourse's five classes), and move_to
+# imported only where it exists (see below).
 # Deliberate differences of nbcourse are marked xfail(strict=True), with the reason, in
 # conftest.py of this folder.
 
@@ -48,8 +47,8 @@ from scipy.special import logsumexp
 from sklearn._config import config_context
 from sklearn.datasets import load_digits, load_iris
 from sklearn.model_selection import cross_val_score, train_test_split
-from nbcourse.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
-from sklearn.naive_bayes import ComplementNB
+from nbcourse.naive_bayes import (BernoulliNB, CategoricalNB, ComplementNB, GaussianNB,
+                                  MultinomialNB)
 from sklearn.utils._array_api import (
     device as array_api_device,
 )

@@ -1,0 +1,100 @@
+"""ComplementNB: judge a class by how badly its complement explains the document."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import check_bool, check_matrix, plain
+from .._numerics import log
+from ._discrete import _FeatureCountNB
+
+
+class ComplementNB(_FeatureCountNB):
+    """Complement naive Bayes (Rennie, Shih, Teevan and Karger, 2003) for word counts.
+
+    MultinomialNB estimates each class's word distribution from that class's documents
+    alone, so a rare class gets a noisy estimate from few words, and the decision leans
+    towards the big classes. Complement naive Bayes estimates, for each class c, the word
+    distribution of all the *other* classes (its complement), which even for a rare class
+    is made from most of the data, and prefers the class whose complement explains the
+    document worst:
+
+        theta~_ck = (words k outside c + alpha) / (all words outside c + alpha * V)
+        weight w_ck = -log theta~_ck   (with ``norm=True``: w_ck / sum_j w_cj)
+        predicted class = argmax_c  sum_k x_k w_ck
+
+    The weights are in ``feature_log_prob_`` (as in scikit-learn, although they are not
+    log-probabilities). As in scikit-learn the class prior is left out of the decision
+    (the complement estimates already even out the class sizes), except when there is
+    only one class; ``class_log_prior_`` is still computed from ``fit_prior`` and
+    ``class_prior``. ``predict_proba`` normalises exp(scores) over classes; those are not
+    calibrated probabilities.
+
+    Parameters: ``alpha``, ``force_alpha``, ``fit_prior`` and ``class_prior`` as in
+    `MultinomialNB`; ``norm`` (default False) normalises each class's weights, which
+    the paper does against the longer documents of some classes (scikit-learn's
+    default, False, is kept). Attributes after fit: those of `MultinomialNB` plus
+    ``feature_all_``, every word's count over all classes.
+    """
+
+    def __init__(self, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
+                 norm=False):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.norm = norm
+
+    def _check_params(self, n_classes, n_features):
+        params = super()._check_params(n_classes, n_features)
+        params["norm"] = check_bool(self.norm, "norm")
+        return params
+
+    def _update_parameters(self, params):
+        self._norm_ = params["norm"]  # read at fit, like every hyper-parameter
+        super()._update_parameters(params)
+
+    def _check_X(self, X, first, training=False):
+        return check_matrix(X, owner="ComplementNB", non_negative=True,
+                            n_features=None if first else self.n_features_in_)
+
+    def _update_feature_log_prob(self, alpha):
+        # Derived from feature_count_ here rather than counted, so that partial_fit and
+        # merge (which only add feature_count_) keep it right.
+        self.feature_all_ = self.feature_count_.sum(axis=0)
+        complement = self.feature_all_ + alpha - self.feature_count_
+        with np.errstate(invalid="ignore"):
+            logged = log(complement) - log(complement.sum(axis=1, keepdims=True))
+            if self._norm_:
+                # a class with one infinite weight has no finite normaliser: every
+                # weight of it is undefined (NaN), not silently 0
+                total = logged.sum(axis=1, keepdims=True)
+                self.feature_log_prob_ = np.where(np.isfinite(total), logged / total, np.nan)
+            else:
+                self.feature_log_prob_ = -logged
+
+    def _joint_log_likelihood(self, X) -> np.ndarray:
+        weights = self.feature_log_prob_
+        if np.isfinite(weights).all():  # always with alpha > 0
+            jll = np.asarray(X @ weights.T)
+        else:
+            jll = self._scores_without_infinite_weights(X, weights)
+        if len(self.classes_) == 1:
+            jll = jll + self.class_log_prior_
+        return jll
+
+    def _scores_without_infinite_weights(self, X, weights):
+        """alpha = 0: a word never seen outside class c has an infinite weight for c.
+
+        A document without such words is scored as usual (0 * inf counts as 0, the word
+        is absent); a document with one has no finite score, and that is an error. With
+        ``norm=True`` such a class has no finite normaliser, so all its weights are NaN.
+        """
+        bad = ~np.isfinite(weights)
+        touched = np.asarray(X @ bad.T.astype(np.float64)) > 0
+        if touched.any():
+            sample, column = (int(i) for i in np.argwhere(touched)[0])
+            raise ValueError(
+                f"sample {sample} has no finite score for class "
+                f"{plain(self.classes_[column])!r}: with alpha=0, a word never seen outside "
+                "a class has complement probability 0 and an infinite weight; use alpha > 0")
+        return np.asarray(X @ np.where(bad, 0.0, weights).T)
