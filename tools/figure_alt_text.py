@@ -96,13 +96,16 @@ ALT_TEXTS = [
      "occurrences in spam and in ham training messages: the spam words never occur in ham "
      "(claim: 95 and 0), and the ham words almost never in spam (gt: 0 and 251)."),
     ("04_naive_bayes_is_linear", "X_2d, y_2d,",
-     "Synthetic data with two features: class A (blue dots) centred near x1 = -0.5 and "
-     "class B (orange squares) near x1 = 2.5. Two decision boundaries, where both classes "
-     "are equally probable: the shared-variance model's is a straight line crossing the gap "
-     "between the classes near x1 = 1.5; the per-class-variance model's is a quadratic "
-     "curve with two branches, one wrapping round class A close to the data, the other far "
-     "to the right of class B, beyond x1 = 5. Shading shows the class a model predicts (the "
-     "title says which)."),
+     "Synthetic data with two features, all 300 points drawn: class A (blue dots), round, "
+     "centred near x1 = 0, x2 = 0; class B (orange squares), narrow in x1 and spread out in "
+     "x2, centred near x1 = 2.5. Two decision boundaries, where both classes are equally "
+     "probable. The shared-variance model's is a steep straight solid line crossing the gap "
+     "between the classes near x1 = 1.2. The per-class-variance model's is a dashed "
+     "quadratic curve with two branches: one passes between the classes near x1 = 1.6 and "
+     "bends away to the left above and below class A; the other, far to the right of class "
+     "B where there are no points, opens to the right from about x1 = 5. Shading shows the "
+     "class the quadratic model predicts: A (blue) left of the first branch and again right "
+     "of the second, B (orange) between them."),
     ("04_naive_bayes_is_linear", "plot_weight_comparison(",
      "Scatter plot of the 7,761 words of the SMS vocabulary: naive Bayes weight (horizontal, "
      "from about -4.5 to 5.6) against logistic regression weight (vertical, from about -1 to "
@@ -122,9 +125,11 @@ ALT_TEXTS = [
      "Log-log plot of how often each word occurs in the training messages against its "
      "rank, for 7,761 words: a falling curve of dots, with to, you and the the three most "
      "common. A dashed line, Zipf's law through the top word (the count of rank 1 divided "
-     "by the rank), runs well below the dots after the first ranks; a dotted least-squares "
-     "line, fitted over the middle ranks, has a slope close to -1 and follows the dots over "
-     "that range. The rarest words form flat steps at counts 3, 2 and 1."),
+     "by the rank), runs well below the dots after the first ranks, because the next thirty "
+     "or so words fall off more slowly than the law. A dotted least-squares line fitted over "
+     "ranks 40 to 1,000 has slope -1.08, close to Zipf's -1, and follows the dots over that "
+     "range. At the right the rarest words form flat steps at small whole counts; the "
+     "longest step, at count 1, covers about half of the ranks."),
     ("05_spam_filter", "plot_underflow(",
      "The log10 of the running product of P(word | class) over one long message, against "
      "the number of words multiplied so far (up to 176), for ham (blue) and spam (orange). "
@@ -132,6 +137,16 @@ ALT_TEXTS = [
      "As a float64 product (dots) it follows the line only down to the smallest positive "
      "float64, 4.9e-324 (dotted horizontal line near -324): from word 120 for ham and word "
      "101 for spam the product is exactly 0.0, and the dots stop."),
+    ("05_spam_filter", "plot_reliability(",
+     "Reliability diagram of the multinomial spam filter (alpha = 1) on the 556 validation "
+     "messages. Top: the observed fraction of spam against the mean predicted probability "
+     "of spam, one point per bin of width 0.1, and a dotted diagonal for perfect "
+     "calibration. The two well-filled bins lie close to the diagonal: 0 to 0.1 (predicted 0.002, "
+     "observed 0.008) and 0.9 to 1 (predicted 0.998, observed 1.000). The four points in "
+     "between zigzag far from it (observed 0.000, 0.500, 1.000 and 0.500 at predicted 0.16, "
+     "0.24, 0.65 and 0.86), but they stand for 9 messages in all. Bottom: the number of "
+     "predictions per bin: 480 in the first bin, 67 in the last, and 4, 2, 1 and 2 in the "
+     "bins between, too few to show as bars."),
     ("05_spam_filter", "plot_confusion_matrices(",
      "Two confusion matrices of the spam filter on the test messages, true class in rows "
      "and predicted class in columns. Predicting the most probable class: 481 ham kept, 1 "
@@ -146,28 +161,36 @@ ALT_TEXTS = [
      "histogram has a tall spike at 0 (a longest run of one capital) that its bell curve "
      "misses."),
     ("06_gaussian_naive_bayes", "pair[test], y[test],",
-     "Spambase test emails on two features, the log10 of the average run of capitals "
-     "(horizontal) and the log10 of the total number of capitals (vertical), a sample of "
-     "them drawn: ham (blue dots) mostly at the lower left, spam (orange squares) spreading "
-     "up and to the right, the two overlapping in the middle. Two decision boundaries: the "
-     "per-class-variance model's is a curve that closes round the ham region, and the "
-     "shared-variance model's is a straight line running diagonally through the overlap. "
-     "Shading shows the class a model predicts (the title says which)."),
+     "Spambase test emails on two features, both starting at 0: the log10 of the average "
+     "run of capitals (horizontal, up to 4.5) and the log10 of the total number of capitals "
+     "(vertical, up to about 6); 400 of the 1,150 emails are drawn. Ham (blue dots) lies "
+     "mostly at the lower left, spam (orange squares) spreads up and to the right, and the "
+     "two overlap in the middle. Two decision boundaries, where both classes are equally "
+     "probable. The shared-variance model's is a straight solid line running diagonally "
+     "through the overlap, from about 3.3 on the vertical axis to about 1.45 on the "
+     "horizontal one. The per-class-variance model's is a dashed quadratic curve with two "
+     "branches: one closes round the ham region at the lower left, from about 3.1 on the "
+     "vertical axis to about 1.1 on the horizontal one, close to the straight line where "
+     "the data are; the other runs across the top left, near a total of 5, above all the "
+     "data. Shading shows the class the quadratic model predicts: ham (blue) inside the "
+     "lower-left branch and above the top-left one, spam (orange) everywhere else."),
     ("06_gaussian_naive_bayes", "plot_reliability(",
      "Reliability diagram of Gaussian naive Bayes on the Spambase test emails, with one "
      "feature and with that same feature used 5 times. Top: the observed fraction of spam "
      "against the predicted probability of spam, bin by bin; the one-feature model's points "
      "stay close to the diagonal of perfect calibration, while the five-copy model's stray "
-     "from it: it says near 0 or near 1 where the observed fraction is far less extreme. "
-     "Bottom: the number of predictions in each bin: one feature spreads them over all "
-     "bins; five copies pile most of them into the first and the last bin."),
+     "from it: where it says about 0.02 the observed fraction is about 0.18, and where it "
+     "says about 0.99 the observed fraction is about 0.71. Bottom: the number of "
+     "predictions in each bin: one feature spreads them over all bins; five copies pile "
+     "most of them into the first bin (about 560) and the last (about 350)."),
     ("06_gaussian_naive_bayes", "plot_learning_curves(curves, xlabel=\"training posts",
      "Accuracy on the held-out 20 Newsgroups test set against the number of training "
-     "posts, from 100 to about 7,500 on a log scale, for multinomial naive Bayes with "
+     "posts, from 100 to 7,541 on a log scale, for multinomial naive Bayes with "
      "alpha = 0.01 and with alpha = 1 (mean over 3 random training subsets, with a band of "
      "plus or minus one standard deviation), and the majority class (dashed, about 0.05). "
-     "alpha = 0.01 is far ahead with few posts (about 0.31 against 0.13 at 100) and still "
-     "ahead with all of them (about 0.88 against 0.82); the gap narrows as posts are added."),
+     "alpha = 0.01 is ahead at every size: about 0.31 against 0.13 at 100 posts; the gap "
+     "is widest at 500 (about 0.63 against 0.21) and narrows after that, to about 0.88 "
+     "against 0.82 with all the posts."),
 ]
 
 IMAGE_PREFIX = "image/"
