@@ -218,3 +218,16 @@ def test_lesson_07_recap_and_cluster_answer_agree_with_the_sections():
     answer = markdown_with(notebook, "Your department gives you a cluster of 50 machines")
     assert "50 disks" not in answer and "Memory stays bounded" not in answer
     assert "It does grow with the vocabulary" in answer and "storage keeps up" in answer
+
+
+def test_lesson_07_uses_the_course_table_of_symbols():
+    from lesson_outputs import lesson, markdown_with
+
+    notebook = lesson("07_")
+    assert "](../docs/symbols.md)" in markdown_with(notebook, "What you will learn")
+    # w is the weight of a linear score in the table, so the hashed word is written out, not $w$
+    hashing = markdown_with(notebook, "**Feature hashing.**")
+    assert r"\operatorname{crc32}(\text{word}) \bmod d" in hashing and r"\operatorname{crc32}(w)" not in hashing
+    # the pooled variance is weighted by the shard sizes N_A and N_B, the letters of section 5
+    answer = " ".join(markdown_with(notebook, "variances 1 and 9").split())
+    assert "weighted by the shard sizes $N_A$ and $N_B$" in answer

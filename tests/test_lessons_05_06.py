@@ -463,9 +463,14 @@ def test_05_the_missed_spams_long_numbers_are_all_new_words(lesson05):
 def test_05_06_use_the_course_table_of_symbols(lesson05, lesson06):
     for lesson in (lesson05, lesson06):
         assert "](../docs/symbols.md)" in lesson.prose
-    # m is the m-estimate's sample size everywhere: not the largest log-score, not a number of copies
+    # m is the m-estimate's sample size everywhere: not the largest log-score, not a number of copies;
+    # t_n is logistic regression's target (lesson 04), so the copies get a letter of their own
     assert r"m = \max_c s_c" not in lesson05.prose and r"s_{\max} = \max_c s_c" in lesson05.prose
-    assert "copied $m$ times" not in lesson06.prose and "copied $t$ times" in lesson06.prose
+    assert "copied $m$ times" not in lesson06.prose and "copied $t$ times" not in lesson06.prose
+    assert "copied $R$ times" in lesson06.prose and r"+ R \log\frac" in lesson06.prose
+    # j indexes a categorical attribute's values (not words); r is lesson 05's rank of a word (not a ratio)
+    assert r"\sum_j n_{cj}" not in lesson05.prose and r"n_c = \sum_k n_{ck}" in lesson05.prose
+    assert "$3\\,r$" not in lesson06.prose
     # d_ck counts the messages of class c that contain word k (Bernoulli), as in the table
     assert r"$d_{ck}$ = training messages of class $c$ containing $k$" in lesson05.prose
     assert "$V$ = number of words in the vocabulary" in lesson05.prose
