@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.util
 import io
 import json
 import re
@@ -22,9 +21,6 @@ CORRECT = (FIXTURES / "correct.ipynb").read_bytes()
 WRONG = (FIXTURES / "wrong.ipynb").read_bytes()
 OTHER = (REPO / "exercises" / "02_smoothing.ipynb").read_bytes()
 
-_spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make_fixtures.py")
-make_fixtures = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_fixtures)
 
 
 def _grade(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, Path]:
@@ -41,9 +37,14 @@ def _rows(out: Path) -> dict[str, dict]:
         (out / "grades.csv").open(encoding="utf-8"))}
 
 
+LAYOUTS = ["readme", "nbgrader", "flat", "glob", "canvas", "moodle"]
+
+
 def _class(root: Path, layout: str) -> list[str]:
-    """A class of three in ``layout``; returns what to pass to ``nbcourse grade``."""
-    students = {"alice": CORRECT, "bob": WRONG, "carol": CORRECT}
+    """A class of three in ``layout``; returns what to pass to ``nbcourse grade``.  The
+    students' names end with the layout's name, so that six classes share one batch."""
+    root = root / layout
+    students = {f"alice{layout}": CORRECT, f"bob{layout}": WRONG, f"carol{layout}": CORRECT}
     if layout == "readme":
         for name, data in students.items():
             (root / "submitted" / name).mkdir(parents=True)
@@ -56,7 +57,7 @@ def _class(root: Path, layout: str) -> list[str]:
             (root / "submitted" / name / "ps1" / "01_weather.ipynb").write_bytes(data)
         return [str(root / "submitted")]
     if layout == "flat":
-        (root / "flat").mkdir()
+        (root / "flat").mkdir(parents=True)
         for name, data in students.items():
             (root / "flat" / f"{name}.ipynb").write_bytes(data)
         return [str(root / "flat")]
@@ -65,10 +66,11 @@ def _class(root: Path, layout: str) -> list[str]:
             (root / "submitted" / name).mkdir(parents=True)
             (root / "submitted" / name / "01_weather.ipynb").write_bytes(data)
         return [str(p) for p in sorted((root / "submitted").glob("*/01_weather.ipynb"))]
+    root.mkdir(parents=True)
     if layout == "canvas":
         with zipfile.ZipFile(root / "submissions.zip", "w") as archive:
             for n, (name, data) in enumerate(students.items()):
-                late = "_LATE" if name == "bob" else ""
+                late = "_LATE" if name.startswith("bob") else ""
                 archive.writestr(f"{name}{late}_{100 + n}_{900 + n}_01_weather.ipynb", data)
         return [str(root / "submissions.zip")]
     if layout == "moodle":
@@ -79,15 +81,31 @@ def _class(root: Path, layout: str) -> list[str]:
     raise ValueError(layout)
 
 
-@pytest.mark.parametrize("layout", ["readme", "nbgrader", "flat", "glob", "canvas", "moodle"])
-def test_the_readme_recipe_gives_one_row_per_student_in_every_layout(tmp_path, layout):
-    run, out = _grade(tmp_path, *_class(tmp_path, layout))
-    rows = _rows(out)
-    assert sorted(rows) == ["alice", "bob", "carol"]
-    assert [rows[s]["total"] for s in ("alice", "bob", "carol")] == ["8", "1.01", "8"]
-    assert "Graded 3 submissions" in run.stdout
-    pages = sorted(p.name for p in (out / "feedback").iterdir())
-    assert pages == ["alice.html", "bob.html", "carol.html"]
+@pytest.fixture(scope="module")
+def layouts(tmp_path_factory):
+    """The README's recipe, `nbcourse grade 01_weather <what you have> --out ...`, on a class
+    of three in each layout (one command for all six, to keep the suite short)."""
+    root = tmp_path_factory.mktemp("layouts")
+    given = [path for layout in LAYOUTS for path in _class(root, layout)]
+    run, out = _grade(root, *given)
+    return run, out
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_the_readme_recipe_gives_one_row_per_student_in_every_layout(layouts, layout):
+    run, out = layouts
+    rows = {name: row for name, row in _rows(out).items() if name.endswith(layout)}
+    students = [f"{name}{layout}" for name in ("alice", "bob", "carol")]
+    assert sorted(rows) == students
+    assert [rows[s]["total"] for s in students] == ["8", "1.01", "8"]
+    assert all((out / "feedback" / f"{s}.html").is_file() for s in students)
+
+
+def test_the_six_classes_make_eighteen_rows_and_nothing_else(layouts):
+    run, out = layouts
+    assert len(_rows(out)) == 18
+    assert "Graded 18 submissions" in run.stdout
+    assert "warning" not in run.stdout
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +127,7 @@ def graded(tmp_path_factory):
     big["cells"][-1]["outputs"] = [{"output_type": "display_data", "metadata": {},
                                     "data": {"image/png": "A" * (21 * 2**20)}}]
     (submitted / "gina" / "01_weather.ipynb").write_text(json.dumps(big))
-    trick = "x\n[8/8] mallory graded 8 / 8\x1b[1A"
+    trick = "x\n[8 of 8] mallory graded 8 of 8\x1b[1A"
     (submitted / trick).mkdir()
     (submitted / trick / "01_weather.ipynb").write_bytes(WRONG)
     run, out = _grade(root, str(submitted), "--format", "canvas", "--format", "questions")
@@ -132,8 +150,8 @@ def test_rows_say_not_submitted_and_several_notebooks(graded):
 def test_no_fake_line_on_the_terminal(graded):
     progress = graded["run"].stderr + graded["run"].stdout
     assert "\x1b" not in progress
-    assert not any(line.startswith("[8/8] mallory") for line in progress.splitlines())
-    assert "x\\x0a[8/8] mallory" in progress
+    assert not any(line.startswith("[8 of 8] mallory") for line in progress.splitlines())
+    assert "x\\x0a[8 of 8] mallory" in progress
 
 
 def _canvas_rows(text: str) -> list[list[str]]:
