@@ -169,7 +169,7 @@ def grade_on_cluster(scheduler, exercise, expected, plan, submissions, limits, m
             if submission.refused:
                 finish(index, refused_report(submission))
         for future in as_completed(list(futures)):
-            index = futures[future]
+            index = futures.pop(future)
             try:
                 data = future.result()
                 isolations.append(data.get("isolation") or {})
@@ -183,6 +183,7 @@ def grade_on_cluster(scheduler, exercise, expected, plan, submissions, limits, m
                 else:
                     text = f"{type(error).__name__} on the Dask worker: {error}"
                 report = RunReport.failed(text)
+            future.release()  # done: a worker that dies later need not compute it again
             finish(index, report)
     finally:
         for future in futures:
