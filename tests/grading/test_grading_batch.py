@@ -322,7 +322,8 @@ def test_the_output_folder_is_complete_and_genuine(batch):
     assert rows["correct"]["total"] == "8"
     assert len(list((out / "feedback").glob("*.html"))) == len(EXPECTED)
     assert "8 / 8" not in (out / "feedback" / "writes_output.html").read_text()
-    assert sorted(p.name for p in out.iterdir()) == ["feedback", "grades.csv", "results.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["feedback", "grades.csv", "report.html",
+                                                     "results.json"]
 
 
 def test_progress_and_summary_are_shown(batch):
