@@ -6,6 +6,8 @@
     nbcourse validate [EXERCISE]
     nbcourse release [--check]
     nbcourse grade EXERCISE SUBMISSION... --out DIR [--jobs N] [--timeout SECONDS]
+                   [--notebook NAME] [--scheduler ADDRESS] [--format canvas|moodle|questions]
+    nbcourse export OUT [--format canvas|moodle|questions] [--canvas-assignment COLUMN]
     nbcourse --version
 
 ``list``, ``release`` and ``grade`` work on a course folder: the one given by ``--source``,
@@ -135,6 +137,30 @@ def build_parser() -> argparse.ArgumentParser:
                             "off: no isolation, at your own risk")
     grade.add_argument("--quiet", action="store_true",
                        help="no progress lines, only the summary")
+    grade.add_argument("--notebook", metavar="NAME", default=None,
+                       help="the file name students hand in, without .ipynb, when it is not "
+                            "the exercise's (in submitted/<student>/ folders)")
+    grade.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                       help="grade on a Dask cluster: the scheduler's address, e.g. "
+                            "tcp://host:8786 (each worker needs nbcourse and bubblewrap)")
+    grade.add_argument("--format", metavar="FORMAT", action="append", default=[],
+                       choices=("canvas", "moodle", "questions"),
+                       help="also write OUT/canvas.csv, OUT/moodle.csv or OUT/questions.csv "
+                            "(repeat for several; 'nbcourse export' writes them later)")
+
+    export = commands.add_parser(
+        "export", help="write LMS gradebooks from a graded batch",
+        description="From OUT/results.json write OUT/canvas.csv (Canvas gradebook import), "
+                    "OUT/moodle.csv (Moodle assignment grading worksheet) and "
+                    "OUT/questions.csv (one row per student and question).")
+    export.add_argument("out", metavar="OUT", type=Path, help="the folder 'nbcourse grade' wrote")
+    export.add_argument("--format", metavar="FORMAT", action="append", default=[],
+                        choices=("canvas", "moodle", "questions"),
+                        help="canvas, moodle or questions (default: all three)")
+    export.add_argument("--canvas-assignment", metavar="COLUMN", default=None,
+                        help="the Canvas column, 'Name (assignment id)' as in a Canvas export "
+                             "(default: the exercise's name, which Canvas adds as a new "
+                             "assignment)")
     return parser
 
 
@@ -254,15 +280,29 @@ def _grade_with(args, grade_batch, summary) -> int:
     batch = grade_batch(args.exercise, args.submissions, args.out, jobs=args.jobs,
                         timeout=args.timeout, memory_mb=args.memory_mb,
                         source_dir=_course_source(args), sandbox=args.sandbox,
-                        progress=None if args.quiet else sys.stderr)
+                        progress=None if args.quiet else sys.stderr,
+                        notebook=args.notebook, scheduler=args.scheduler)
     print(summary(batch))
+    if args.format:
+        from .grading.export import write_exports
+        for path in write_exports(args.out, args.format):
+            print(f"  {path.stem}: {path}")
+    return 0
+
+
+def _export(args) -> int:
+    from .grading.export import FORMATS, write_exports
+
+    for path in write_exports(args.out, args.format or FORMATS,
+                              canvas_assignment=args.canvas_assignment):
+        print(f"wrote {path}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handlers = {"init": _init, "list": _list, "new": _new, "validate": _validate,
-                "release": _release, "grade": _grade}
+                "release": _release, "grade": _grade, "export": _export}
     try:
         return handlers[args.command](args)
     except (FileNotFoundError, FileExistsError, ValueError, RuntimeError,

@@ -266,3 +266,35 @@ def test_notebook_05_spam_alpha_slider_in_jupyterlab(page, lab, screenshot_folde
             plot_selector=".nbcourse-spam-alpha-plot")
     for record in moves:
         print(record)
+
+
+# --------------------------------------------------------------------------------------------
+# The class report an instructor opens after `nbcourse grade` (issue 27)
+# --------------------------------------------------------------------------------------------
+
+def test_the_class_report_opens_offline_with_its_plots(browser, tmp_path):
+    """report.html from a graded batch: no request leaves the file, both plots decode, and
+    the page shows the mean of grades.csv."""
+    import csv
+
+    from nbcourse.grading.batch import grade_batch
+
+    fixtures = REPO / "tests" / "fixtures" / "submissions"
+    out = tmp_path / "out"
+    grade_batch("01_weather", [fixtures / "correct.ipynb", fixtures / "wrong.ipynb"], out,
+                jobs=2, timeout=10, sandbox="off", progress=None)
+    rows = list(csv.DictReader((out / "grades.csv").open(encoding="utf-8")))
+    mean = sum(float(r["total"]) for r in rows) / len(rows)
+    context = browser.new_context(offline=True)
+    requests: list[str] = []
+    context.on("request", lambda request: requests.append(request.url))
+    page = context.new_page()
+    try:
+        page.goto((out / "report.html").as_uri())
+        assert page.locator("#mean").inner_text() == f"{mean:.2f}"
+        widths = page.eval_on_selector_all("img", "images => images.map(i => i.naturalWidth)")
+        assert len(widths) == 2 and all(w > 100 for w in widths)
+        assert "2 submissions" in page.locator("#overview").inner_text()
+    finally:
+        context.close()
+    assert [url for url in requests if not url.startswith(("file:", "data:"))] == []

@@ -34,24 +34,14 @@ from typing import Callable, TextIO
 from . import specs
 from .diagnosis import batch_summary, summary_lines
 from .feedback import render_html
-from .execution.limits import GradingLimits
+from .execution.limits import MB, GradingLimits
 from .execution.processes import TOKEN_VARIABLE, kill_processes_with_token, kill_tree
 from .execution.report import NotebookVerdict, RunReport
-from .execution.sandbox import SandboxConfig, make_config, release, remove_tree
+from .execution.sandbox import SANDBOX_MODES, SandboxConfig, make_config, release, remove_tree
 from .execution.worker import CONFIG_VARIABLE
+from .collection import Submission, collect, display_name, without_outputs
 from .scoring import STATUSES, SubmissionResult, score
-
-SKIP_DIRS = {".ipynb_checkpoints", "__pycache__", ".git"}
-
-
-@dataclass(frozen=True)
-class Submission:
-    """One row of the gradebook.  ``refused`` (a status) means: do not run it, say why."""
-    id: str
-    path: Path
-    refused: str = ""
-    reason: str = ""
-
+from .terminal import terminal_safe
 
 @dataclass
 class BatchResult:
@@ -62,6 +52,7 @@ class BatchResult:
     out_dir: Path | None = None
     isolation: dict = field(default_factory=dict)
     limits: GradingLimits | None = None
+    sources: dict = field(default_factory=dict)  # id -> collection.Submission
 
     def counts(self) -> dict[str, int]:
         counts = {status: 0 for status in STATUSES}
@@ -70,92 +61,11 @@ class BatchResult:
         return {k: v for k, v in counts.items() if v}
 
 
-def display_name(name: str) -> str:
-    """A file name as text whatever its bytes: undecodable bytes become ``\\xfc``."""
-    return os.fsencode(name).decode("utf-8", errors="backslashreplace")
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.relative_to(root)
-        return True
-    except ValueError:
-        return False
-
-
-def _classify(path: Path, root: Path) -> tuple[Path, str, str]:
-    """(path to read, refusal status, reason) for one entry named *.ipynb."""
-    if path.is_symlink():
-        try:
-            target = path.resolve(strict=True)
-        except (OSError, RuntimeError):
-            return path, "dangling link", "a symbolic link to nothing (or a loop of links)"
-        if not _inside(target, root):
-            return path, "link outside submissions", (
-                "a symbolic link to a file outside the submissions folder: not graded")
-        path = target
-    if path.is_dir():
-        return path, "not a notebook", "a folder named like a notebook, not a file"
-    return path, "", ""
-
-
-def collect_submissions(paths: list[str | Path]) -> tuple[list[Submission], list[str]]:
-    """Every file or folder named *.ipynb under ``paths``, each one row with a stable id.
-
-    A file given by name is a submission; folders are searched.  The id is the file's
-    name without ``.ipynb`` or, inside a folder, its path relative to that folder
-    (``alice/01_weather``), so nbgrader-style trees stay distinct.  Any bytes are allowed
-    in names (undecodable ones are shown as ``\\xfc``).  A symbolic link that leads out
-    of the submissions folder, a dangling link and a folder named ``*.ipynb`` get a row
-    with their own status and are never run.
-    """
-    found: list[tuple[str, Path, str, str]] = []
-    warnings: list[str] = []
-    for raw in paths:
-        given = Path(raw)
-        if given.is_dir() and not given.name.endswith(".ipynb"):
-            root = given.resolve()
-            entries = []
-            for folder, dirs, files in os.walk(given, followlinks=False):
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-                here = Path(folder)
-                for name in dirs + files:
-                    entry = here / name
-                    if name.endswith(".ipynb") or (entry.is_symlink() and name in dirs):
-                        entries.append(entry)
-            entries.sort(key=lambda e: os.fsencode(str(e)))
-            if not entries:
-                warnings.append(f"no notebooks (*.ipynb) found in {display_name(str(given))}")
-            for entry in entries:
-                relative = entry.relative_to(given).as_posix()
-                ident = display_name(relative.removesuffix(".ipynb"))
-                if entry.is_symlink() and not entry.name.endswith(".ipynb"):
-                    # a linked folder: its notebooks count only if it stays inside
-                    target = entry.resolve()
-                    if _inside(target, root):
-                        continue
-                    found.append((ident, entry, "link outside submissions",
-                                  "a symbolic link to a folder outside the submissions folder: "
-                                  "not graded"))
-                    continue
-                real, refused, reason = _classify(entry, root)
-                found.append((ident, real, refused, reason))
-        else:
-            parent = given.absolute().parent.resolve()
-            real, refused, reason = _classify(given, parent) if (
-                given.is_symlink() or given.is_dir()) else (given, "", "")
-            if not given.exists() and not given.is_symlink():
-                refused, reason = "not a notebook", "no such file"
-            found.append((display_name(given.name).removesuffix(".ipynb"), real, refused, reason))
-    submissions, used = [], set()
-    for ident, path, refused, reason in found:
-        unique, n = ident, 1
-        while unique in used:
-            n += 1
-            unique = f"{ident}~{n}"
-        used.add(unique)
-        submissions.append(Submission(unique, path, refused, reason))
-    return submissions, warnings
+def collect_submissions(paths: list[str | Path], notebook: str = "",
+                        scratch: Path | None = None) -> tuple[list[Submission], list[str]]:
+    """One row per student under ``paths`` (see ``collection``): (submissions, warnings)."""
+    found = collect(paths, notebook, scratch)
+    return found.submissions, found.warnings
 
 
 # --------------------------------------------------------------------- workers
@@ -235,11 +145,15 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
                 jobs: int = 2, timeout: float = 30.0, memory_mb: int = 2048,
                 source_dir: str | Path | None = None, sandbox: str = "auto",
                 progress: TextIO | None = sys.stderr,
-                on_result: Callable[[SubmissionResult], None] | None = None) -> BatchResult:
+                on_result: Callable[[SubmissionResult], None] | None = None,
+                notebook: str | None = None, scheduler: str | None = None) -> BatchResult:
     """Grade every submission under ``paths`` and write the gradebook into ``out_dir``.
 
     ``sandbox``: ``auto``/``bwrap`` run every submission in a bubblewrap sandbox of its
     own (``SandboxUnavailable`` when it cannot isolate here); ``off`` runs them unconfined.
+    ``notebook``: the file name students hand in (default: the exercise's, ``01_weather``).
+    ``scheduler``: a Dask scheduler's address (``tcp://host:8786``) or a ``Client``: each
+    submission is graded on a Dask worker, sandboxed there as here (see ``cluster``).
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -249,19 +163,48 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     exercise = specs.load(exercise_name, Path(source_dir) if source_dir else None)
     expected = exercise.expected()  # in this process only
     plan = exercise.probe_plan()
-    submissions, warnings = collect_submissions(paths)
-    if not submissions:
-        raise ValueError("no submissions to grade: " + "; ".join(warnings or ["none given"]))
     limits = GradingLimits.from_options(timeout, memory_mb)  # every limit, once
-    config = make_config(sandbox, limits)  # the self-test runs here, before any kernel
-
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    before = _snapshot(out_dir)
-    token = secrets.token_hex(12)
+    if sandbox not in SANDBOX_MODES:  # checked here too for a cluster, before any upload
+        raise ValueError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
     scratch = Path(tempfile.mkdtemp(prefix="nbcourse-batch-"))
-    if config.run_as >= 0:
-        os.chmod(scratch, 0o711)  # the sandbox's user reaches its channel through it
+    inbox = scratch / "submissions"  # unpacked zips, stripped copies: for the grader only
+    inbox.mkdir(mode=0o700)
+    config: SandboxConfig | None = None
+    try:
+        submissions, warnings = collect_submissions(paths, notebook or exercise.name, inbox)
+        if not submissions:
+            raise ValueError("no submissions to grade: " + "; ".join(warnings or ["none given"]))
+        if scheduler is None:
+            config = make_config(sandbox, limits)  # the self-test runs here, before any kernel
+            if config.run_as >= 0:
+                os.chmod(scratch, 0o711)  # the sandbox's user reaches its channel through it
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except BaseException:
+        if config is not None:
+            release(config)
+        remove_tree(scratch)
+        raise
+
+    before = _snapshot(out_dir)
+    sources = {s.id: s for s in submissions}
+    if scheduler is not None:  # graded on a Dask cluster; rows and outputs as below
+        from .cluster import grade_on_cluster
+        try:
+            results, isolation, more = grade_on_cluster(
+                scheduler, exercise, expected, plan, submissions, limits, sandbox, inbox,
+                progress, on_result)
+        finally:
+            remove_tree(scratch)
+        # what the workers' machines enforced (each made its own config from these limits)
+        limits.enforced = {k: v for k, v in isolation.items() if not k.startswith("dask_")}
+        warnings += more
+        warnings += _remove_planted(out_dir, before)
+        batch = BatchResult(exercise, results, warnings, round(time.monotonic() - started, 2),
+                            out_dir, isolation, limits, sources)
+        write_outputs(batch, out_dir)
+        return batch
+    token = secrets.token_hex(12)
     workers: queue.Queue[Worker] = queue.Queue()
     all_workers = [Worker(scratch, token, config) for _ in range(min(jobs, len(submissions)))]
     for worker in all_workers:
@@ -271,14 +214,13 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     done: list[SubmissionResult] = []
 
     def grade_one(index: int, submission: Submission) -> SubmissionResult:
-        shown = display_name(str(submission.path))
         if submission.refused:
-            report = RunReport(notebook=NotebookVerdict.NOT_A_NOTEBOOK,
-                               notebook_reason=submission.reason)
+            report = refused_report(submission)
         else:
             worker = workers.get()
             try:
-                job = {"id": index, "path": os.fsdecode(os.path.abspath(submission.path)),
+                path = without_outputs(submission.path, limits.notebook_mb * MB, inbox)
+                job = {"id": index, "path": os.fsdecode(os.path.abspath(path)),
                        "plan": plan, "limits": limits.to_json()}
                 report = RunReport.from_json(
                     worker.grade(job, deadline=limits.total_timeout + limits.worker_grace))
@@ -286,14 +228,7 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
                 report = RunReport.failed(f"{type(error).__name__}: {error}")
             finally:
                 workers.put(worker)
-        try:
-            result = score(exercise, expected, report, submission.id, shown)
-        except Exception as error:  # noqa: BLE001 - one bad row must not stop the batch
-            result = score(exercise, expected, RunReport.failed(f"scoring failed: {error}"),
-                           submission.id, shown)
-        if submission.refused:
-            result.status = submission.refused
-        result.seconds = float(report.seconds)
+        result = score_row(exercise, expected, submission, report)
         with lock:
             done.append(result)
             if progress is not None:
@@ -320,14 +255,33 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     results.sort(key=lambda r: r.submission)
     warnings += _remove_planted(out_dir, before)
     batch = BatchResult(exercise, results, warnings, round(time.monotonic() - started, 2), out_dir,
-                        config.describe(), limits)
+                        config.describe(), limits, sources)
     write_outputs(batch, out_dir)
     return batch
 
 
+def refused_report(submission: Submission) -> RunReport:
+    """The report of a submission that is not run (not submitted, a link outside ...)."""
+    return RunReport(notebook=NotebookVerdict.NOT_A_NOTEBOOK, notebook_reason=submission.reason)
+
+
+def score_row(exercise, expected, submission: Submission, report: RunReport) -> SubmissionResult:
+    """The gradebook row of one submission, from what its run reported; never raises."""
+    shown = submission.shown or display_name(str(submission.path))
+    try:
+        result = score(exercise, expected, report, submission.id, shown)
+    except Exception as error:  # noqa: BLE001 - one bad row must not stop the batch
+        result = score(exercise, expected, RunReport.failed(f"scoring failed: {error}"),
+                       submission.id, shown)
+    if submission.refused:
+        result.status = submission.refused
+    result.seconds = float(report.seconds)
+    return result
+
+
 def _progress_line(n: int, total: int, result: SubmissionResult) -> str:
     width = len(str(total))
-    return (f"[{n:>{width}}/{total}] {result.submission:<30} {result.status:<18} "
+    return (f"[{n:>{width}}/{total}] {terminal_safe(result.submission):<30} {result.status:<18} "
             f"{_fmt(result.total):>6} / {_fmt(result.maximum):<4} {result.seconds:5.1f} s")
 
 
@@ -389,9 +343,14 @@ def _write_atomic(path: Path, text: str) -> None:
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace", newline="") as out:
-        out.write(text)
-    os.replace(temporary, path)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace",
+                       newline="") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def feedback_name(submission_id: str) -> str:
@@ -401,7 +360,7 @@ def feedback_name(submission_id: str) -> str:
     of the full id, so `` alice`` and ``alice`` never share a page.
     """
     safe = re.sub(r"[^A-Za-z0-9._~-]+", "__", submission_id).strip("_.") or "submission"
-    if safe == submission_id:
+    if safe == submission_id and len(safe) <= 100:  # a file name has at most 255 bytes
         return safe
     digest = hashlib.sha256(submission_id.encode("utf-8", "backslashreplace")).hexdigest()[:8]
     return f"{safe[:80]}-{digest}"
@@ -455,13 +414,16 @@ def results_json(batch: BatchResult) -> str:
     for result in batch.results:
         row = result.to_json()
         row["feedback"] = f"feedback/{names[result.submission]}.html"
+        source = batch.sources.get(result.submission)
+        if source is not None:
+            row["source"] = {"lms": source.lms, "lms_id": source.lms_id, "late": source.late}
         submissions.append(row)
     data = {
         "exercise": exercise.name,
         "title": exercise.title,
         "maximum": exercise.maximum,
         "isolation": batch.isolation,
-        "limits": batch.limits.to_json() if batch.limits else {},
+        **provenance(exercise, batch.limits),
         "questions": [{"id": q.id, "name": q.name, "title": q.title, "points": q.points,
                        "cases": len(q.cases)} for q in exercise.questions],
         "submissions": submissions,
@@ -470,6 +432,20 @@ def results_json(batch: BatchResult) -> str:
         "warnings": batch.warnings,
     }
     return json.dumps(data, indent=1, ensure_ascii=True) + "\n"
+
+
+def provenance(exercise: specs.Exercise, limits: GradingLimits | None) -> dict:
+    """What a regrade must match to give the same marks: the package's version, the hash
+    of the spec file (every case, point and reference) and the limits applied (with what
+    the machine enforced)."""
+    from .. import __version__
+    spec_hash = ""
+    if exercise.source is not None:
+        spec_file = Path(exercise.source).with_name(exercise.name + specs.SPEC_SUFFIX)
+        if spec_file.is_file():
+            spec_hash = hashlib.sha256(spec_file.read_bytes()).hexdigest()
+    return {"nbcourse_version": __version__, "spec_sha256": spec_hash,
+            "limits": limits.to_json() if limits else {}}
 
 
 def write_outputs(batch: BatchResult, out_dir: Path) -> None:
@@ -484,6 +460,12 @@ def write_outputs(batch: BatchResult, out_dir: Path) -> None:
         except Exception as error:  # noqa: BLE001
             page = f"<p>feedback could not be rendered ({type(error).__name__})</p>\n"
         _write_atomic(out_dir / "feedback" / f"{names[result.submission]}.html", page)
+    try:
+        from .class_report import render_report
+        _write_atomic(out_dir / "report.html", render_report(batch))
+    except Exception as error:  # noqa: BLE001 - the gradebook is written whatever happens
+        batch.warnings.append(f"the class report could not be written ({type(error).__name__}: "
+                              f"{error})")
 
 
 def summary(batch: BatchResult) -> str:
@@ -505,8 +487,10 @@ def summary(batch: BatchResult) -> str:
     lines += [f"  {line}" for line in summary_lines(batch.results, batch.exercise)]
     for warning in batch.warnings:
         lines.append(f"  warning: {warning}")
+    lines = [terminal_safe(line) for line in lines]
     if batch.out_dir is not None:
         lines.append(f"  gradebook: {batch.out_dir / 'grades.csv'}")
         lines.append(f"  details:   {batch.out_dir / 'results.json'}")
         lines.append(f"  feedback:  {batch.out_dir / 'feedback'}/")
+        lines.append(f"  report:    {batch.out_dir / 'report.html'}")
     return "\n".join(lines)

@@ -62,7 +62,9 @@ EXPECTED = {
     "snoop_disk": ("graded", 2.94),
     "writes_output": ("graded", 2.94),
     "orphan_child": ("graded", 10.0),
-    "01_weather": ("graded", 0.0),  # the student release: every question "not answered"
+    # the student release exercises/01_weather.ipynb, named by its folder as a student's
+    # submitted/<student>/01_weather.ipynb is: every question "not answered"
+    "exercises": ("graded", 0.0),
 }
 
 
@@ -101,7 +103,7 @@ EXPECTED.update({
     " alice": ("graded", 8.0),
     '=HYPERLINK("evil.example","y")': ("graded", 8.0),
 })
-HONEST = {"correct", "wrong", "megabytes_printed", "01_weather", "alice", " alice",
+HONEST = {"correct", "wrong", "megabytes_printed", "exercises", "alice", " alice",
           "M\\xfcller", "attack_13_link_inside", '=HYPERLINK("evil.example","y")'}
 
 
@@ -338,7 +340,7 @@ def test_reasons_name_what_went_wrong(batch):
         " ".join(_result(batch, "kernel_killed")["reasons"])
     assert "out of memory" in " ".join(_result(batch, "memory_bomb")["reasons"])
     assert "MB of output" in " ".join(_result(batch, "megabytes_printed")["notes"])
-    released = _result(batch, "01_weather")
+    released = _result(batch, "exercises")
     assert {q["status"] for q in released["questions"]} == {"not answered"}
 
 
@@ -361,7 +363,8 @@ def test_the_output_folder_is_complete_and_genuine(batch):
     assert rows["correct"]["total"] == "10"
     assert len(list((out / "feedback").glob("*.html"))) == len(EXPECTED)
     assert "8 / 8" not in (out / "feedback" / "writes_output.html").read_text()
-    assert sorted(p.name for p in out.iterdir()) == ["feedback", "grades.csv", "results.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["feedback", "grades.csv", "report.html",
+                                                     "results.json"]
 
 
 def test_progress_and_summary_are_shown(batch):
@@ -450,8 +453,8 @@ def test_every_solution_scores_full_marks_and_every_release_zero(tmp_path, exerc
     by_name = {r.submission: r for r in batch.results}
     assert by_name["solved"].status == "graded", by_name["solved"].reasons
     assert by_name["solved"].total == batch.exercise.maximum
-    assert by_name[exercise].total == 0.0
-    assert by_name[exercise].status in ("answer missing", "graded")
+    assert by_name["exercises"].total == 0.0  # named by its folder
+    assert by_name["exercises"].status in ("answer missing", "graded")
 
 
 def test_a_worker_that_dies_becomes_a_grader_error_row_and_is_replaced(tmp_path):

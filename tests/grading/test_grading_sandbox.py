@@ -213,9 +213,9 @@ def test_ids_are_stable_and_unique(tmp_path):
         (tmp_path / folder / "alice.ipynb").write_text("{}")
     raw = os.path.join(os.fsencode(tmp_path), b"Ren\xe9.ipynb")
     open(raw, "w").close()
-    first, _ = collect_submissions([tmp_path])
-    second, _ = collect_submissions([tmp_path])
-    assert [s.id for s in first] == [s.id for s in second] == ["Ren\\xe9", "a/alice", "b/alice"]
+    first, _ = collect_submissions([tmp_path], "alice")
+    second, _ = collect_submissions([tmp_path], "alice")
+    assert [s.id for s in first] == [s.id for s in second] == ["Ren\\xe9", "a", "b"]
 
 
 def test_a_planted_undecodable_name_in_the_output_folder_loses_nothing(tmp_path):

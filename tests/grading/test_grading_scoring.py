@@ -174,10 +174,11 @@ def test_collect_submissions_keeps_students_with_the_same_file_name_apart(tmp_pa
     (tmp_path / "late.pdf").write_bytes(b"%PDF")
     (tmp_path / "nothing").mkdir()
     found, warnings = collect_submissions([tmp_path / "submitted", tmp_path / "late.pdf",
-                                           tmp_path / "nothing", tmp_path / "late.pdf"])
-    assert [s.id for s in found] == ["alice/ex1/01_weather", "bob/ex1/01_weather", "late.pdf",
-                                     "late.pdf~2"]
-    assert warnings == [f"no notebooks (*.ipynb) found in {tmp_path / 'nothing'}"]
+                                           tmp_path / "nothing", tmp_path / "late.pdf"],
+                                          "01_weather")
+    assert [s.id for s in found] == ["alice", "bob", "late.pdf", "late.pdf~2"]
+    assert found[3].refused == "several notebooks"  # the same file twice: flagged, not merged
+    assert warnings[0] == f"no submissions found in {tmp_path / 'nothing'}"
     # a readable name, with a short hash when characters had to be replaced, so that two
     # ids never share a page
     assert feedback_name("alice/ex1/01_weather").startswith("alice__ex1__01_weather-")

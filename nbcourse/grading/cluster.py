@@ -1,0 +1,224 @@
+"""Grade a batch on a Dask cluster: the same sandbox on every worker, one gradebook here.
+
+``nbcourse grade ... --scheduler tcp://host:8786`` (or ``local`` for a ``LocalCluster``
+on this machine) sends each submission, as bytes, to a Dask worker.  The worker grades
+it exactly as ``nbcourse grade`` does locally: a grading process of its own
+(``execution/worker.py``), a fresh bubblewrap sandbox per submission, the same limits,
+and the same start-up self-test on that machine (a worker that cannot isolate fails
+the batch instead of grading weaker).  What comes back is the run's report: the values
+the kernel returned.  The expected values never leave the instructor's process, where
+the rows are scored and the gradebook is written once.
+
+A worker that dies mid-submission loses no row: Dask gives its tasks to another worker;
+if a submission kills every worker it is given to (Dask's ``allowed_failures``), its row
+says so (``grader error``).
+
+What each worker needs: the course's Python environment (``pip install nbcourse``, the
+same version), bubblewrap, and user namespaces, exactly as for local grading.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import tempfile
+import threading
+from pathlib import Path
+
+from .collection import without_outputs
+from .execution.limits import MB, GradingLimits
+from .execution.report import RunReport
+
+_STATE: dict[str, "_WorkerState"] = {}
+_STATE_LOCK = threading.Lock()
+
+
+class _WorkerState:
+    """Per Dask worker process and batch: what ``grade_batch`` sets up locally, once.
+
+    The same steps as the local path of ``batch.grade_batch``: the sandbox config from the
+    batch's limits (this machine's self-test and cgroups), a scratch folder the sandbox's
+    user can traverse, grading processes (``batch.Worker``) started on demand and kept
+    for the batch, and at the end ``release`` and the token's leftovers."""
+
+    def __init__(self, token: str, mode: str, limits: GradingLimits):
+        from .execution.sandbox import make_config
+        self.config = make_config(mode, limits)  # this machine's self-test
+        self.token = token
+        self.scratch = Path(tempfile.mkdtemp(prefix="nbcourse-dask-"))
+        if self.config.run_as >= 0:
+            os.chmod(self.scratch, 0o711)  # the sandbox's user reaches its channel through it
+        self.inbox = self.scratch / "submissions"  # the notebooks: for the grader only
+        self.inbox.mkdir(mode=0o700)
+        self.idle: queue.Queue = queue.Queue()
+        self.all = []
+
+    def grader(self):
+        from .batch import Worker
+        try:
+            return self.idle.get_nowait()
+        except queue.Empty:
+            worker = Worker(self.scratch, self.token, self.config)
+            worker.start()
+            with _STATE_LOCK:
+                self.all.append(worker)
+            return worker
+
+    def close(self) -> int:
+        """Stop everything of the batch on this worker; how many processes were left."""
+        from .execution.processes import kill_processes_with_token
+        from .execution.sandbox import release, remove_tree
+        try:
+            for worker in self.all:
+                worker.close()
+        finally:
+            leftovers = release(self.config) + len(kill_processes_with_token(self.token))
+            remove_tree(self.scratch)
+        return leftovers
+
+
+def _state(token: str, mode: str, limits: dict) -> _WorkerState:
+    with _STATE_LOCK:
+        if token not in _STATE:
+            _STATE[token] = _WorkerState(token, mode, GradingLimits.from_json(limits))
+        return _STATE[token]
+
+
+def grade_remote(job: dict, notebook: bytes, mode: str, token: str) -> dict:
+    """Run on a Dask worker: grade one notebook (its bytes), return the run's report.
+
+    ``job`` is what a local grading process is sent (id, plan, limits), without a path;
+    ``token`` names the batch (its state here, and the processes it may leave)."""
+    state = _state(token, mode, job["limits"])
+    limits = GradingLimits.from_json(job["limits"])
+    handle, path = tempfile.mkstemp(prefix="submission-", suffix=".ipynb", dir=state.inbox)
+    with os.fdopen(handle, "wb") as out:
+        out.write(notebook)
+    worker = state.grader()
+    try:
+        report = worker.grade({**job, "path": path},
+                              deadline=limits.total_timeout + limits.worker_grace)
+    finally:
+        state.idle.put(worker)
+        Path(path).unlink(missing_ok=True)
+    report["isolation"] = report.get("isolation") or state.config.describe()
+    return report
+
+
+def close_remote(token: str) -> int:
+    """Run on every worker at the end of a batch: stop its grading processes and sandboxes;
+    returns how many processes started by submissions were still running."""
+    with _STATE_LOCK:
+        state = _STATE.pop(token, None)
+    return state.close() if state is not None else 0
+
+
+def _read_for_worker(path: Path, limit: int, scratch: Path) -> bytes:
+    """The bytes a worker grades: outputs stripped when too large, read at most limit + 1
+    bytes (so the worker refuses an oversized notebook exactly as a local run would)."""
+    path = without_outputs(path, limit, scratch)
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        with open(os.open(path, flags), "rb") as handle:
+            return handle.read(limit + 1)
+    except OSError:
+        return b""
+
+
+def connect(scheduler):
+    """(client, close) for an address, ``local`` or ``local:N``, or a ``Client`` itself."""
+    from distributed import Client, LocalCluster
+    if not isinstance(scheduler, str):
+        return scheduler, lambda: None
+    if scheduler == "local" or scheduler.startswith("local:"):
+        n = int(scheduler.partition(":")[2] or 2)
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+
+        def close():
+            client.close()
+            cluster.close()
+        return client, close
+    client = Client(scheduler, timeout=30)
+    return client, client.close
+
+
+def grade_on_cluster(scheduler, exercise, expected, plan, submissions,
+                     limits: GradingLimits, mode: str, scratch: Path, progress, on_result):
+    """Grade ``submissions`` on the cluster; (rows in submission order, isolation, warnings)."""
+    import secrets
+    from distributed import as_completed
+
+    from .batch import _progress_line, refused_report, score_row
+
+    client, close = connect(scheduler)
+    token = secrets.token_hex(12)
+    warnings: list[str] = []
+    results = [None] * len(submissions)
+    isolations: list[dict] = []
+    done = 0
+    futures = {}
+    address, n_workers = client.scheduler.address, len(client.scheduler_info().get("workers", {}))
+    try:
+        for index, submission in enumerate(submissions):
+            if submission.refused:
+                continue
+            job = {"id": index, "plan": plan, "limits": limits.to_json()}
+            notebook = _read_for_worker(submission.path, limits.notebook_mb * MB, scratch)
+            future = client.submit(grade_remote, job, notebook, mode, token, pure=False,
+                                   key=f"nbcourse-grade-{token}-{index}")
+            futures[future] = index
+
+        def finish(index, report):
+            nonlocal done
+            result = score_row(exercise, expected, submissions[index], report)
+            results[index] = result
+            done += 1
+            if progress is not None:
+                progress.write(_progress_line(done, len(submissions), result) + "\n")
+                progress.flush()
+            if on_result:
+                on_result(result)
+
+        for index, submission in enumerate(submissions):
+            if submission.refused:
+                finish(index, refused_report(submission))
+        for future in as_completed(list(futures)):
+            index = futures.pop(future)
+            try:
+                data = future.result()
+                isolations.append(data.get("isolation") or {})
+                report = RunReport.from_json(data)
+            except Exception as error:  # noqa: BLE001 - a row that says what happened
+                if type(error).__name__ == "SandboxUnavailable":
+                    raise
+                if type(error).__name__ == "KilledWorker":
+                    text = ("every Dask worker given this submission died while grading it "
+                            f"({error})")
+                else:
+                    text = f"{type(error).__name__} on the Dask worker: {error}"
+                report = RunReport.failed(text)
+            future.release()  # done: a worker that dies later need not compute it again
+            finish(index, report)
+    finally:
+        for future in futures:
+            future.cancel()
+        leftovers = 0
+        try:
+            leftovers = sum(client.run(close_remote, token).values())
+        except Exception as error:  # noqa: BLE001
+            warnings.append(f"the Dask workers could not all be cleaned up ({error})")
+        from .execution.processes import kill_processes_with_token
+        # a LocalCluster's (or a killed worker's) leftovers on this machine
+        leftovers += len(kill_processes_with_token(token))
+        close()
+    if leftovers:
+        warnings.append(f"{leftovers} process(es) started by submissions were still "
+                        "running after grading and were stopped")
+    isolation = dict(isolations[0]) if isolations else {}
+    if any(i != isolations[0] for i in isolations):
+        warnings.append("the Dask workers did not all report the same isolation")
+    isolation["dask_scheduler"] = address
+    isolation["dask_workers"] = n_workers
+    results.sort(key=lambda r: r.submission)
+    return results, isolation, warnings

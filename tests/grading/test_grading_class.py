@@ -1,0 +1,253 @@
+"""Grading a real class: the README's recipe on each layout, the LMS gradebooks, the class
+report and reproducible marks.  Each batch runs sandboxed through the command line, as
+an instructor would."""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures" / "submissions"
+CORRECT = (FIXTURES / "correct.ipynb").read_bytes()
+WRONG = (FIXTURES / "wrong.ipynb").read_bytes()
+OTHER = (REPO / "exercises" / "02_smoothing.ipynb").read_bytes()
+
+
+
+def _grade(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, Path]:
+    out = tmp_path / "grades"
+    run = subprocess.run([sys.executable, "-m", "nbcourse.cli", "grade", "01_weather", *args,
+                          "--out", str(out), "--jobs", "2", "--timeout", "10"],
+                         capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert run.returncode == 0, run.stderr
+    return run, out
+
+
+def _rows(out: Path) -> dict[str, dict]:
+    return {row["submission"]: row for row in csv.DictReader(
+        (out / "grades.csv").open(encoding="utf-8"))}
+
+
+LAYOUTS = ["readme", "nbgrader", "flat", "glob", "canvas", "moodle"]
+
+
+def _class(root: Path, layout: str) -> list[str]:
+    """A class of three in ``layout``; returns what to pass to ``nbcourse grade``.  The
+    students' names end with the layout's name, so that six classes share one batch."""
+    root = root / layout
+    students = {f"alice{layout}": CORRECT, f"bob{layout}": WRONG, f"carol{layout}": CORRECT}
+    if layout == "readme":
+        for name, data in students.items():
+            (root / "submitted" / name).mkdir(parents=True)
+            (root / "submitted" / name / "01_weather.ipynb").write_bytes(data)
+            (root / "submitted" / name / "02_smoothing.ipynb").write_bytes(OTHER)
+        return [str(root / "submitted")]
+    if layout == "nbgrader":
+        for name, data in students.items():
+            (root / "submitted" / name / "ps1").mkdir(parents=True)
+            (root / "submitted" / name / "ps1" / "01_weather.ipynb").write_bytes(data)
+        return [str(root / "submitted")]
+    if layout == "flat":
+        (root / "flat").mkdir(parents=True)
+        for name, data in students.items():
+            (root / "flat" / f"{name}.ipynb").write_bytes(data)
+        return [str(root / "flat")]
+    if layout == "glob":
+        for name, data in students.items():
+            (root / "submitted" / name).mkdir(parents=True)
+            (root / "submitted" / name / "01_weather.ipynb").write_bytes(data)
+        return [str(p) for p in sorted((root / "submitted").glob("*/01_weather.ipynb"))]
+    root.mkdir(parents=True)
+    if layout == "canvas":
+        with zipfile.ZipFile(root / "submissions.zip", "w") as archive:
+            for n, (name, data) in enumerate(students.items()):
+                late = "_LATE" if name.startswith("bob") else ""
+                archive.writestr(f"{name}{late}_{100 + n}_{900 + n}_01_weather.ipynb", data)
+        return [str(root / "submissions.zip")]
+    if layout == "moodle":
+        with zipfile.ZipFile(root / "moodle.zip", "w") as archive:
+            for n, (name, data) in enumerate(students.items()):
+                archive.writestr(f"{name}_{500 + n}_assignsubmission_file_/01_weather.ipynb", data)
+        return [str(root / "moodle.zip")]
+    raise ValueError(layout)
+
+
+@pytest.fixture(scope="module")
+def layouts(tmp_path_factory):
+    """The README's recipe, `nbcourse grade 01_weather <what you have> --out ...`, on a class
+    of three in each layout (one command for all six, to keep the suite short)."""
+    root = tmp_path_factory.mktemp("layouts")
+    given = [path for layout in LAYOUTS for path in _class(root, layout)]
+    run, out = _grade(root, *given)
+    return run, out
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_the_readme_recipe_gives_one_row_per_student_in_every_layout(layouts, layout):
+    run, out = layouts
+    rows = {name: row for name, row in _rows(out).items() if name.endswith(layout)}
+    students = [f"{name}{layout}" for name in ("alice", "bob", "carol")]
+    assert sorted(rows) == students
+    assert [rows[s]["total"] for s in students] == ["8", "1.01", "8"]
+    assert all((out / "feedback" / f"{s}.html").is_file() for s in students)
+
+
+def test_the_six_classes_make_eighteen_rows_and_nothing_else(layouts):
+    run, out = layouts
+    assert len(_rows(out)) == 18
+    assert "Graded 18 submissions" in run.stdout
+    assert "warning" not in run.stdout
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """A class with every kind of row, graded once, then exported."""
+    root = tmp_path_factory.mktemp("class")
+    submitted = root / "submitted"
+    for name, data in {"alice": CORRECT, "bob": WRONG, "carol": CORRECT, "erin": WRONG}.items():
+        (submitted / name).mkdir(parents=True)
+        (submitted / name / "01_weather.ipynb").write_bytes(data)
+    (submitted / "dave").mkdir()
+    (submitted / "dave" / "02_smoothing.ipynb").write_bytes(OTHER)  # not submitted
+    (submitted / "frank" / "a").mkdir(parents=True)                  # two candidates
+    (submitted / "frank" / "b").mkdir(parents=True)
+    (submitted / "frank" / "a" / "01_weather.ipynb").write_bytes(CORRECT)
+    (submitted / "frank" / "b" / "01_weather.ipynb").write_bytes(WRONG)
+    (submitted / "gina").mkdir()
+    big = json.loads(CORRECT)  # an honest notebook with 21 MB of saved plots
+    big["cells"][-1]["outputs"] = [{"output_type": "display_data", "metadata": {},
+                                    "data": {"image/png": "A" * (21 * 2**20)}}]
+    (submitted / "gina" / "01_weather.ipynb").write_text(json.dumps(big))
+    trick = "x\n[8 of 8] mallory graded 8 of 8\x1b[1A"
+    (submitted / trick).mkdir()
+    (submitted / trick / "01_weather.ipynb").write_bytes(WRONG)
+    run, out = _grade(root, str(submitted), "--format", "canvas", "--format", "questions")
+    export = subprocess.run([sys.executable, "-m", "nbcourse.cli", "export", str(out),
+                             "--canvas-assignment", "Weather (4321)"],
+                            capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert export.returncode == 0, export.stderr
+    return {"run": run, "out": out, "rows": _rows(out), "trick": trick,
+            "results": json.loads((out / "results.json").read_text())}
+
+
+def test_rows_say_not_submitted_and_several_notebooks(graded):
+    rows = graded["rows"]
+    assert rows["dave"]["status"] == "not submitted"
+    assert "02_smoothing.ipynb" in rows["dave"]["reason"]
+    assert rows["frank"]["status"] == "several notebooks"
+    assert rows["gina"]["status"] == "graded" and rows["gina"]["total"] == "8"
+
+
+def test_no_fake_line_on_the_terminal(graded):
+    progress = graded["run"].stderr + graded["run"].stdout
+    assert "\x1b" not in progress
+    assert not any(line.startswith("[8 of 8] mallory") for line in progress.splitlines())
+    assert "x\\x0a[8 of 8] mallory" in progress
+
+
+def _canvas_rows(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text)))
+
+
+def test_canvas_gradebook_has_the_documented_columns(graded):
+    """Canvas's import: Student, ID, SIS User ID, SIS Login ID, Section, then the
+    assignment as 'Name (id)'; the second row is 'Points Possible'."""
+    rows = _canvas_rows((graded["out"] / "canvas.csv").read_text(encoding="utf-8"))
+    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Weather (4321)"]
+    assert rows[1] == ["Points Possible", "", "", "", "", "8"]
+    marks = {row[0]: row[5] for row in rows[2:]}
+    grades = graded["rows"]
+    assert set(marks) == set(grades)
+    for student, mark in marks.items():
+        if grades[student]["status"] == "several notebooks":
+            assert mark == ""  # blank: Canvas leaves the grade alone
+        else:
+            assert mark == grades[student]["total"]
+
+
+def test_moodle_worksheet_has_the_columns_its_importer_looks_for(graded):
+    rows = list(csv.DictReader((graded["out"] / "moodle.csv").open(encoding="utf-8")))
+    assert {"Identifier", "Grade", "Last modified (grade)"} <= set(rows[0])
+    grades = graded["rows"]
+    assert {r["Full name"]: r["Grade"] for r in rows if r["Grade"]} == \
+        {s: g["total"] for s, g in grades.items() if g["status"] != "several notebooks"}
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", r["Last modified (grade)"])
+               for r in rows)
+
+
+def test_questions_table_adds_up_to_the_gradebook(graded):
+    rows = list(csv.DictReader((graded["out"] / "questions.csv").open(encoding="utf-8")))
+    assert list(rows[0]) == ["student", "question", "points", "possible", "status", "mistake"]
+    totals: dict[str, float] = {}
+    for row in rows:
+        totals[row["student"]] = totals.get(row["student"], 0) + float(row["points"])
+    for student, row in graded["rows"].items():
+        assert round(totals[student], 2) == pytest.approx(float(row["total"]), abs=0.011)
+    assert any(row["mistake"] for row in rows)  # wrong.ipynb makes known mistakes
+
+
+def test_exports_from_lms_zips_carry_the_lms_ids(tmp_path):
+    from nbcourse.grading.export import canvas_csv, moodle_csv
+    results = {"exercise": "01_weather", "maximum": 8, "submissions": [
+        {"submission": "smithbob", "status": "graded", "total": 7.5, "maximum": 8,
+         "questions": [], "source": {"lms": "canvas", "lms_id": "340934", "late": False}},
+        {"submission": "Bo Chen", "status": "graded", "total": 8.0, "maximum": 8,
+         "questions": [], "source": {"lms": "moodle", "lms_id": "1002", "late": False}}]}
+    canvas = _canvas_rows(canvas_csv(results))
+    assert canvas[2][:2] == ["smithbob", "340934"] and canvas[2][5] == "7.5"
+    moodle = list(csv.DictReader(io.StringIO(moodle_csv(results, modified=0))))
+    assert moodle[1]["Identifier"] == "Participant 1002"  # what Moodle's importer strips
+    assert moodle[1]["Grade"] == "8"
+
+
+def test_class_report_numbers_equal_the_gradebook(graded):
+    page = (graded["out"] / "report.html").read_text(encoding="utf-8")
+    rows = graded["rows"]
+    mean = sum(float(r["total"]) for r in rows.values()) / len(rows)
+    assert f'<span id="mean">{mean:.2f}</span>' in page
+    statuses: dict[str, int] = {}
+    for row in rows.values():
+        statuses[row["status"]] = statuses.get(row["status"], 0) + 1
+    for status, count in statuses.items():
+        assert f'<tr><td>{status}</td><td class="n">{count}</td></tr>' in page
+    n = len(rows)
+    for question in graded["results"]["questions"]:
+        full = sum(1 for r in rows.values() if r[question["id"]] == f"{question['points']:g}")
+        assert f">{full} of {n}</td>" in page  # passed every test = full points
+    assert page.count('src="data:image/png;base64,') == 2
+    assert "failed with no recognised mistake" in page
+    assert "http://" not in page and "https://" not in page  # opens offline
+
+
+def test_results_json_records_what_a_regrade_must_match(graded):
+    results = graded["results"]
+    spec = REPO / "exercises" / "source" / "01_weather.grading.py"
+    assert results["spec_sha256"] == hashlib.sha256(spec.read_bytes()).hexdigest()
+    from nbcourse import __version__
+    assert results["nbcourse_version"] == __version__
+    assert results["limits"]["cell_timeout"] == 10
+    assert results["isolation"]["sandbox"] == "bwrap"
+
+
+def test_two_long_equal_names_do_not_crash_the_output(tmp_path):
+    """Issue 23 point 9: two explicit files with the same 249-character name."""
+    name = "n" * 243 + ".ipynb"
+    paths = []
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_bytes(CORRECT)
+        paths.append(str(tmp_path / folder / name))
+    run, out = _grade(tmp_path, *paths)
+    rows = _rows(out)
+    assert len(rows) == 2 and "n" * 243 in rows
+    assert len(list((out / "feedback").iterdir())) == 2
+    assert not list(out.rglob(".tmp-*"))

@@ -1,0 +1,243 @@
+"""From a class's folder to one submission per student (``nbcourse.grading.collection``).
+
+No notebook is run here: these tests check which file becomes which row, under which
+name, for every layout the README promises, LMS zips included, and for careless names.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from nbcourse.grading.collection import (MAX_ZIP_MEMBER_BYTES, collect, lms_name,
+                                         matches_notebook, notebook_stem, unpack_zip,
+                                         without_outputs)
+from nbcourse.grading.terminal import terminal_safe
+
+NB = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def _write(path: Path, text: str = NB) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _rows(found):
+    return {s.id: s for s in found.submissions}
+
+
+def test_readme_layout_grades_only_that_exercise_one_row_per_student(tmp_path):
+    """The bug of issue 27: four students, three notebooks each, gave 22 rows."""
+    for student in ("alice", "bob", "carol"):
+        for exercise in ("01_weather", "02_smoothing", "03_mle"):
+            _write(tmp_path / "submitted" / student / f"{exercise}.ipynb")
+    _write(tmp_path / "submitted" / "dave" / "02_smoothing.ipynb")
+    found = collect([tmp_path / "submitted"], "01_weather")
+    rows = _rows(found)
+    assert sorted(rows) == ["alice", "bob", "carol", "dave"]
+    assert rows["alice"].path == tmp_path / "submitted" / "alice" / "01_weather.ipynb"
+    assert rows["dave"].refused == "not submitted"
+    assert "02_smoothing.ipynb" in rows["dave"].reason  # says what dave did hand in
+    assert all(not rows[s].refused for s in ("alice", "bob", "carol"))
+
+
+def test_nbgrader_layout(tmp_path):
+    for student in ("alice", "bob"):
+        _write(tmp_path / "submitted" / student / "ps1" / "01_weather.ipynb")
+        _write(tmp_path / "submitted" / student / "ps1" / "notes.ipynb")
+    found = collect([tmp_path / "submitted"], "01_weather")
+    assert sorted(_rows(found)) == ["alice", "bob"]
+    assert _rows(found)["bob"].path.parent.name == "ps1"
+
+
+def test_notebook_option_names_the_students_file(tmp_path):
+    for student in ("alice", "bob"):
+        _write(tmp_path / "submitted" / student / "homework1.ipynb")
+    assert {s.refused for s in collect([tmp_path / "submitted"], "01_weather").submissions} \
+        == {"not submitted"}
+    found = collect([tmp_path / "submitted"], "homework1")
+    assert sorted(_rows(found)) == ["alice", "bob"]
+    assert not any(s.refused for s in found.submissions)
+
+
+def test_flat_folder_of_student_notebooks(tmp_path):
+    for student in ("alice", "bob", "M\u00fcller"):
+        _write(tmp_path / "flat" / f"{student}.ipynb")
+    _write(tmp_path / "flat" / "bob_report.pdf", "%PDF")
+    found = collect([tmp_path / "flat"], "01_weather")
+    assert sorted(_rows(found)) == ["M\u00fcller", "alice", "bob"]
+    assert any("bob_report.pdf" in w and "no row" in w for w in found.warnings)
+
+
+def test_two_candidate_notebooks_are_flagged_not_merged(tmp_path):
+    _write(tmp_path / "s" / "alice" / "01_weather.ipynb")
+    _write(tmp_path / "s" / "alice" / "01_weather-Copy1.ipynb")  # the exact name wins
+    _write(tmp_path / "s" / "bob" / "v1" / "01_Weather.ipynb")
+    _write(tmp_path / "s" / "bob" / "v2" / "01_weather.ipynb")   # two exact: flagged
+    found = collect([tmp_path / "s"], "01_weather")
+    rows = _rows(found)
+    assert rows["alice"].path.name == "01_weather.ipynb" and not rows["alice"].refused
+    assert any("01_weather-Copy1.ipynb" in w and "not graded" in w for w in found.warnings)
+    assert rows["bob"].refused == "several notebooks"
+    assert "v1/01_Weather.ipynb" in rows["bob"].reason and "v2/01_weather.ipynb" in rows["bob"].reason
+
+
+def test_the_same_student_twice_keeps_both_rows_and_flags_the_second(tmp_path):
+    _write(tmp_path / "a" / "alice" / "01_weather.ipynb")
+    _write(tmp_path / "b" / "alice.ipynb")
+    found = collect([tmp_path / "a", tmp_path / "b"], "01_weather")
+    assert [s.id for s in found.submissions] == ["alice", "alice~2"]
+    assert found.submissions[1].refused == "several notebooks"
+
+
+@pytest.mark.parametrize("how", ["files", "glob"])
+def test_explicit_files_are_named_by_the_student_folder(tmp_path, how):
+    for student in ("alice", "bob", "carol"):
+        _write(tmp_path / "submitted" / student / "01_weather.ipynb")
+    if how == "glob":
+        paths = sorted((tmp_path / "submitted").glob("*/01_weather.ipynb"))
+    else:
+        paths = [tmp_path / "submitted" / s / "01_weather.ipynb" for s in ("carol", "alice")]
+    found = collect(paths, "01_weather")
+    assert sorted(_rows(found)) == (["alice", "bob", "carol"] if how == "glob" else ["alice", "carol"])
+
+
+def test_explicit_nbgrader_files_skip_the_shared_assignment_folder(tmp_path):
+    paths = [_write(tmp_path / "submitted" / s / "ps1" / "01_weather.ipynb") for s in ("al", "bo")]
+    assert sorted(_rows(collect(paths, "01_weather"))) == ["al", "bo"]
+
+
+def test_a_single_students_folder_is_named_by_the_folder(tmp_path):
+    _write(tmp_path / "alice" / "01_weather.ipynb")
+    assert list(_rows(collect([tmp_path / "alice"], "01_weather"))) == ["alice"]
+
+
+@pytest.mark.parametrize("name", ["upper.IPYNB", "x.ipynb.txt", "trailing.ipynb ",
+                                  "Weird.IpYnB  "])
+def test_careless_names_get_a_row(tmp_path, name):
+    _write(tmp_path / "flat" / name)
+    _write(tmp_path / "flat" / "plain.ipynb")
+    found = collect([tmp_path / "flat"], "01_weather")
+    assert len(found.submissions) == 2
+    assert found.warnings == []
+    assert notebook_stem(name) in _rows(found)
+
+
+def test_names_matching_the_exercise():
+    assert matches_notebook("01_weather", "01_weather")
+    assert matches_notebook("01_Weather (1)", "01_weather")
+    assert matches_notebook("01_weather-Copy1", "01_weather")
+    assert not matches_notebook("01_weathering", "01_weather")
+    assert not matches_notebook("02_smoothing", "01_weather")
+
+
+def _zip(path: Path, members: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def test_canvas_zip_rows_named_by_student_with_their_canvas_ids(tmp_path):
+    """Canvas's "Download Submissions": lastfirst_userid_submissionid_filename, _LATE_ when
+    late, and Canvas's own -1 suffix on a resubmitted file name."""
+    archive = _zip(tmp_path / "submissions.zip", {
+        "smithbob_340934_208490284_01_weather.ipynb": NB.encode(),
+        "wellslane_LATE_334244_394803489_01_weather-1.ipynb": NB.encode(),
+        "doejane_12_99_my homework.ipynb": NB.encode(),
+        "smithbob_340934_208490284_screenshot.png": b"\x89PNG",
+    })
+    found = collect([archive], "01_weather", tmp_path / "scratch")
+    rows = _rows(found)
+    assert sorted(rows) == ["doejane", "smithbob", "wellslane"]
+    assert (rows["wellslane"].lms, rows["wellslane"].lms_id, rows["wellslane"].late) == \
+        ("canvas", "334244", True)
+    assert (rows["smithbob"].lms_id, rows["smithbob"].late) == ("340934", False)
+    assert rows["smithbob"].shown.startswith(str(archive) + ":")
+    assert any("screenshot.png" in w for w in found.warnings)
+
+
+@pytest.mark.parametrize("folders", [True, False])
+def test_moodle_zip_rows_named_by_full_name(tmp_path, folders):
+    """Moodle's "Download all submissions": Full Name_participantid_assignsubmission_file_
+    as a folder per student, or as a prefix of every file."""
+    sep = "/" if folders else ""
+    archive = _zip(tmp_path / "moodle.zip", {
+        f"Ana María López_1001_assignsubmission_file_{sep}homework.ipynb": NB.encode(),
+        f"Bo Chen_1002_assignsubmission_file_{sep}01_weather.ipynb": NB.encode(),
+    })
+    found = collect([archive], "01_weather", tmp_path / "scratch")
+    rows = _rows(found)
+    assert sorted(rows) == ["Ana María López", "Bo Chen"]
+    assert not any(s.refused for s in found.submissions)
+    assert (rows["Bo Chen"].lms, rows["Bo Chen"].lms_id) == ("moodle", "1002")
+
+
+def test_lms_names_parse_as_documented():
+    assert lms_name("smithbob_340934_208490284_BobsWork")[:4] == ("smithbob", "canvas", "340934", False)
+    assert lms_name("smithbob_LATE_340934_208490284_BobsWork")[3] is True
+    assert lms_name("Jo Ann_55_assignsubmission_file_x")[:3] == ("Jo Ann", "moodle", "55")
+    assert lms_name("alice")[:2] == ("alice", "")
+    assert lms_name("01_weather")[:2] == ("01_weather", "")
+
+
+def test_zip_extraction_is_safe(tmp_path):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("../escape.ipynb", NB)
+        archive.writestr("/abs.ipynb", NB)
+        archive.writestr("a/../../up.ipynb", NB)
+        link = zipfile.ZipInfo("link.ipynb")
+        link.external_attr = (stat.S_IFLNK | 0o777) << 16
+        archive.writestr(link, "/etc/passwd")
+        archive.writestr("ok_1_2_fine.ipynb", NB)
+    (tmp_path / "in.zip").write_bytes(buffer.getvalue())
+    target = tmp_path / "out" / "x"
+    warnings = unpack_zip(tmp_path / "in.zip", target)
+    made = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
+    assert made == ["in.zip", "out", "out/x", "out/x/ok_1_2_fine.ipynb"]
+    assert "4 entries not unpacked" in warnings[0]
+
+
+def test_zip_bomb_member_is_capped_without_trusting_its_header(tmp_path):
+    with zipfile.ZipFile(tmp_path / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("big_1_2_x.ipynb", b"\0" * (MAX_ZIP_MEMBER_BYTES + 10))
+    warnings = unpack_zip(tmp_path / "bomb.zip", tmp_path / "out")
+    assert not (tmp_path / "out" / "big_1_2_x.ipynb").exists()
+    assert "larger than" in warnings[0]
+
+
+def test_saved_outputs_do_not_count_towards_the_size_limit(tmp_path):
+    cell = {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": "x = 1",
+            "outputs": [{"output_type": "display_data", "metadata": {},
+                         "data": {"image/png": "A" * 3_000_000}}]}
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = _write(tmp_path / "big.ipynb", json.dumps(notebook))
+    assert without_outputs(path, 5_000_000, tmp_path) == path  # under the limit: itself
+    stripped = without_outputs(path, 1_000_000, tmp_path)
+    assert stripped != path and stripped.stat().st_size < 1000
+    assert json.loads(stripped.read_text())["cells"][0]["source"] == "x = 1"
+    not_json = _write(tmp_path / "junk.ipynb", "x" * 2_000_000)
+    assert without_outputs(not_json, 1_000_000, tmp_path) == not_json
+
+
+def test_control_characters_are_escaped_for_the_terminal():
+    fake = "x\n[8/8] alice graded 8 / 8\x1b[2K\u202e"
+    shown = terminal_safe(fake)
+    assert "\n" not in shown and "\x1b" not in shown and "\u202e" not in shown
+    assert shown == "x\\x0a[8/8] alice graded 8 / 8\\x1b[2K\\u202e"
+
+
+def test_undecodable_and_long_names_get_rows(tmp_path):
+    folder = tmp_path / "flat"
+    folder.mkdir()
+    open(os.path.join(os.fsencode(folder), b"Ren\xe9.ipynb"), "w").write(NB)
+    _write(folder / ("n" * 240 + ".ipynb"))
+    found = collect([folder], "01_weather")
+    assert sorted(_rows(found)) == ["Ren\\xe9", "n" * 240]
