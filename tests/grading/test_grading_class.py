@@ -97,7 +97,7 @@ def test_the_readme_recipe_gives_one_row_per_student_in_every_layout(layouts, la
     rows = {name: row for name, row in _rows(out).items() if name.endswith(layout)}
     students = [f"{name}{layout}" for name in ("alice", "bob", "carol")]
     assert sorted(rows) == students
-    assert [rows[s]["total"] for s in students] == ["8", "1.01", "8"]
+    assert [rows[s]["total"] for s in students] == ["10", "2.94", "10"]
     assert all((out / "feedback" / f"{s}.html").is_file() for s in students)
 
 
@@ -144,7 +144,7 @@ def test_rows_say_not_submitted_and_several_notebooks(graded):
     assert rows["dave"]["status"] == "not submitted"
     assert "02_smoothing.ipynb" in rows["dave"]["reason"]
     assert rows["frank"]["status"] == "several notebooks"
-    assert rows["gina"]["status"] == "graded" and rows["gina"]["total"] == "8"
+    assert rows["gina"]["status"] == "graded" and rows["gina"]["total"] == "10"
 
 
 def test_no_fake_line_on_the_terminal(graded):
@@ -163,7 +163,7 @@ def test_canvas_gradebook_has_the_documented_columns(graded):
     assignment as 'Name (id)'; the second row is 'Points Possible'."""
     rows = _canvas_rows((graded["out"] / "canvas.csv").read_text(encoding="utf-8"))
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Weather (4321)"]
-    assert rows[1] == ["Points Possible", "", "", "", "", "8"]
+    assert rows[1] == ["Points Possible", "", "", "", "", "10"]
     marks = {row[0]: row[5] for row in rows[2:]}
     grades = graded["rows"]
     assert set(marks) == set(grades)
