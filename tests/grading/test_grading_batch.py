@@ -71,37 +71,37 @@ EXPECTED = {
 # issue 10's table, one fixture per row (rows 11, 13, 17 and 18 are built by
 # make_fixtures.add_uncommittable, since such files cannot be committed)
 EXPECTED.update({
-    "attack_01_pipe_hijack": ("graded", 1.01),
-    "attack_02_kill_grader": ("graded", 1.01),
-    "attack_03_daemon_rewrites": ("graded", 8.0),
+    "attack_01_pipe_hijack": ("graded", 2.94),
+    "attack_02_kill_grader": ("graded", 2.94),
+    "attack_03_daemon_rewrites": ("graded", 10.0),
     "attack_04_course_snoop": ("graded", 0.0),  # its questions all "not answered"
     "attack_05_input_transformer": ("graded", 0.0),
-    "attack_06_loopback": ("graded", 1.01),
-    "attack_07_overwrite_classmate": ("graded", 1.01),
-    "attack_08_corpus_rewrite": ("graded", 8.0),
-    "attack_09_memory_children": ("graded", 8.0),
-    "attack_10_fill_tmp": ("graded", 8.0),
-    "attack_14_revealing_errors": ("cell error", 0.0),
-    "attack_15_quit_at_end": ("graded", 8.0),
-    "attack_16_fraction_zero": ("graded", 7.0),
+    "attack_06_loopback": ("graded", 2.94),
+    "attack_07_overwrite_classmate": ("graded", 2.94),
+    "attack_08_corpus_rewrite": ("graded", 10.0),
+    "attack_09_memory_children": ("graded", 10.0),
+    "attack_10_fill_tmp": ("graded", 10.0),
+    "attack_14_revealing_errors": ("cell error", 2.0),
+    "attack_15_quit_at_end": ("graded", 10.0),
+    "attack_16_fraction_zero": ("graded", 9.0),
     # round two (issue 23): each keeps its 8 points only where the sandbox held
-    "sandbox_01_escape": ("graded", 8.0),
-    "sandbox_02_memory_forks": ("graded", 8.0),  # 1.2 GB in all: under the 2 GB default
-    "sandbox_03_fill_channel": ("graded", 8.0),
-    "sandbox_04_locked_folders": ("graded", 8.0),
+    "sandbox_01_escape": ("graded", 10.0),
+    "sandbox_02_memory_forks": ("graded", 10.0),  # 1.2 GB in all: under the 2 GB default
+    "sandbox_03_fill_channel": ("graded", 10.0),
+    "sandbox_04_locked_folders": ("graded", 10.0),
     # issue 23: what comes back from the kernel is untrusted
-    "attack_18_class_name_leak": ("graded", 6.0),
-    "attack_19_later_public_case": ("graded", 4.27),
+    "attack_18_class_name_leak": ("graded", 8.0),
+    "attack_19_later_public_case": ("graded", 6.0),
     "attack_20_own_exec": ("graded", 3.0),  # it wrote its own text into every case
-    "attack_21_forged_report": ("answers unreadable", 5.11),
-    "M\\xfcller": ("graded", 8.0),
+    "attack_21_forged_report": ("answers unreadable", 7.11),
+    "M\\xfcller": ("graded", 10.0),
     "attack_13_solution_link": ("link outside submissions", 0.0),
-    "attack_13_link_inside": ("graded", 8.0),
+    "attack_13_link_inside": ("graded", 10.0),
     "attack_17_dangling": ("dangling link", 0.0),
     "attack_17_folder": ("not a notebook", 0.0),
-    "alice": ("graded", 1.01),
-    " alice": ("graded", 8.0),
-    '=HYPERLINK("evil.example","y")': ("graded", 8.0),
+    "alice": ("graded", 2.94),
+    " alice": ("graded", 10.0),
+    '=HYPERLINK("evil.example","y")': ("graded", 10.0),
 })
 HONEST = {"correct", "wrong", "megabytes_printed", "exercises", "alice", " alice",
           "M\\xfcller", "attack_13_link_inside", '=HYPERLINK("evil.example","y")'}

@@ -128,7 +128,7 @@ def test_usage_errors_exit_2_with_a_message(tmp_path, capsys):
     assert main(["grade", "quantum", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
     assert "unknown exercise 'quantum'" in capsys.readouterr().err
     assert main(["grade", "weather", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
-    assert "no notebooks" in capsys.readouterr().err
+    assert "no submissions" in capsys.readouterr().err
     with pytest.raises(SystemExit) as error:
         main(["grade", "weather", "x.ipynb", "--out", "o", "--jobs", "0"])
     assert error.value.code == 2
