@@ -186,7 +186,7 @@ def test_sandbox_off_grades_honest_submissions(tmp_path):
     result = grade_batch("01_weather", paths, tmp_path / "out", jobs=2, sandbox="off",
                          progress=None)
     assert [(r.submission, r.status, r.total) for r in result.results] == [
-        ("correct", "graded", 8.0), ("wrong", "graded", 1.01)]
+        ("correct", "graded", 10.0), ("wrong", "graded", 2.94)]
     data = json.loads((tmp_path / "out" / "results.json").read_text())
     assert data["isolation"]["sandbox"] == "off"
 
