@@ -73,12 +73,25 @@ class _Descendants:
         self._interval = interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
+        # Processes this test process already had (an earlier test's multiprocessing
+        # resource tracker lives as long as pytest does) are not the lesson's.
+        self._before = set(self._children())
+
+    @staticmethod
+    def _children():
+        for process in psutil.Process().children(recursive=True):
+            try:
+                yield process.pid, process.create_time()
+            except psutil.Error:
+                pass
 
     def _run(self):
         me = psutil.Process()
         while not self._stop.is_set():
             for process in me.children(recursive=True):
                 try:
+                    if (process.pid, process.create_time()) in self._before:
+                        continue
                     # The latest command line, not the first: a worker caught between fork
                     # and exec still shows its parent's (seen once in a clean clone's run).
                     self.seen[(process.pid, process.create_time())] = " ".join(process.cmdline())
