@@ -1,0 +1,155 @@
+"""The shape of the package a reader learns from: short functions, short modules, and
+imports that only look down (no two modules of ``nbcourse`` import each other, however
+indirectly, even inside a function).
+
+Read from the source with ``ast``, never by importing it. A failure lists every offender,
+one per line, grouped by folder (``grading/execution/`` on its own lines), so whoever owns
+that folder sees their part.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from course_paths import REPO
+
+PACKAGE = REPO / "nbcourse"
+MAX_FUNCTION_LINES = 60  # from `def` to the last line of the body, docstring included
+MAX_MODULE_LINES = 600
+
+
+def _modules() -> dict[str, Path]:
+    """{dotted name: file} for every module of the package."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(REPO).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+AREAS = sorted({path.parent.relative_to(REPO).as_posix() for path in MODULES.values()})
+
+
+def _size_offenders(area: str) -> list[str]:
+    found = []
+    for path in MODULES.values():
+        if path.parent.relative_to(REPO).as_posix() != area:
+            continue
+        text = path.read_text(encoding="utf-8")
+        where = path.relative_to(REPO).as_posix()
+        lines = len(text.splitlines())
+        if lines > MAX_MODULE_LINES:
+            found.append(f"{where}: module of {lines} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    found.append(f"{where}:{node.lineno}: {node.name} has {length} lines")
+    return found
+
+
+@pytest.mark.parametrize("area", AREAS)
+def test_no_function_over_60_lines_and_no_module_over_600(area):
+    offenders = _size_offenders(area)
+    assert not offenders, (f"in {area}/ (at most {MAX_FUNCTION_LINES} lines a function, "
+                           f"{MAX_MODULE_LINES} a module):\n  " + "\n  ".join(offenders))
+
+
+def test_the_size_check_sees_a_long_function(tmp_path):
+    """The check above would catch what it is for (it reads every def, nested ones too)."""
+    body = "\n".join(f"        x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    tree = ast.parse(f"class A:\n    def long(self):\n{body}\n")
+    lengths = [n.end_lineno - n.lineno + 1 for n in ast.walk(tree)
+               if isinstance(n, ast.FunctionDef)]
+    assert lengths == [MAX_FUNCTION_LINES + 1]
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """The package's modules ``name`` imports anywhere in its file (a function's own
+    ``import`` too: a cycle hidden in a function is still a cycle)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")
+                parent = parent[: len(parent) - node.level + 1]
+                base = ".".join(parent + ([node.module] if node.module else []))
+            # `from . import specs` imports a module; `from .specs import load` its parent
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+                       for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in MODULES:  # `import a.b.c` imports a.b.c's module
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups = []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def _import_graph() -> dict[str, set[str]]:
+    graph = {name: _imports(name, path) for name, path in MODULES.items()}
+    # a module always imports the packages above it first: that edge is no cycle of its
+    # own making, so a package's __init__ importing its submodules is allowed
+    for name in graph:
+        graph[name] = {t for t in graph[name] if not name.startswith(t + ".")}
+    return graph
+
+
+def test_no_import_cycle_inside_nbcourse():
+    cycles = _cycles(_import_graph())
+    assert not cycles, "modules that import each other:\n  " + "\n  ".join(
+        " <-> ".join(group) for group in cycles)
+
+
+def test_the_cycle_check_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_the_import_graph_sees_relative_and_lazy_imports():
+    graph = _import_graph()
+    assert "nbcourse.grading.specs" in graph["nbcourse.grading.batch"]  # from . import specs
+    assert "nbcourse.grading.execution.limits" in graph["nbcourse.grading.batch"]
+    assert "nbcourse.grading.hidden" in graph["nbcourse.grading.validate"]  # in a function
