@@ -244,11 +244,11 @@ def _validate(args) -> int:
 
 
 def _release(args) -> int:
-    from .grading import authoring
+    from .grading.release import release
 
     source = _course_source(args)
     target = args.release_dir or Path(source).parent
-    report = authoring.release(source, target, check=args.check)
+    report = release(source, target, check=args.check)
     if args.check:
         for name in report.written:
             print(f"out of date: {target / name} (run 'nbcourse release')")
@@ -266,17 +266,9 @@ def _release(args) -> int:
 
 
 def _grade(args) -> int:
-    from .grading.batch import grade_batch, summary
-    from .grading.execution.sandbox import SandboxUnavailable
+    from .grading.batch import grade_batch
+    from .grading.summary import summary
 
-    try:
-        return _grade_with(args, grade_batch, summary)
-    except SandboxUnavailable as error:
-        print(f"nbcourse grade: error: {error}", file=sys.stderr)
-        return 2
-
-
-def _grade_with(args, grade_batch, summary) -> int:
     batch = grade_batch(args.exercise, args.submissions, args.out, jobs=args.jobs,
                         timeout=args.timeout, memory_mb=args.memory_mb,
                         source_dir=_course_source(args), sandbox=args.sandbox,

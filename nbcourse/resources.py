@@ -29,13 +29,18 @@ from pathlib import Path, PurePosixPath
 #: Folder inside the installed package that holds the copy of the course.
 PACKAGE_FOLDER = "_course"
 
+#: The two files an exercise ``NN_name`` has besides its notebook: the instructor's grading
+#: spec (public and hidden cases) and the student's checks file (public cases only).
+SPEC_SUFFIX = ".grading.py"
+CHECKS_SUFFIX = ".checks.json"
+
 #: What the build collects, as (folder in the checkout, file patterns, recursive?).
 #: Numbered names only, so that a scratch ``Untitled.ipynb`` never ships; a new lesson
 #: ``notebooks/07_*.ipynb`` or exercise ``exercises/07_*`` ships without touching this list.
 COURSE_FILES = (
     ("notebooks", ("[0-9][0-9]_*.ipynb",), False),
-    ("exercises", ("[0-9][0-9]_*.ipynb", "[0-9][0-9]_*.checks.json", "README.md"), False),
-    ("exercises/source", ("[0-9][0-9]_*.ipynb", "[0-9][0-9]_*.grading.py"), False),
+    ("exercises", ("[0-9][0-9]_*.ipynb", f"[0-9][0-9]_*{CHECKS_SUFFIX}", "README.md"), False),
+    ("exercises/source", ("[0-9][0-9]_*.ipynb", f"[0-9][0-9]_*{SPEC_SUFFIX}"), False),
     ("data", ("*",), True),
     (".", ("LICENSE", "LICENSE-content.md"), False),
 )
@@ -45,8 +50,6 @@ INSTRUCTOR_ONLY = ("exercises/source/", "exercises/README.md")
 
 #: What every course must contain, or the build (and ``nbcourse init``) stops.
 REQUIRED = ("data/weather.csv", "data/README.md", "LICENSE", "LICENSE-content.md")
-
-SPEC_SUFFIX = ".grading.py"
 
 
 def is_instructor_only(relative: str) -> bool:
@@ -215,6 +218,23 @@ def init_course(target: Path, *, instructor: bool = False, force: bool = False) 
 
 
 # -- finding the course folder of list / release / grade ----------------------------------------
+
+def exercise_matches(name: str, names: list[str]) -> list[str]:
+    """The exercises among ``names`` that ``name`` may mean: the same name; else (case
+    ignored, ``.ipynb`` dropped) ``weather`` for ``01_weather``; else ``1`` or ``01``; else,
+    from three letters on, part of a name. The first rule with any match decides, so one
+    match is the answer and more are ambiguous. ``nbcourse grade`` and ``check_for`` both
+    use it, so an exercise has the same names everywhere."""
+    if name in names:
+        return [name]
+    key = str(name).lower().removesuffix(".ipynb")
+    tiers = (
+        [n for n in names if n == key or n.split("_", 1)[-1] == key],
+        [n for n in names if key.isdigit() and n.split("_", 1)[0].lstrip("0") == key.lstrip("0")],
+        [n for n in names if len(key) >= 3 and key in n],
+    )
+    return next((tier for tier in tiers if tier), [])
+
 
 def has_specs(folder: Path) -> bool:
     return folder.is_dir() and any(folder.glob(f"*{SPEC_SUFFIX}"))

@@ -14,6 +14,9 @@ import io
 import statistics
 from html import escape
 
+from .scoring import points_text
+from .statuses import AnswerStatus
+
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
        color: #222; }
@@ -23,10 +26,6 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .small { color: #555; font-size: 0.9rem; }
 img { max-width: 100%; }
 """
-
-
-def _fmt(x) -> str:
-    return f"{float(x):.2f}".rstrip("0").rstrip(".")
 
 
 def _png(figure) -> str:
@@ -45,7 +44,7 @@ def histogram(totals: list[float], maximum: float) -> str:
     axes = figure.add_subplot()
     bins = max(1, min(20, int(maximum) if maximum >= 1 else 1))
     axes.hist(totals, bins=bins, range=(0, maximum or 1), color="#4477aa", edgecolor="white")
-    axes.set_xlabel(f"total (out of {_fmt(maximum)})")
+    axes.set_xlabel(f"total (out of {points_text(maximum)})")
     axes.set_ylabel("students")
     axes.yaxis.get_major_locator().set_params(integer=True)
     return _png(figure)
@@ -68,8 +67,8 @@ def question_table(batch) -> list[dict]:
     table = []
     for question in batch.exercise.questions:
         answers = [q for r in rows for q in r.questions if q.id == question.id]
-        passed = sum(1 for q in answers if q.status == "passed")
-        failed = [q for q in answers if q.status != "passed"]
+        passed = sum(1 for q in answers if q.status == AnswerStatus.PASSED)
+        failed = [q for q in answers if q.status != AnswerStatus.PASSED]
         mistakes: dict[str, int] = {}
         for answer in answers:
             for name in answer.mistakes:
@@ -86,7 +85,6 @@ def question_table(batch) -> list[dict]:
 
 
 def render_report(batch) -> str:
-    from .batch import provenance
     exercise = batch.exercise
     results = batch.results
     n = len(results)
@@ -100,7 +98,7 @@ def render_report(batch) -> str:
     if n:
         parts.append(f'<p id="overview">{n} submission{"s" if n != 1 else ""}; mean '
                      f'<span id="mean">{statistics.fmean(totals):.2f}</span>, median '
-                     f'{_fmt(statistics.median(totals))} out of {_fmt(exercise.maximum)} '
+                     f'{points_text(statistics.median(totals))} out of {points_text(exercise.maximum)} '
                      f'points.</p>')
     parts.append('<table id="statuses"><tr><th>status</th><th>submissions</th></tr>'
                  + "".join(f'<tr><td>{escape(s)}</td><td class="n">{c}</td></tr>'
@@ -125,7 +123,7 @@ def render_report(batch) -> str:
         parts.append(
             f'<tr id="q-{escape(q["id"])}"><td>{escape(q["id"])} <code>{escape(q["name"])}'
             f'</code><br><span class="small">{escape(q["title"])}</span></td>'
-            f'<td class="n">{_fmt(q["points"])}</td><td class="n">{q["mean"]:.2f}</td>'
+            f'<td class="n">{points_text(q["points"])}</td><td class="n">{q["mean"]:.2f}</td>'
             f'<td class="n">{q["passed"]} of {q["n"]}</td><td class="n">{q["failed"]}</td>'
             f'<td class="n">{q["unrecognised"]} of {q["n"]} failed with no recognised '
             f"mistake</td><td>{mistakes}</td></tr>")
@@ -137,7 +135,7 @@ def render_report(batch) -> str:
                      + "".join(f"<tr><td>{escape(r.submission)}</td><td>{escape(r.status)}</td>"
                                f'<td class="n">{r.seconds:.1f}</td></tr>' for r in slowest)
                      + "</table>")
-    info = provenance(exercise, batch.limits)
+    info = batch.provenance()
     isolation = batch.isolation or {}
     parts.append('<h2>How it was graded</h2><table id="settings">'
                  + "".join(f"<tr><th>{escape(str(k))}</th><td>{escape(str(v))}</td></tr>"

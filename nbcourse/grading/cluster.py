@@ -37,7 +37,7 @@ class _WorkerState:
 
     The same steps as the local path of ``batch.grade_batch``: the sandbox config from the
     batch's limits (this machine's self-test and cgroups), a scratch folder the sandbox's
-    user can traverse, grading processes (``batch.Worker``) started on demand and kept
+    user can traverse, grading processes (``workers.Worker``) started on demand and kept
     for the batch, and at the end ``release`` and the token's leftovers."""
 
     def __init__(self, token: str, mode: str, limits: GradingLimits):
@@ -53,7 +53,7 @@ class _WorkerState:
         self.all = []
 
     def grader(self):
-        from .batch import Worker
+        from .workers import Worker
         try:
             return self.idle.get_nowait()
         except queue.Empty:
@@ -143,24 +143,21 @@ def connect(scheduler):
     return client, client.close
 
 
-def grade_on_cluster(scheduler, exercise, expected, plan, submissions,
-                     limits: GradingLimits, mode: str, scratch: Path, progress, on_result):
-    """Grade ``submissions`` on the cluster; (rows in submission order, isolation, warnings)."""
+def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
+                     scratch: Path) -> tuple[dict, list[str]]:
+    """Grade the submissions of ``rows`` (``scheduling.Rows``) on the cluster, each row
+    finished as its run comes back; (isolation, warnings)."""
     import secrets
-    from distributed import as_completed
 
-    from .batch import _progress_line, refused_report, score_row
+    from .scheduling import refused_report
 
     client, close = connect(scheduler)
     token = secrets.token_hex(12)
     warnings: list[str] = []
-    results = [None] * len(submissions)
-    isolations: list[dict] = []
-    done = 0
-    futures = {}
     address, n_workers = client.scheduler.address, len(client.scheduler_info().get("workers", {}))
+    futures = {}
     try:
-        for index, submission in enumerate(submissions):
+        for index, submission in enumerate(rows.submissions):
             if submission.refused:
                 continue
             job = {"id": index, "plan": plan, "limits": limits.to_json()}
@@ -168,49 +165,14 @@ def grade_on_cluster(scheduler, exercise, expected, plan, submissions,
             future = client.submit(grade_remote, job, notebook, mode, token, pure=False,
                                    key=f"nbcourse-grade-{token}-{index}")
             futures[future] = index
-
-        def finish(index, report):
-            nonlocal done
-            result = score_row(exercise, expected, submissions[index], report)
-            results[index] = result
-            done += 1
-            if progress is not None:
-                progress.write(_progress_line(done, len(submissions), result) + "\n")
-                progress.flush()
-            if on_result:
-                on_result(result)
-
-        for index, submission in enumerate(submissions):
+        for index, submission in enumerate(rows.submissions):
             if submission.refused:
-                finish(index, refused_report(submission))
-        for future in as_completed(list(futures)):
-            index = futures.pop(future)
-            try:
-                data = future.result()
-                isolations.append(data.get("isolation") or {})
-                report = RunReport.from_json(data)
-            except Exception as error:  # noqa: BLE001 - a row that says what happened
-                if type(error).__name__ == "SandboxUnavailable":
-                    raise
-                if type(error).__name__ == "KilledWorker":
-                    text = ("every Dask worker given this submission died while grading it "
-                            f"({error})")
-                else:
-                    text = f"{type(error).__name__} on the Dask worker: {error}"
-                report = RunReport.failed(text)
-            future.release()  # done: a worker that dies later need not compute it again
-            finish(index, report)
+                rows.finish(index, refused_report(submission))
+        isolations = _collect(futures, rows)
     finally:
         for future in futures:
             future.cancel()
-        leftovers = 0
-        try:
-            leftovers = sum(client.run(close_remote, token).values())
-        except Exception as error:  # noqa: BLE001
-            warnings.append(f"the Dask workers could not all be cleaned up ({error})")
-        from .execution.processes import kill_processes_with_token
-        # a LocalCluster's (or a killed worker's) leftovers on this machine
-        leftovers += len(kill_processes_with_token(token))
+        leftovers = _clean_up(client, token, warnings)
         close()
     if leftovers:
         warnings.append(f"{leftovers} process(es) started by submissions were still "
@@ -220,5 +182,41 @@ def grade_on_cluster(scheduler, exercise, expected, plan, submissions,
         warnings.append("the Dask workers did not all report the same isolation")
     isolation["dask_scheduler"] = address
     isolation["dask_workers"] = n_workers
-    results.sort(key=lambda r: r.submission)
-    return results, isolation, warnings
+    return isolation, warnings
+
+
+def _collect(futures: dict, rows) -> list[dict]:
+    """Finish each row as its future completes; the isolation every worker reported."""
+    from distributed import as_completed
+
+    isolations: list[dict] = []
+    for future in as_completed(list(futures)):
+        index = futures.pop(future)
+        try:
+            data = future.result()
+            isolations.append(data.get("isolation") or {})
+            report = RunReport.from_json(data)
+        except Exception as error:  # noqa: BLE001 - a row that says what happened
+            if type(error).__name__ == "SandboxUnavailable":
+                raise
+            if type(error).__name__ == "KilledWorker":
+                text = ("every Dask worker given this submission died while grading it "
+                        f"({error})")
+            else:
+                text = f"{type(error).__name__} on the Dask worker: {error}"
+            report = RunReport.failed(text)
+        future.release()  # done: a worker that dies later need not compute it again
+        rows.finish(index, report)
+    return isolations
+
+
+def _clean_up(client, token: str, warnings: list[str]) -> int:
+    """Stop the batch's processes on every worker, and here; how many were still running."""
+    from .execution.processes import kill_processes_with_token
+    leftovers = 0
+    try:
+        leftovers = sum(client.run(close_remote, token).values())
+    except Exception as error:  # noqa: BLE001
+        warnings.append(f"the Dask workers could not all be cleaned up ({error})")
+    # a LocalCluster's (or a killed worker's) leftovers on this machine
+    return leftovers + len(kill_processes_with_token(token))

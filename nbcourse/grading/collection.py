@@ -31,6 +31,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .statuses import Status
+
 SKIP_DIRS = {".ipynb_checkpoints", "__pycache__", ".git", "__MACOSX"}
 NOTEBOOK_SUFFIXES = (".ipynb", ".ipynb.txt", ".ipynb.json")
 
@@ -57,7 +59,7 @@ class Submission:
     knows it (``submissions.zip:alice_1_2_hw.ipynb`` for a file inside a zip)."""
     id: str
     path: Path
-    refused: str = ""
+    refused: Status | str = ""  # "" when it is to be graded
     reason: str = ""
     shown: str = ""
     lms: str = ""
@@ -69,6 +71,13 @@ class Submission:
 class Collection:
     submissions: list[Submission] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+
+def collect_submissions(paths: list[str | Path], notebook: str = "",
+                        scratch: Path | None = None) -> tuple[list[Submission], list[str]]:
+    """One row per student under ``paths`` (see ``collect``): (submissions, warnings)."""
+    found = collect(paths, notebook, scratch)
+    return found.submissions, found.warnings
 
 
 def display_name(name: str) -> str:
@@ -126,13 +135,13 @@ def _classify(path: Path, root: Path) -> tuple[Path, str, str]:
         try:
             target = path.resolve(strict=True)
         except (OSError, RuntimeError):
-            return path, "dangling link", "a symbolic link to nothing (or a loop of links)"
+            return path, Status.DANGLING_LINK, "a symbolic link to nothing (or a loop of links)"
         if not _inside(target, root):
-            return path, "link outside submissions", (
+            return path, Status.LINK_OUTSIDE, (
                 "a symbolic link to a file outside the submissions folder: not graded")
         path = target
     if path.is_dir():
-        return path, "not a notebook", "a folder named like a notebook, not a file"
+        return path, Status.NOT_A_NOTEBOOK, "a folder named like a notebook, not a file"
     return path, "", ""
 
 
@@ -221,7 +230,7 @@ class _Collector:
                 if target is not None and target.is_dir() and _inside(target, root):
                     continue  # a link to a folder that is in the class folder anyway
                 if target is not None and target.is_dir():
-                    self.row(entry.name, path, "link outside submissions",
+                    self.row(entry.name, path, Status.LINK_OUTSIDE,
                              "a symbolic link to a folder outside the submissions folder: "
                              "not graded", shown=where)
                 else:
@@ -250,7 +259,7 @@ class _Collector:
             reason = f"no {self.notebook}.ipynb in {shown}"
             if handed:
                 reason += " (found: " + ", ".join(handed[:5]) + (" ..." if len(handed) > 5 else "") + ")"
-            self.row(student, folder, "not submitted", reason, shown=shown, **extra)
+            self.row(student, folder, Status.NOT_SUBMITTED, reason, shown=shown, **extra)
             return
         chosen = candidates
         if len(candidates) > 1:
@@ -265,7 +274,7 @@ class _Collector:
                     f"also handed in {', '.join(others)} (not graded)")
             else:
                 names = [display_name(str(p.relative_to(folder))) for p in candidates]
-                self.row(student, folder, "several notebooks",
+                self.row(student, folder, Status.SEVERAL_NOTEBOOKS,
                          f"{len(names)} notebooks could be {self.notebook}: " + ", ".join(names)
                          + "; keep one (or name it with --notebook) and grade again",
                          shown=shown, **extra)
@@ -303,7 +312,7 @@ class _Collector:
             real, refused, reason = _classify(path, parent) if (
                 path.is_symlink() or path.is_dir()) else (path, "", "")
             if not path.exists() and not path.is_symlink():
-                refused, reason = "not a notebook", "no such file"
+                refused, reason = Status.NOT_A_NOTEBOOK, "no such file"
             self.row(student, real, refused, reason, shown=display_name(str(path)), lms=lms,
                      lms_id=lms_id, late=late)
 
@@ -331,7 +340,7 @@ def collect(paths: list[str | Path], notebook: str,
             unique.append(submission)
             continue
         ident = f"{submission.id}~{n}"
-        unique.append(Submission(ident, submission.path, "several notebooks",
+        unique.append(Submission(ident, submission.path, Status.SEVERAL_NOTEBOOKS,
                                  f"{submission.id} handed in more than one notebook "
                                  f"({submission.shown}); only one is graded: keep one and grade "
                                  "again", submission.shown, submission.lms, submission.lms_id,

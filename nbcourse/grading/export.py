@@ -27,9 +27,10 @@ import json
 import time
 from pathlib import Path
 
+from .scoring import points_text
+from .statuses import NOT_A_MARK
+
 FORMATS = ("canvas", "moodle", "questions")
-# statuses that are not a mark: the instructor decides (blank in the LMS files)
-NOT_A_MARK = {"several notebooks", "grader error", "link outside submissions", "dangling link"}
 
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 MOODLE_COLUMNS = ["Identifier", "Full name", "Grade", "Maximum grade", "Last modified (grade)",
@@ -37,12 +38,8 @@ MOODLE_COLUMNS = ["Identifier", "Full name", "Grade", "Maximum grade", "Last mod
 QUESTION_COLUMNS = ["student", "question", "points", "possible", "status", "mistake"]
 
 
-def _fmt(x) -> str:
-    return f"{float(x):.2f}".rstrip("0").rstrip(".")
-
-
 def _csv(rows: list[list]) -> str:
-    from .batch import spreadsheet_safe
+    from .gradebook import spreadsheet_safe
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     for row in rows:
@@ -52,14 +49,14 @@ def _csv(rows: list[list]) -> str:
 
 
 def _mark(row: dict) -> str:
-    return "" if row["status"] in NOT_A_MARK else _fmt(row["total"])
+    return "" if row["status"] in NOT_A_MARK else points_text(row["total"])
 
 
 def canvas_csv(results: dict, assignment: str | None = None) -> str:
     """Canvas's import format; ``assignment`` is the column, e.g. ``Weather (12345)``."""
     column = assignment or results["exercise"]
     rows = [CANVAS_COLUMNS + [column],
-            ["Points Possible", "", "", "", "", _fmt(results["maximum"])]]
+            ["Points Possible", "", "", "", "", points_text(results["maximum"])]]
     for row in results["submissions"]:
         source = row.get("source", {})
         canvas_id = source.get("lms_id", "") if source.get("lms") == "canvas" else ""
@@ -75,9 +72,9 @@ def moodle_csv(results: dict, modified: float | None = None) -> str:
     for row in results["submissions"]:
         source = row.get("source", {})
         ident = f"Participant {source['lms_id']}" if source.get("lms") == "moodle" else ""
-        comment = f"{row['status']}: {_fmt(row['total'])} / {_fmt(row['maximum'])}; " \
+        comment = f"{row['status']}: {points_text(row['total'])} / {points_text(row['maximum'])}; " \
                   f"details in {row.get('feedback', 'the feedback page')}"
-        rows.append([ident, row["submission"], _mark(row), _fmt(row["maximum"]), stamp,
+        rows.append([ident, row["submission"], _mark(row), points_text(row["maximum"]), stamp,
                      comment])
     return _csv(rows)
 
@@ -86,8 +83,8 @@ def questions_csv(results: dict) -> str:
     rows = [QUESTION_COLUMNS]
     for row in results["submissions"]:
         for question in row["questions"]:
-            rows.append([row["submission"], question["id"], _fmt(question["score"]),
-                         _fmt(question["points"]), question["status"],
+            rows.append([row["submission"], question["id"], points_text(question["score"]),
+                         points_text(question["points"]), question["status"],
                          "; ".join(question.get("mistakes", []))])
     return _csv(rows)
 
@@ -95,7 +92,7 @@ def questions_csv(results: dict) -> str:
 def write_exports(out_dir: str | Path, formats=FORMATS, *, canvas_assignment: str | None = None,
                   results: dict | None = None) -> list[Path]:
     """Write the requested files beside ``grades.csv`` in ``out_dir``; return their paths."""
-    from .batch import _write_atomic
+    from .gradebook import write_atomic
     out_dir = Path(out_dir)
     if results is None:
         source = out_dir / "results.json"
@@ -115,6 +112,6 @@ def write_exports(out_dir: str | Path, formats=FORMATS, *, canvas_assignment: st
         else:
             text = questions_csv(results)
         path = out_dir / f"{name}.csv"
-        _write_atomic(path, text)
+        write_atomic(path, text)
         written.append(path)
     return written

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .scoring import QuestionResult, SubmissionResult
+from .scoring import QuestionResult, SubmissionResult, points_text
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem;
@@ -29,10 +29,6 @@ td, th { border-bottom: 1px solid #ddd; padding: .25rem .4rem; text-align: left;
 """
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.2f}".rstrip("0").rstrip(".")
-
-
 def _verdict(question: QuestionResult) -> str:
     """What happened to the answer, in words; a flag comes first, since it decides the score."""
     if not question.flags:
@@ -44,9 +40,9 @@ def _verdict(question: QuestionResult) -> str:
         text = (f"it {'; '.join(question.flags)} (itself or through a function it calls), "
                 "which this exercise asks you to write yourself")
     if question.withheld and question.score == 0:
-        text += f", so it scores 0 of {_fmt(question.points)} points"
+        text += f", so it scores 0 of {points_text(question.points)} points"
     elif question.withheld:
-        text += (f", so {_fmt(question.withheld)} of the points its tests earned "
+        text += (f", so {points_text(question.withheld)} of the points its tests earned "
                  f"{'is' if question.withheld == 1 else 'are'} withheld")
     text += f". Its tests on their own: {question.status}."
     return f'<span class="fail">flagged</span>: {escape(text)}'
@@ -61,7 +57,7 @@ def render_html(result: SubmissionResult, exercise_title: str) -> str:
         f"<style>{STYLE}</style></head><body>",
         f"<h1>{escape(exercise_title)}</h1>",
         f"<p>Submission <code>{escape(result.submission)}</code></p>",
-        f'<p class="score">{_fmt(result.total)} / {_fmt(result.maximum)} points</p>',
+        f'<p class="score">{points_text(result.total)} / {points_text(result.maximum)} points</p>',
         f'<p>Status: <span class="status">{escape(result.status)}</span></p>',
     ]
     if result.reasons:
@@ -71,7 +67,7 @@ def render_html(result: SubmissionResult, exercise_title: str) -> str:
                      + "</ul>")
     for question in result.questions:
         parts.append(f"<h2>{escape(question.id)}: {escape(question.title)} "
-                     f"({_fmt(question.score)} / {_fmt(question.points)})</h2>")
+                     f"({points_text(question.score)} / {points_text(question.points)})</h2>")
         parts.append(f"<p>Graded answer: <code>{escape(question.name)}</code> "
                      f"&mdash; {_verdict(question)}</p>")
         if question.cases:

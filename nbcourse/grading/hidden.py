@@ -18,6 +18,7 @@ from pathlib import Path
 from . import specs
 from .execution.probe_source import nbcourse_probe
 from .scoring import QuestionResult, score_question
+from .statuses import AnswerStatus
 
 
 def grade_answer(exercise: str | specs.Exercise, question: str, answer,
@@ -53,7 +54,7 @@ def run_hidden_tests(exercise: str, question: str, answer) -> None:
         return
     result = grade_answer(spec, question, answer)
     failed = [case for case in result.cases if not case.passed]
-    if failed or result.status not in ("passed",):
+    if failed or result.status != AnswerStatus.PASSED:
         details = "; ".join(f"{c.name}: {c.message}" for c in failed) or "; ".join(result.notes)
         raise AssertionError(f"{spec.name} {question} ({result.name}): {details}")
     print(f"{question}: {len(result.cases)} of {len(result.cases)} grading cases pass")

@@ -1,50 +1,36 @@
 """From what a run reported to a status, points and reasons, in the grader's process.
 
 The expected values never leave this process.  Every submission gets exactly one
-status; the order below decides which one when several things went wrong, and every
+status; ``statuses.PRECEDENCE`` decides which one when several things went wrong, and every
 problem also appears as a reason, so nothing is silently zero.
 """
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 from .diagnosis import IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain
-from .execution.report import KernelOutcome, NotebookVerdict, RunReport
+from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .specs import FAILED, Exercise
+from .statuses import PRECEDENCE, AnswerStatus, Status
 from .values import Unsupported, decode_answer, describe_value, kind_of
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 # what IPython calls a cell's code: /tmp/ipykernel_12/836573701.py, <ipython-input-3-...>
 _CELL_LINE = re.compile(r"\((?:[^()\s]*/)?\d{5,}\.py, line (\d+)\)")
 _CELL_FILE = re.compile(r"(?:[^\s'\"()]*/)?(?:ipykernel_\d+/)?\d{5,}\.py|<ipython-input-[^>]*>")
 
 
-def clean_message(text, limit: int = 300) -> str:
-    """Error text a student can read: no terminal colours, memory addresses, kernel file
-    names (``836573701.py``) or dangling ``Error:`` with nothing after it."""
-    text = _ANSI.sub("", str(text))
-    text = _ADDRESS.sub("0x…", text)
-    text = _CELL_LINE.sub(r"(line \1 of the cell)", text)
+def student_message(text, limit: int = 300) -> str:
+    """Error text a student can read: ``execution.report.clean_message`` (no terminal
+    colours or memory addresses), and also no kernel file names (``836573701.py``) or
+    dangling ``Error:`` with nothing after it."""
+    text = _CELL_LINE.sub(r"(line \1 of the cell)", clean_message(text, limit=sys.maxsize))
     text = _CELL_FILE.sub("the cell", text).strip()
     if text.endswith(":"):
         text = text[:-1].rstrip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-STATUSES = (
-    "not a notebook",   # not JSON, JSON but not a notebook, unreadable, too large
-    "empty notebook",   # a notebook with no code in it
-    "grader error",     # the grading machinery failed; the instructor should look
-    "memory limit",     # a cell (or an answer) ran out of the memory it is allowed
-    "kernel died",      # the kernel process ended (os._exit, a crash)
-    "timed out",        # a cell or an answer ran longer than the timeout
-    "cell error",       # a cell raised an exception (answers still graded)
-    "answer missing",   # a graded name is not defined after running the notebook
-    "answers unreadable",  # the grader could not read the probe's reply
-    "graded",           # everything ran; the points are the answers' points
-)
+    return clean_message(text, limit)
 
 
 @dataclass
@@ -63,7 +49,7 @@ class QuestionResult:
     title: str
     points: float
     score: float
-    status: str  # passed | partly passed | failed | missing | not run | not callable ...
+    status: AnswerStatus
     cases: list[CaseResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
@@ -76,7 +62,7 @@ class QuestionResult:
 class SubmissionResult:
     submission: str
     path: str
-    status: str
+    status: Status
     reasons: list[str]
     total: float
     maximum: float
@@ -97,6 +83,11 @@ class SubmissionResult:
 
 def _round(value: Fraction) -> float:
     return float(round(value, 2))
+
+
+def points_text(points) -> str:
+    """Points as every page and gradebook writes them: ``7.5``, ``10``, ``0.33``."""
+    return f"{float(points):.2f}".rstrip("0").rstrip(".")
 
 
 def flag_note(name: str, names: str, lost) -> str:
@@ -120,54 +111,24 @@ def score_question(question, probe: dict, expected: list, penalty: float,
         return _score_question(question, probe, expected, penalty, forbidden)
     except Exception:  # noqa: BLE001 - a field of the wrong type from the kernel
         result = QuestionResult(question.id, question.name, question.title,
-                                float(question.points), 0.0, "unreadable")
+                                float(question.points), 0.0, AnswerStatus.UNREADABLE)
         result.notes.append("the grader could not read the reply for this question")
         return result
 
 
 def _text(value, fallback: str, limit: int = 200) -> str:
     """A string field of a report, cleaned and cut; ``fallback`` if it is not a string."""
-    return clean_message(value, limit) if isinstance(value, str) else fallback
+    return student_message(value, limit) if isinstance(value, str) else fallback
 
 
 def _score_question(question, probe: dict, expected: list, penalty: float,
                     forbidden: list[str]) -> QuestionResult:
-    points = Fraction(str(question.points))
-    result = QuestionResult(question.id, question.name, question.title, float(points), 0.0,
-                            "failed")
+    result = QuestionResult(question.id, question.name, question.title,
+                            float(Fraction(str(question.points))), 0.0, AnswerStatus.FAILED)
     if not isinstance(probe, dict):
         probe = {"unreadable_report": "the probe's reply is malformed"}
-    if "not_run" in probe:
-        result.status = "not run"
-        result.notes.append(f"not checked: {_text(probe['not_run'], 'the kernel stopped', 500)}")
+    if _not_judged(question, probe, result):
         return result
-    if "timed_out" in probe:
-        seconds = probe["timed_out"]
-        limit = (f"{seconds:.0f} s" if isinstance(seconds, (int, float))
-                 and not isinstance(seconds, bool) else "its time limit")
-        result.status = "timed out"
-        result.notes.append(f"evaluating {question.name} took longer than {limit} "
-                            "and was stopped")
-        return result
-    if "unreadable_report" in probe:
-        result.status = "unreadable"
-        result.notes.append(_text(probe["unreadable_report"], "the probe's reply is malformed"))
-        return result
-    if probe.get("name") != question.name or probe.get("question") != question.id:
-        result.status = "unreadable"
-        result.notes.append("the probe's reply does not belong to this question")
-        return result
-    if probe.get("missing") is True:
-        result.status = "missing"
-        result.notes.append(f"`{question.name}` is not defined after running your notebook "
-                            "(was the cell deleted, renamed, or did it fail?)")
-        return result
-    if "not_callable" in probe:
-        result.status = "not callable"
-        result.notes.append(f"`{question.name}` should be a function, but it is a "
-                            f"{_text(probe['not_callable'], 'something else', 80)}")
-        return result
-
     if question.kind == "value":
         outcome = {"value": probe["value"]} if "value" in probe \
             else {"unreadable": _text(probe.get("unreadable"), "no value")}
@@ -175,36 +136,10 @@ def _score_question(question, probe: dict, expected: list, penalty: float,
     else:
         outcomes = probe.get("cases")
         if not isinstance(outcomes, list) or len(outcomes) != len(question.cases):
-            result.status = "unreadable"
+            result.status = AnswerStatus.UNREADABLE
             result.notes.append("the probe's reply has the wrong number of results")
             return result
-
-    passed = 0
-    not_implemented = 0
-    verdicts, actuals = [], []
-    for case, outcome, want in zip(question.cases, outcomes, expected):
-        message, actual = _judge(question, case, outcome, want)
-        ok = message is None
-        passed += ok
-        if message and message.startswith(NOT_ANSWERED):
-            not_implemented += 1
-        verdicts.append(ok)
-        actuals.append(actual)
-        result.cases.append(CaseResult(case.name, case.hidden, ok, message or ""))
-
-    if question.kind == "value":  # one value: right or not, whatever checks it passes
-        earned = points if passed == len(question.cases) else Fraction(0)
-    else:
-        earned = points * passed / len(question.cases)
-    if any(isinstance(o, dict) and o.get("not_run") == "timeout" for o in outcomes):
-        result.status = "timed out"
-    elif not_implemented == len(question.cases):
-        result.status = "not answered"
-    elif passed == len(question.cases):
-        result.status = "passed"
-    elif passed and question.kind == "function":
-        result.status = "partly passed"
-    _diagnose(question, result, verdicts, actuals)
+    earned = _judge_cases(question, outcomes, expected, result)
     if forbidden:
         names = ", ".join(forbidden)
         result.flags.append(f"uses {names}")
@@ -215,11 +150,74 @@ def _score_question(question, probe: dict, expected: list, penalty: float,
     result.score = _round(earned)
     if result.diagnosis:
         result.notes.append(result.diagnosis)
-    elif question.hint and result.status in ("failed", "partly passed") and not all(
-            case.passed or case.message.startswith(FORM_NOTES) for case in result.cases):
+    elif question.hint and result.status in (AnswerStatus.FAILED, AnswerStatus.PARTLY_PASSED) \
+            and not all(case.passed or case.message.startswith(FORM_NOTES)
+                        for case in result.cases):
         # (a message that says "rounded" or "floats" already says what is wrong)
         result.notes.append(f"hint: {question.hint}")
     return result
+
+
+def _not_judged(question, probe: dict, result: QuestionResult) -> bool:
+    """When the probe brought back no answer to judge (not run, timed out, unreadable,
+    missing, not callable): ``result`` says why, and True."""
+    if "not_run" in probe:
+        result.status = AnswerStatus.NOT_RUN
+        result.notes.append(f"not checked: {_text(probe['not_run'], 'the kernel stopped', 500)}")
+    elif "timed_out" in probe:
+        seconds = probe["timed_out"]
+        limit = (f"{seconds:.0f} s" if isinstance(seconds, (int, float))
+                 and not isinstance(seconds, bool) else "its time limit")
+        result.status = AnswerStatus.TIMED_OUT
+        result.notes.append(f"evaluating {question.name} took longer than {limit} "
+                            "and was stopped")
+    elif "unreadable_report" in probe:
+        result.status = AnswerStatus.UNREADABLE
+        result.notes.append(_text(probe["unreadable_report"], "the probe's reply is malformed"))
+    elif probe.get("name") != question.name or probe.get("question") != question.id:
+        result.status = AnswerStatus.UNREADABLE
+        result.notes.append("the probe's reply does not belong to this question")
+    elif probe.get("missing") is True:
+        result.status = AnswerStatus.MISSING
+        result.notes.append(f"`{question.name}` is not defined after running your notebook "
+                            "(was the cell deleted, renamed, or did it fail?)")
+    elif "not_callable" in probe:
+        result.status = AnswerStatus.NOT_CALLABLE
+        result.notes.append(f"`{question.name}` should be a function, but it is a "
+                            f"{_text(probe['not_callable'], 'something else', 80)}")
+    else:
+        return False
+    return True
+
+
+def _judge_cases(question, outcomes: list, expected: list, result: QuestionResult) -> Fraction:
+    """Judge every case into ``result`` (its cases, status and diagnosis); the points earned."""
+    points = Fraction(str(question.points))
+    passed = not_implemented = 0
+    verdicts, actuals = [], []
+    for case, outcome, want in zip(question.cases, outcomes, expected):
+        message, actual = _judge(question, case, outcome, want)
+        ok = message is None
+        passed += ok
+        if message and message.startswith(NOT_ANSWERED):
+            not_implemented += 1
+        verdicts.append(ok)
+        actuals.append(actual)
+        result.cases.append(CaseResult(case.name, case.hidden, ok, message or ""))
+    if question.kind == "value":  # one value: right or not, whatever checks it passes
+        earned = points if passed == len(question.cases) else Fraction(0)
+    else:
+        earned = points * passed / len(question.cases)
+    if any(isinstance(o, dict) and o.get("not_run") == "timeout" for o in outcomes):
+        result.status = AnswerStatus.TIMED_OUT
+    elif not_implemented == len(question.cases):
+        result.status = AnswerStatus.NOT_ANSWERED
+    elif passed == len(question.cases):
+        result.status = AnswerStatus.PASSED
+    elif passed and question.kind == "function":
+        result.status = AnswerStatus.PARTLY_PASSED
+    _diagnose(question, result, verdicts, actuals)
+    return earned
 
 
 NOT_ANSWERED = "not answered yet"
@@ -283,7 +281,7 @@ def _judge(question, case, outcome, expected):
         if case.hidden:  # its message may quote the hidden input: only a known type's name
             return (f"raised {kind if _builtin_exception(kind) else 'an exception of its own class'}",
                     NO_VALUE)
-        return f"raised {clean_message(text, 200)}", NO_VALUE
+        return f"raised {student_message(text, 200)}", NO_VALUE
     if key == "unreadable":
         if case.hidden:
             return HIDDEN_UNREADABLE, NO_VALUE
@@ -306,10 +304,10 @@ def _judge(question, case, outcome, expected):
         if case.hidden:
             return "the result could not be compared", actual
         return (f"the result could not be compared ({type(error).__name__}: "
-                f"{clean_message(error, 120)}); got {describe_value(actual)}"), actual
+                f"{student_message(error, 120)}); got {describe_value(actual)}"), actual
     if message and case.hidden:
         return _hidden_verdict(actual, expected), actual
-    return (clean_message(message, 300) if message else message), actual
+    return (student_message(message, 300) if message else message), actual
 
 
 def _fixed_kind(value) -> str:
@@ -352,45 +350,53 @@ def score(exercise: Exercise, expected: dict[str, list], report: RunReport, subm
           path: str) -> SubmissionResult:
     """Status, points and reasons for one submission from its run report."""
     maximum = exercise.maximum
-    reasons: list[str] = []
-    notes: list[str] = []
-    empty = [QuestionResult(q.id, q.name, q.title, float(q.points), 0.0, "not run")
+    empty = [QuestionResult(q.id, q.name, q.title, float(q.points), 0.0, AnswerStatus.NOT_RUN)
              for q in exercise.questions]
-
     if report.grader_error:
-        return SubmissionResult(submission, path, "grader error",
-                                [clean_message(report.grader_error, 500)], 0.0, maximum, empty)
+        return SubmissionResult(submission, path, Status.GRADER_ERROR,
+                                [student_message(report.grader_error, 500)], 0.0, maximum, empty)
     if report.notebook is NotebookVerdict.NOT_A_NOTEBOOK:
-        return SubmissionResult(submission, path, "not a notebook",
+        return SubmissionResult(submission, path, Status.NOT_A_NOTEBOOK,
                                 [report.notebook_reason], 0.0, maximum, empty)
     if report.notebook is NotebookVerdict.EMPTY:
-        return SubmissionResult(submission, path, "empty notebook",
+        return SubmissionResult(submission, path, Status.EMPTY_NOTEBOOK,
                                 [report.notebook_reason], 0.0, maximum, empty)
 
-    problems = [p.__dict__ for p in report.problems]
-    missing_names = {q.name for q in exercise.questions
-                     if isinstance(report.probes, dict) and isinstance(
-                         report.probes.get(q.id), dict) and report.probes[q.id].get("missing") is True}
-    statuses = set()
+    statuses, reasons, notes = set(), [], []
+    stubs_left = _notebook_problems(exercise, report, statuses, reasons, notes)
+    questions = _score_answers(exercise, expected, report, stubs_left, statuses)
+    reasons += _answer_reasons(questions)
+    status = next((s for s in PRECEDENCE if s in statuses), Status.GRADED)
+    total = _round(sum(Fraction(str(q.score)) for q in questions))
+    return SubmissionResult(submission, path, status, reasons, total, maximum, questions, notes,
+                            seconds=float(report.seconds))
+
+
+def _notebook_problems(exercise: Exercise, report: RunReport, statuses: set, reasons: list,
+                       notes: list) -> bool:
+    """What went wrong with the kernel and the cells, added to ``statuses``, ``reasons``
+    and ``notes``; whether a cell still raises the stub's NotImplementedError."""
     kernel = report.kernel
     if kernel is KernelOutcome.FAILED_TO_START:
-        statuses.add("grader error")
+        statuses.add(Status.GRADER_ERROR)
         reasons.append(f"the kernel did not start: {report.kernel_reason}")
     elif kernel is KernelOutcome.DIED:
-        statuses.add("kernel died")
+        statuses.add(Status.KERNEL_DIED)
         reasons.append(report.kernel_reason or "the kernel died")
     elif kernel in (KernelOutcome.STUCK, KernelOutcome.TOO_SLOW):
-        statuses.add("timed out")
+        statuses.add(Status.TIMED_OUT)
         reasons.append(report.kernel_reason or "timed out")
     if report.memory_error:
-        statuses.add("memory limit")
+        statuses.add(Status.MEMORY_LIMIT)
         reasons.append("the notebook ran out of memory (it is limited while grading)")
-    problems = [dict(problem, error=clean_message(problem.get("error", "")))
-                for problem in problems]
-    stubs_left = any(problem.get("not_implemented") for problem in problems)
+    probes = report.probes if isinstance(report.probes, dict) else {}
+    missing_names = {q.name for q in exercise.questions if isinstance(probes.get(q.id), dict)
+                     and probes[q.id].get("missing") is True}
+    problems = [dict(p.__dict__, error=student_message(p.__dict__.get("error", "")))
+                for p in report.problems]
     for problem in problems:
         if problem.get("timed_out"):
-            statuses.add("timed out")
+            statuses.add(Status.TIMED_OUT)
             reasons.append(f"{_cell(problem)} was {problem['error']} and was interrupted")
         elif problem.get("not_implemented"):
             notes.append(f"{_cell(problem)} is not answered yet (it still raises "
@@ -400,45 +406,50 @@ def score(exercise: Exercise, expected: dict[str, list], report: RunReport, subm
             # missing answer again, reported once as "answer missing"
             notes.append(f"{_cell(problem)} raised {problem['error']}")
         elif "MemoryError" not in problem.get("error", ""):
-            statuses.add("cell error")
+            statuses.add(Status.CELL_ERROR)
             reasons.append(f"{_cell(problem)} raised {problem['error']}")
-    output_bytes = report.output_bytes
-    if output_bytes > 1_000_000:
-        notes.append(f"the notebook printed {output_bytes / 1e6:.0f} MB of output; "
+    if report.output_bytes > 1_000_000:
+        notes.append(f"the notebook printed {report.output_bytes / 1e6:.0f} MB of output; "
                      "the grader ignored it")
+    return any(problem.get("not_implemented") for problem in problems)
 
+
+def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunReport,
+                   stubs_left: bool, statuses: set) -> list[QuestionResult]:
+    """Every question's result; the statuses its answers give the submission added."""
     questions = []
     probes = report.probes
-    forbidden = report.forbidden
     for question in exercise.questions:
         probe = probes.get(question.id, {"not_run": "the answer was not evaluated"}) \
             if isinstance(probes, dict) else {"not_run": "the answer was not evaluated"}
         result = score_question(question, probe, expected[question.id],
-                                 exercise.forbidden_penalty, forbidden.get(question.id, []))
-        if result.status == "missing" and question.kind == "value" and stubs_left:
+                                exercise.forbidden_penalty, report.forbidden.get(question.id, []))
+        if result.status == AnswerStatus.MISSING and question.kind == "value" and stubs_left:
             # a blank notebook: the cell that defines the value still raises
             # NotImplementedError, so the name was never bound
-            result.status = "not answered"
+            result.status = AnswerStatus.NOT_ANSWERED
             result.notes = [f"`{question.name}` is not defined: not answered yet (a cell "
                             "still raises NotImplementedError)"]
         questions.append(result)
-        if result.status == "missing":
-            statuses.add("answer missing")
-        elif result.status == "unreadable":
-            statuses.add("answers unreadable")
-        elif result.status == "timed out":
-            statuses.add("timed out")
-    missing = [q.name for q in questions if q.status == "missing"]
+        if result.status == AnswerStatus.MISSING:
+            statuses.add(Status.ANSWER_MISSING)
+        elif result.status == AnswerStatus.UNREADABLE:
+            statuses.add(Status.ANSWERS_UNREADABLE)
+        elif result.status == AnswerStatus.TIMED_OUT:
+            statuses.add(Status.TIMED_OUT)
+    return questions
+
+
+def _answer_reasons(questions: list[QuestionResult]) -> list[str]:
+    """The reasons a row gives for its answers: missing, unreadable, timed out."""
+    reasons = []
+    missing = [q.name for q in questions if q.status == AnswerStatus.MISSING]
     if missing:
         reasons.append("not defined after running the notebook: " + ", ".join(missing))
-    unreadable = [q for q in questions if q.status == "unreadable"]
-    for question in unreadable:
-        reasons.append(f"{question.name}: " + "; ".join(question.notes))
     for question in questions:
-        if question.status == "timed out":
+        if question.status == AnswerStatus.UNREADABLE:
+            reasons.append(f"{question.name}: " + "; ".join(question.notes))
+    for question in questions:
+        if question.status == AnswerStatus.TIMED_OUT:
             reasons.append(f"evaluating {question.name} on the grader's inputs timed out")
-
-    status = next((s for s in STATUSES if s in statuses), "graded")
-    total = _round(sum(Fraction(str(q.score)) for q in questions))
-    return SubmissionResult(submission, path, status, reasons, total, maximum, questions, notes,
-                            seconds=float(report.seconds))
+    return reasons

@@ -33,9 +33,7 @@ from . import forbidden as forbidden_names
 from .diagnosis import NO_VALUE, diagnose, explain, form_note
 from .judges import from_json
 from .values import Tolerance, both_nan, compare, decode_input, describe_value, normalise
-
-CHECKS_SUFFIX = ".checks.json"
-SPEC_SUFFIX = ".grading.py"
+from ..resources import CHECKS_SUFFIX, SPEC_SUFFIX, exercise_matches
 _FORM_NOTES = ("the numbers are right but", "the value looks rounded")
 FORMAT = 1  # the checks file format this nbcourse reads (specs.Exercise.publish writes it)
 
@@ -164,14 +162,9 @@ def find_checks(exercise: str, folders: Sequence[Path] | None = None) -> Path | 
         for suffix in (CHECKS_SUFFIX, SPEC_SUFFIX):
             candidates = sorted(folder.glob(f"*{suffix}")) if folder.is_dir() else []
             names = {p.name[: -len(suffix)]: p for p in candidates}
-            if exercise in names:
-                return names[exercise]
-            key = str(exercise).lower()
-            loose = [p for n, p in names.items()
-                     if n.split("_", 1)[-1] == key or
-                     (key.isdigit() and n.split("_", 1)[0].lstrip("0") == key.lstrip("0"))]
-            if len(loose) == 1:
-                return loose[0]
+            matches = exercise_matches(exercise, list(names))
+            if len(matches) == 1:
+                return names[matches[0]]
     return None
 
 

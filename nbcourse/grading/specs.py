@@ -28,9 +28,7 @@ from typing import Any, Callable, Sequence
 from .diagnosis import form_note
 from .judges import Judge
 from .values import Tolerance, both_nan, compare, encode_input, normalise
-
-SPEC_SUFFIX = ".grading.py"
-CHECKS_SUFFIX = ".checks.json"
+from ..resources import CHECKS_SUFFIX, SPEC_SUFFIX, exercise_matches
 PROBABILITY = Tolerance(rel=1e-6, abs_=1e-9)
 FAILED = object()  # a mistake's reference that raised on a case: it matches nothing
 
@@ -310,21 +308,21 @@ class Exercise:
 
 # ----------------------------------------------------------------------- finding specs
 def default_source_dir() -> Path:
-    """Where the instructor's sources are when no folder is given.
+    """Where the instructor's sources are when no folder is given: the folder the
+    command line finds (``resources.find_exercise_source``: ``$NBCOURSE_EXERCISES``, the
+    current folder, ``exercises/source`` here or above); else the one nbcourse ships.
 
-    ``$NBCOURSE_EXERCISES``; else the current folder if it holds specs; else
-    ``exercises/source`` under the current folder; else the one nbcourse ships.
+    A ``$NBCOURSE_EXERCISES`` without specs is returned as it is, so the error names it
+    instead of grading against the shipped exercises.
     """
+    from ..resources import course_root, find_exercise_source
+    found, _ = find_exercise_source()
+    if found is not None:
+        return found
     override = os.environ.get("NBCOURSE_EXERCISES")
     if override:
         return Path(override)
-    if any(Path.cwd().glob(f"*{SPEC_SUFFIX}")):
-        return Path.cwd()
-    here = Path.cwd() / "exercises" / "source"
-    if here.is_dir():
-        return here
-    from ..resources import course_root  # the package's copy of the course, or the checkout
-    return Path(course_root()) / "exercises" / "source"
+    return Path(course_root()) / "exercises" / "source"  # the package's copy, or the checkout
 
 
 def available(source_dir: Path | None = None) -> list[str]:
@@ -338,15 +336,7 @@ def resolve_name(name: str, source_dir: Path | None = None) -> str:
     names = available(source_dir)
     if not names:
         raise FileNotFoundError(f"no grading specs (*{SPEC_SUFFIX}) in {source_dir}")
-    if name in names:
-        return name
-    key = name.lower().removesuffix(".ipynb")
-    tiers = [  # the first tier with any match decides
-        [n for n in names if n == key or n.split("_", 1)[-1] == key],
-        [n for n in names if key.isdigit() and n.split("_", 1)[0].lstrip("0") == key.lstrip("0")],
-        [n for n in names if len(key) >= 3 and key in n],
-    ]
-    matches = next((tier for tier in tiers if tier), [])
+    matches = exercise_matches(name, names)
     if len(matches) == 1:
         return matches[0]
     if not matches:

@@ -129,20 +129,30 @@ def validate(name: str, source_dir: Path | None = None) -> list[Problem]:
 
 def _check_question(question, spec_path: Path, notebook_path: Path,
                     defined: set[str]) -> list[Problem]:
+    """The question as a whole, then its references on every case, then (when those
+    hold) its known mistakes."""
+    problems = _check_question_shape(question, _at(question.origin, spec_path), notebook_path,
+                                     defined)
+    expected = _check_cases(question, spec_path, problems)
+    if expected is not None and not errors(problems):
+        problems += _check_mistakes(question, spec_path)
+    return problems
+
+
+def _check_question_shape(question, here: str, notebook_path: Path,
+                          defined: set[str]) -> list[Problem]:
+    """What the spec says of the question: its name is defined, it has hidden and public
+    cases, it does not forbid itself, it lists known mistakes."""
     problems: list[Problem] = []
-    here = _at(question.origin, spec_path)
-
-    def error(where, message):
-        problems.append(Problem("error", where, message))
-
     if notebook_path.is_file() and question.name not in defined:
         close = difflib.get_close_matches(question.name, sorted(defined), n=1)
-        error(here, f"{question.id} grades `{question.name}`, but no cell of "
-                    f"{notebook_path.name} defines it"
-                    + (f" (did you mean `{close[0]}`?)" if close else ""))
+        problems.append(Problem("error", here, (
+            f"{question.id} grades `{question.name}`, but no cell of {notebook_path.name} "
+            "defines it" + (f" (did you mean `{close[0]}`?)" if close else ""))))
     if question.kind == "function" and not any(case.hidden for case in question.cases):
-        error(here, f"{question.id} has no hidden case: the grade would rest on the public "
-                    "cases alone, which students see")
+        problems.append(Problem("error", here, (
+            f"{question.id} has no hidden case: the grade would rest on the public cases "
+            "alone, which students see")))
     if not any(not case.hidden for case in question.cases):
         problems.append(Problem("warning", here, (
             f"{question.id} has no public case: the student's check() cannot test it (a public "
@@ -157,71 +167,88 @@ def _check_question(question, spec_path: Path, notebook_path: Path,
         problems.append(Problem("warning", here, (
             f"{question.id} lists {len(question.mistakes)} known mistake(s); list at least two "
             "(Mistake(name, reference, feedback)) so the feedback can name them")))
+    return problems
 
-    # references on every case
+
+def _check_cases(question, spec_path: Path, problems: list[Problem]) -> list | None:
+    """The reference and the judge on every case (public ones shippable to students);
+    the expected values, or None when the reference fails (no case after it is checked)."""
     expected = []
     for index, case in enumerate(question.cases):
-        where = _at(case.origin, spec_path)
+        where, label = _at(case.origin, spec_path), _case_label(question, index)
         try:
             if question.kind == "value":
                 expected.append(expected[0] if expected else specs.normalise(question.reference()))
             else:
                 expected.append(specs.normalise(question.reference(*case.args, **case.kwargs)))
         except Exception as exc:  # noqa: BLE001
-            error(where, f"{_case_label(question, index)}: the reference fails: "
-                         f"{type(exc).__name__}: {exc}")
-            return problems
+            problems.append(Problem("error", where, f"{label}: the reference fails: "
+                                                    f"{type(exc).__name__}: {exc}"))
+            return None
         if not case.hidden:
-            judge = case.judge or question.judge
-            if question.graded_later and judge is None:
-                error(where, f"{_case_label(question, index)} is public without a judge, so the "
-                             f"checks file would ship the value that {question.id}'s hidden "
-                             "case grades: give it a judge that tests the form (Within, OneOf)")
-            if judge is not None and not isinstance(judge, Judge):
-                error(where, f"{_case_label(question, index)} is public, so its judge must "
-                             "come from nbcourse.grading.judges (a plain function cannot be "
-                             "shipped to students); make the case hidden or use one of them")
-            try:
-                json.dumps(encode_input(tuple(case.args)))
-                json.dumps(encode_input(dict(case.kwargs)))
-                json.dumps(encode_input(expected[-1]))
-            except (TypeError, ValueError) as exc:
-                error(where, f"{_case_label(question, index)} is public but its inputs or "
-                             f"expected value cannot be written for students: {exc}")
+            problems += _check_public_case(question, case, expected[-1], where, label)
         try:
             question.judge_case(expected[-1], expected[-1], case)
         except Exception as exc:  # noqa: BLE001
-            error(where, f"{_case_label(question, index)}: the judge fails on the expected "
-                         f"value itself: {type(exc).__name__}: {exc}")
-    if problems and any(p.level == "error" for p in problems):
-        return problems
+            problems.append(Problem("error", where, (
+                f"{label}: the judge fails on the expected value itself: "
+                f"{type(exc).__name__}: {exc}")))
+    return expected
 
-    # known mistakes
+
+def _check_public_case(question, case, expected, where: str, label: str) -> list[Problem]:
+    """A public case ships to students: a judge they can run, plain-data inputs and value."""
+    problems = []
+    judge = case.judge or question.judge
+    if question.graded_later and judge is None:
+        problems.append(Problem("error", where, (
+            f"{label} is public without a judge, so the checks file would ship the value that "
+            f"{question.id}'s hidden case grades: give it a judge that tests the form "
+            "(Within, OneOf)")))
+    if judge is not None and not isinstance(judge, Judge):
+        problems.append(Problem("error", where, (
+            f"{label} is public, so its judge must come from nbcourse.grading.judges (a plain "
+            "function cannot be shipped to students); make the case hidden or use one of them")))
+    try:
+        json.dumps(encode_input(tuple(case.args)))
+        json.dumps(encode_input(dict(case.kwargs)))
+        json.dumps(encode_input(expected))
+    except (TypeError, ValueError) as exc:
+        problems.append(Problem("error", where, (
+            f"{label} is public but its inputs or expected value cannot be written for "
+            f"students: {exc}")))
+    return problems
+
+
+def _check_mistakes(question, spec_path: Path) -> list[Problem]:
+    """Every known mistake runs, loses points, is caught by a hidden case (function
+    questions) and is named by the diagnosis."""
     from .hidden import grade_question
+    problems = []
     mistaken = question.mistaken()
     for mistake in question.mistakes:
         where = _at(mistake.origin, spec_path)
         label = f"{question.id} mistake {mistake.name!r}"
         if mistake.name in question.mistake_errors:
             index, exc = question.mistake_errors[mistake.name]
-            error(where, f"{label} fails on {_case_label(question, index)}: "
-                         f"{type(exc).__name__}: {exc}")
+            problems.append(Problem("error", where, (
+                f"{label} fails on {_case_label(question, index)}: {type(exc).__name__}: {exc}")))
             continue
-        else:
-            answer = mistaken[mistake.name][0] if question.kind == "value" \
-                else mistake.reference
-            result = grade_question(question, answer)
-            if result.score >= result.points:
-                error(where, f"{label} passes every case: it loses no points, so no case "
-                             "tells it from the right answer")
-                continue
-            if question.kind == "function" and not any(
-                    c.hidden and not c.passed for c in result.cases):
-                error(where, f"{label} fails only public cases: add a hidden case that "
-                             "catches it")
-            if mistake.name not in result.mistakes:
-                error(where, f"{label} is not recognised by the diagnosis (another mistake "
-                             "gives different values on some case?)")
+        answer = mistaken[mistake.name][0] if question.kind == "value" else mistake.reference
+        result = grade_question(question, answer)
+        if result.score >= result.points:
+            problems.append(Problem("error", where, (
+                f"{label} passes every case: it loses no points, so no case tells it from the "
+                "right answer")))
+            continue
+        if question.kind == "function" and not any(
+                c.hidden and not c.passed for c in result.cases):
+            problems.append(Problem("error", where, (
+                f"{label} fails only public cases: add a hidden case that catches it")))
+        if mistake.name not in result.mistakes:
+            problems.append(Problem("error", where, (
+                f"{label} is not recognised by the diagnosis (another mistake gives different "
+                "values on some case?)")))
     return problems
 
 

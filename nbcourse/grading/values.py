@@ -16,9 +16,7 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from .execution.probe_source import nbcourse_probe  # noqa: F401  (re-exported for tests)
-
-MISSING = object()
+from .execution.probe_source import nbcourse_probe
 
 
 # --------------------------------------------------------------------------- inputs

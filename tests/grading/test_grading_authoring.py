@@ -9,12 +9,19 @@ import pytest
 
 from nbcourse.cli import main
 from nbcourse.grading import authoring, specs
+from nbcourse.grading.release import release
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "exercises" / "source"
 RELEASE = REPO / "exercises"
 COURSE = {"01_weather", "02_smoothing", "03_mle", "04_linearity", "05_spam"}
 TRIVIAL = re.compile(r"^[\s\W]*$|^(else|try|finally|pass|return|break|continue)\b\W*$")
+
+
+def _hidden_text(source_dir: Path) -> dict[str, authoring.Blocks]:
+    """The solution and hidden-test lines of every source notebook, as the release finds them."""
+    return {path.name: authoring.student_notebook(nbformat.read(path, as_version=4), str(path))[1]
+            for path in authoring.source_notebooks(source_dir)}
 
 
 def _notebook(*cells):
@@ -93,7 +100,7 @@ def test_every_exercise_has_a_spec_a_source_and_at_least_three_graded_questions(
 
 @pytest.mark.parametrize("name", sorted(p.name for p in SOURCE.glob("*.ipynb")))
 def test_no_solution_line_or_hidden_test_reaches_a_student_file(name):
-    blocks = authoring.hidden_text(SOURCE)[name]
+    blocks = _hidden_text(SOURCE)[name]
     assert blocks.solution and blocks.hidden
     student_text = "\n".join(
         cell.source for cell in nbformat.read(RELEASE / name, as_version=4).cells)
@@ -119,7 +126,7 @@ def test_release_check_and_write(tmp_path, capsys):
 
 def test_release_refuses_to_overwrite_the_sources():
     with pytest.raises(ValueError, match="must differ"):
-        authoring.release(SOURCE, SOURCE)
+        release(SOURCE, SOURCE)
 
 
 @pytest.mark.parametrize("name", specs.available(SOURCE))
@@ -141,7 +148,7 @@ def test_the_checks_file_ships_public_cases_only(name):
         for case in question["cases"]:
             case["hint"] = ""
     data = json.dumps(shipped, ensure_ascii=False)
-    for line in authoring.hidden_text(SOURCE)[f"{name}.ipynb"].solution:
+    for line in _hidden_text(SOURCE)[f"{name}.ipynb"].solution:
         if not TRIVIAL.match(line.strip()) and len(line.strip()) > 12:
             assert line.strip() not in data
 
@@ -311,17 +318,17 @@ def test_a_checks_file_differing_only_in_the_last_digits_is_up_to_date(tmp_path)
     and log differ between processors) does not make the release out of date, and is not
     rewritten; a real change is."""
     import json
-    authoring.release(SOURCE, tmp_path)
+    release(SOURCE, tmp_path)
     path = tmp_path / "03_mle.checks.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     case = data["questions"][0]["cases"][0]
     case["expected"] = case["expected"] * (1 + 4e-16)
     path.write_text(authoring.render_checks(data), encoding="utf-8")
     nudged = path.read_bytes()
-    report = authoring.release(SOURCE, tmp_path, check=True)
+    report = release(SOURCE, tmp_path, check=True)
     assert report.up_to_date, report.written
-    authoring.release(SOURCE, tmp_path)
+    release(SOURCE, tmp_path)
     assert path.read_bytes() == nudged  # not rewritten
     case["expected"] = case["expected"] * (1 + 1e-6)
     path.write_text(authoring.render_checks(data), encoding="utf-8")
-    assert authoring.release(SOURCE, tmp_path, check=True).written == ["03_mle.checks.json"]
+    assert release(SOURCE, tmp_path, check=True).written == ["03_mle.checks.json"]

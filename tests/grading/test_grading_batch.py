@@ -488,7 +488,7 @@ def test_every_solution_scores_full_marks_and_every_release_zero(tmp_path, exerc
 
 def test_a_worker_that_dies_becomes_a_grader_error_row_and_is_replaced(tmp_path):
     """The machinery itself failing must still give a row, never a crash or a gap."""
-    from nbcourse.grading.batch import Worker
+    from nbcourse.grading.workers import Worker
     from nbcourse.grading.execution.limits import GradingLimits
 
     exercise = specs.load("01_weather")
@@ -570,7 +570,7 @@ def test_a_worker_killed_at_its_deadline_leaves_no_process_and_no_folder(tmp_pat
     of that sandbox dies with it (nothing relies on the inside: not its environment, not
     its death signal), and the worker's folder (connection file with the HMAC key,
     sockets) goes with the batch's."""
-    from nbcourse.grading.batch import Worker
+    from nbcourse.grading.workers import Worker
     from nbcourse.grading.execution.limits import GradingLimits
     from nbcourse.grading.execution.sandbox import make_config, release, remove_tree
 

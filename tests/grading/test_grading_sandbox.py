@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 
 from nbcourse.grading import batch as batch_module
-from nbcourse.grading.batch import (collect_submissions, feedback_names, grade_batch,
-                                    spreadsheet_safe)
+from nbcourse.grading.batch import grade_batch
+from nbcourse.grading.collection import collect_submissions
+from nbcourse.grading.gradebook import feedback_names, spreadsheet_safe
 from nbcourse.grading.execution import launcher, sandbox
 
 REPO = Path(__file__).resolve().parents[2]

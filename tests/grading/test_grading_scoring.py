@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from nbcourse.grading import forbidden, specs
-from nbcourse.grading.batch import (BatchResult, collect_submissions, feedback_name, gradebook_csv,
-                                    summary)
+from nbcourse.grading.collection import collect_submissions
+from nbcourse.grading.gradebook import BatchResult, feedback_name, gradebook_csv
+from nbcourse.grading.summary import summary
 from nbcourse.grading.feedback import render_html
 from nbcourse.grading.execution.report import RunReport, first_code_line
 from nbcourse.grading.scoring import score
@@ -262,13 +263,13 @@ def test_a_blank_notebook_is_not_answered_rather_than_missing():
 
 
 def test_messages_carry_no_kernel_file_names_or_empty_exception_text():
-    from nbcourse.grading.scoring import clean_message
-    assert clean_message("SyntaxError: invalid syntax (836573701.py, line 3)") == \
+    from nbcourse.grading.scoring import student_message
+    assert student_message("SyntaxError: invalid syntax (836573701.py, line 3)") == \
         "SyntaxError: invalid syntax (line 3 of the cell)"
-    assert "ipykernel" not in clean_message(
-        "File /tmp/ipykernel_4242/836573701.py:3, in f") and "836573701" not in clean_message(
+    assert "ipykernel" not in student_message(
+        "File /tmp/ipykernel_4242/836573701.py:3, in f") and "836573701" not in student_message(
         "File /tmp/ipykernel_4242/836573701.py:3, in f")
-    assert clean_message("NotImplementedError: ") == "NotImplementedError"
+    assert student_message("NotImplementedError: ") == "NotImplementedError"
     probes = _perfect_probes()
     probes["q1"]["cases"][0] = {"error": "NameError: name 'x' is not defined (12345678.py, line 2)"}
     page = render_html(score(EXERCISE, EXPECTED, _report(probes=probes), "s", "s.ipynb"),

@@ -1,0 +1,113 @@
+"""Handing a batch's submissions to grading workers on this machine, and turning each
+run that comes back into its gradebook row.
+
+``grade_locally`` keeps ``jobs`` workers (``workers.Worker``) busy from a thread pool;
+``cluster.grade_on_cluster`` does the same on Dask workers.  Both score every run the
+same way, through ``Rows``: one row per submission whatever happened (a refused
+submission is not run, a run that fails is a grader error), one progress line each.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Callable, TextIO
+
+from .collection import Submission, display_name, without_outputs
+from .execution.limits import MB, GradingLimits
+from .execution.report import NotebookVerdict, RunReport
+from .execution.sandbox import SandboxConfig
+from .scoring import SubmissionResult, points_text, score
+from .terminal import terminal_safe
+from .workers import Worker
+
+
+def refused_report(submission: Submission) -> RunReport:
+    """The report of a submission that is not run (not submitted, a link outside ...)."""
+    return RunReport(notebook=NotebookVerdict.NOT_A_NOTEBOOK, notebook_reason=submission.reason)
+
+
+def score_row(exercise, expected, submission: Submission, report: RunReport) -> SubmissionResult:
+    """The gradebook row of one submission, from what its run reported; never raises."""
+    shown = submission.shown or display_name(str(submission.path))
+    try:
+        result = score(exercise, expected, report, submission.id, shown)
+    except Exception as error:  # noqa: BLE001 - one bad row must not stop the batch
+        result = score(exercise, expected, RunReport.failed(f"scoring failed: {error}"),
+                       submission.id, shown)
+    if submission.refused:
+        result.status = submission.refused
+    result.seconds = float(report.seconds)
+    return result
+
+
+def progress_line(n: int, total: int, result: SubmissionResult) -> str:
+    width = len(str(total))
+    return (f"[{n:>{width}}/{total}] {terminal_safe(result.submission):<30} {result.status:<18} "
+            f"{points_text(result.total):>6} / {points_text(result.maximum):<4} "
+            f"{result.seconds:5.1f} s")
+
+
+class Rows:
+    """The rows of a batch as their runs come back, from any thread: each is scored
+    (``score_row``), announced on ``progress`` and passed to ``on_result``."""
+
+    def __init__(self, exercise, expected, submissions: list[Submission],
+                 progress: TextIO | None, on_result: Callable | None):
+        self.exercise, self.expected, self.submissions = exercise, expected, submissions
+        self.progress, self.on_result = progress, on_result
+        self.results: list[SubmissionResult | None] = [None] * len(submissions)
+        self._done = 0
+        self._lock = threading.Lock()
+
+    def finish(self, index: int, report: RunReport) -> SubmissionResult:
+        result = score_row(self.exercise, self.expected, self.submissions[index], report)
+        with self._lock:
+            self.results[index] = result
+            self._done += 1
+            if self.progress is not None:
+                self.progress.write(progress_line(self._done, len(self.submissions), result)
+                                    + "\n")
+                self.progress.flush()
+            if self.on_result:
+                self.on_result(result)
+        return result
+
+    def sorted(self) -> list[SubmissionResult]:
+        return sorted(self.results, key=lambda r: r.submission)
+
+
+def grade_locally(rows: Rows, plan: dict, limits: GradingLimits, config: SandboxConfig,
+                  scratch: Path, inbox: Path, token: str, jobs: int) -> None:
+    """Run every submission of ``rows`` on up to ``jobs`` workers of this machine."""
+    submissions = rows.submissions
+    idle: queue.Queue[Worker] = queue.Queue()
+    workers = [Worker(scratch, token, config) for _ in range(min(jobs, len(submissions)))]
+    for worker in workers:
+        worker.start()  # all at once: their start-up overlaps
+        idle.put(worker)
+
+    def run(index: int) -> RunReport:
+        submission = submissions[index]
+        if submission.refused:
+            return refused_report(submission)
+        worker = idle.get()
+        try:
+            path = without_outputs(submission.path, limits.notebook_mb * MB, inbox)
+            job = {"id": index, "path": os.fsdecode(os.path.abspath(path)),
+                   "plan": plan, "limits": limits.to_json()}
+            return RunReport.from_json(
+                worker.grade(job, deadline=limits.total_timeout + limits.worker_grace))
+        except Exception as error:  # noqa: BLE001 - one submission never stops the batch
+            return RunReport.failed(f"{type(error).__name__}: {error}")
+        finally:
+            idle.put(worker)
+
+    try:
+        with ThreadPoolExecutor(max_workers=len(workers)) as pool:
+            list(pool.map(lambda index: rows.finish(index, run(index)), range(len(submissions))))
+    finally:
+        for worker in workers:
+            worker.close()

@@ -1,0 +1,94 @@
+"""The grader's side of the worker protocol: one grading process, one job at a time.
+
+``Worker`` starts ``python -m nbcourse.grading.execution.worker`` (the other side), writes
+one job as a line of JSON to its stdin and reads one reply line: a ``RunReport`` of that
+submission.  A worker that dies, hangs past its deadline or answers out of turn is
+killed with everything below it and started afresh for the next job; its submission
+gets a report that says so, never no row.  Both schedulers (``scheduling`` on this
+machine, ``cluster`` on Dask workers) run their submissions through it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from .execution.processes import TOKEN_VARIABLE, kill_tree
+from .execution.report import RunReport
+from .execution.sandbox import SandboxConfig
+from .execution.worker import CONFIG_VARIABLE
+
+
+class Worker:
+    """A grading worker process, restarted if it ever dies."""
+
+    def __init__(self, log_dir: Path, token: str, sandbox: SandboxConfig | None = None):
+        self.log_dir = log_dir
+        self.token = token
+        self.sandbox = sandbox or SandboxConfig("off")
+        self.process: subprocess.Popen | None = None
+        self.log_path: Path | None = None
+
+    def start(self) -> None:
+        self.log_path = Path(tempfile.mkstemp(prefix="worker-", suffix=".log",
+                                              dir=self.log_dir)[1])
+        self._log = open(self.log_path, "wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "nbcourse.grading.execution.worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
+            text=True, encoding="utf-8", bufsize=1,
+            env={**os.environ, TOKEN_VARIABLE: self.token,
+                 CONFIG_VARIABLE: json.dumps(self.sandbox.to_json())},
+            cwd=self.log_dir)  # not the instructor's folder: a kernel can read /proc/<ppid>/cwd
+
+    def grade(self, job: dict, deadline: float) -> dict:
+        if self.process is None or self.process.poll() is not None:
+            self.start()
+        process = self.process
+        # at the deadline the worker goes with every process below it, sandboxes included
+        timer = threading.Timer(deadline, kill_tree, args=(process.pid,))
+        timer.start()
+        try:
+            process.stdin.write(json.dumps(job) + "\n")
+            process.stdin.flush()
+            line = process.stdout.readline()
+        except (BrokenPipeError, OSError):
+            line = ""
+        finally:
+            timer.cancel()
+        try:
+            reply = json.loads(line)
+            if reply.get("id") == job["id"]:
+                return reply["report"]
+        except (ValueError, AttributeError):
+            pass
+        process.kill()
+        process.wait()
+        self.process = None
+        tail = self._tail()
+        return RunReport.failed("the grading process stopped unexpectedly "
+                                f"(exit code {process.returncode})"
+                                + (f": {tail}" if tail else "")).to_json()
+
+    def _tail(self) -> str:
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            return ""
+        return text.splitlines()[-1][-300:] if text else ""
+
+    def close(self) -> None:
+        if self.process is None:
+            return
+        try:
+            self.process.stdin.close()
+            self.process.wait(timeout=15)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+        self._log.close()
