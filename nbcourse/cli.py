@@ -56,6 +56,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the installed version of nbcourse and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
+    _add_init(commands)
+    _add_exercise_commands(commands)
+    _add_grade(commands)
+    _add_export(commands)
+    return parser
+
+
+SOURCE_HELP = ("folder with the instructor's solution notebooks and *.grading.py specs "
+               "(default: exercises/source of the course folder you are in)")
+
+
+def _add_init(commands) -> None:
     init = commands.add_parser(
         "init", help="copy the lessons, exercises and data into a new folder",
         description="Write the course (lessons, student exercises, the small data sets and "
@@ -71,13 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="write into DIR even if it is not empty, overwriting the course's "
                            "own files there (other files are left alone)")
 
-    source_help = ("folder with the instructor's solution notebooks and *.grading.py specs "
-                   "(default: exercises/source of the course folder you are in)")
 
+def _add_exercise_commands(commands) -> None:
+    """list, new, validate and release: the instructor's commands on exercise sources."""
     listing = commands.add_parser(
         "list", help="list the exercises, their questions and points",
         description="List the exercises that can be graded, with their questions and points.")
-    listing.add_argument("--source", type=Path, default=None, help=source_help)
+    listing.add_argument("--source", type=Path, default=None, help=SOURCE_HELP)
 
     new = commands.add_parser(
         "new", help="start a new exercise: a source notebook, its spec and known mistakes",
@@ -88,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "edit is marked with a comment. Nothing is overwritten.")
     new.add_argument("name", metavar="NN_name",
                      help="the exercise's file name without extension, e.g. 06_laplace")
-    new.add_argument("--source", type=Path, default=None, help=source_help)
+    new.add_argument("--source", type=Path, default=None, help=SOURCE_HELP)
 
     validate = commands.add_parser(
         "validate", help="check exercises before release: specs, markers, answer names",
@@ -99,19 +111,21 @@ def build_parser() -> argparse.ArgumentParser:
                     "release' runs the same checks and refuses to release on an error.")
     validate.add_argument("exercise", metavar="EXERCISE", nargs="?", default=None,
                           help="one exercise (default: all of them)")
-    validate.add_argument("--source", type=Path, default=None, help=source_help)
+    validate.add_argument("--source", type=Path, default=None, help=SOURCE_HELP)
 
     release = commands.add_parser(
         "release", help="build the student versions of the exercises",
         description="Build the student notebooks from the solution notebooks: solutions "
                     "become '# YOUR CODE HERE' stubs, hidden tests and outputs are removed.")
-    release.add_argument("--source", type=Path, default=None, help=source_help)
+    release.add_argument("--source", type=Path, default=None, help=SOURCE_HELP)
     release.add_argument("--release-dir", type=Path, default=None,
                          help="where the student notebooks go (default: the parent folder of "
                               "--source, i.e. exercises/)")
     release.add_argument("--check", action="store_true",
                          help="change nothing; exit 1 if a student notebook is out of date")
 
+
+def _add_grade(commands) -> None:
     grade = commands.add_parser(
         "grade", help="grade submissions into a gradebook and feedback pages",
         description="Run each submission in a fresh, limited kernel in its own sandbox, "
@@ -130,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "a whole notebook gets at most max(300, 10 x SECONDS)")
     grade.add_argument("--memory-mb", type=_positive_int, default=2048, metavar="MB",
                        help="address-space limit of each kernel in MB (default: 2048)")
-    grade.add_argument("--source", type=Path, default=None, help=source_help)
+    grade.add_argument("--source", type=Path, default=None, help=SOURCE_HELP)
     grade.add_argument("--sandbox", choices=("auto", "bwrap", "off"), default="auto",
                        help="run each submission in its own bubblewrap sandbox (auto, the "
                             "default, and bwrap: stop with a message if it cannot isolate here); "
@@ -148,6 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also write OUT/canvas.csv, OUT/moodle.csv or OUT/questions.csv "
                             "(repeat for several; 'nbcourse export' writes them later)")
 
+
+def _add_export(commands) -> None:
     export = commands.add_parser(
         "export", help="write LMS gradebooks from a graded batch",
         description="From OUT/results.json write OUT/canvas.csv (Canvas gradebook import), "
@@ -161,7 +177,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the Canvas column, 'Name (assignment id)' as in a Canvas export "
                              "(default: the exercise's name, which Canvas adds as a new "
                              "assignment)")
-    return parser
 
 
 class NoCourseFolder(Exception):

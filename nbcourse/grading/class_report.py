@@ -98,7 +98,8 @@ def render_report(batch) -> str:
     if n:
         parts.append(f'<p id="overview">{n} submission{"s" if n != 1 else ""}; mean '
                      f'<span id="mean">{statistics.fmean(totals):.2f}</span>, median '
-                     f'{points_text(statistics.median(totals))} out of {points_text(exercise.maximum)} '
+                     f'{points_text(statistics.median(totals))} out of '
+                     f'{points_text(exercise.maximum)} '
                      f'points.</p>')
     parts.append('<table id="statuses"><tr><th>status</th><th>submissions</th></tr>'
                  + "".join(f'<tr><td>{escape(s)}</td><td class="n">{c}</td></tr>'
@@ -106,8 +107,26 @@ def render_report(batch) -> str:
     if n:
         parts.append('<h2>Totals</h2><img id="histogram" alt="histogram of the totals: how '
                      f'many students got each total" src="{histogram(totals, exercise.maximum)}">')
+    parts += _questions_section(batch, n)
+    slowest = sorted(results, key=lambda r: -r.seconds)[:10]
+    if slowest:
+        parts.append('<h2>Slowest submissions</h2><table id="slowest"><tr><th>submission'
+                     "</th><th>status</th><th>seconds</th></tr>"
+                     + "".join(f"<tr><td>{escape(r.submission)}</td><td>{escape(r.status)}</td>"
+                               f'<td class="n">{r.seconds:.1f}</td></tr>' for r in slowest)
+                     + "</table>")
+    parts.append(_settings_table(batch))
+    if batch.warnings:
+        parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{escape(w)}</li>"
+                                                       for w in batch.warnings) + "</ul>")
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def _questions_section(batch, n: int) -> list[str]:
+    """The pass-rate plot and the per-question table."""
     table = question_table(batch)
-    parts.append("<h2>Questions</h2>")
+    parts = ["<h2>Questions</h2>"]
     if n:
         parts.append('<img id="pass-rates" alt="share of submissions that passed every test '
                      'of each question" src="'
@@ -128,26 +147,18 @@ def render_report(batch) -> str:
             f'<td class="n">{q["unrecognised"]} of {q["n"]} failed with no recognised '
             f"mistake</td><td>{mistakes}</td></tr>")
     parts.append("</table>")
-    slowest = sorted(results, key=lambda r: -r.seconds)[:10]
-    if slowest:
-        parts.append('<h2>Slowest submissions</h2><table id="slowest"><tr><th>submission'
-                     "</th><th>status</th><th>seconds</th></tr>"
-                     + "".join(f"<tr><td>{escape(r.submission)}</td><td>{escape(r.status)}</td>"
-                               f'<td class="n">{r.seconds:.1f}</td></tr>' for r in slowest)
-                     + "</table>")
+    return parts
+
+
+def _settings_table(batch) -> str:
+    """How the batch was graded: version, spec hash, isolation, limits, time."""
     info = batch.provenance()
-    isolation = batch.isolation or {}
-    parts.append('<h2>How it was graded</h2><table id="settings">'
-                 + "".join(f"<tr><th>{escape(str(k))}</th><td>{escape(str(v))}</td></tr>"
-                           for k, v in [("nbcourse", info["nbcourse_version"]),
-                                        ("spec sha256", info["spec_sha256"]),
-                                        *[(f"isolation: {k}", v) for k, v in isolation.items()],
-                                        *[(f"limit: {k}", v) for k, v in info["limits"].items()
-                                          if k != "enforced"],  # = the isolation rows
-                                        ("wall-clock time", f"{batch.seconds:.1f} s")])
-                 + "</table>")
-    if batch.warnings:
-        parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{escape(w)}</li>"
-                                                       for w in batch.warnings) + "</ul>")
-    parts.append("</body></html>\n")
-    return "\n".join(parts)
+    rows = [("nbcourse", info["nbcourse_version"]), ("spec sha256", info["spec_sha256"]),
+            *[(f"isolation: {k}", v) for k, v in (batch.isolation or {}).items()],
+            *[(f"limit: {k}", v) for k, v in info["limits"].items()
+              if k != "enforced"],  # = the isolation rows
+            ("wall-clock time", f"{batch.seconds:.1f} s")]
+    return ('<h2>How it was graded</h2><table id="settings">'
+            + "".join(f"<tr><th>{escape(str(k))}</th><td>{escape(str(v))}</td></tr>"
+                      for k, v in rows)
+            + "</table>")

@@ -352,6 +352,21 @@ def collect(paths: list[str | Path], notebook: str,
 
 
 # ------------------------------------------------------------------ zips
+def _member_parts(member: zipfile.ZipInfo) -> tuple[list[str], str]:
+    """(the member's path parts, "") or ([], why it is not unpacked)."""
+    name = member.filename.replace("\\", "/")
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    kind = stat.S_IFMT(member.external_attr >> 16)  # 0: no Unix file type given
+    if (not parts or name.startswith("/") or ".." in parts
+            or re.match(r"^[A-Za-z]:", name) or any("\x00" in p for p in parts)):
+        return [], f"{member.filename} (outside the zip's folder)"
+    if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+        return [], f"{member.filename} (a link or special file)"
+    if len(os.fsencode(parts[-1])) > 255:
+        return [], f"{member.filename[:60]}... (name longer than 255 bytes)"
+    return parts, ""
+
+
 def unpack_zip(path: Path, target: Path) -> list[str]:
     """Unpack an LMS download safely; return warnings for what was left out.
 
@@ -369,18 +384,9 @@ def unpack_zip(path: Path, target: Path) -> list[str]:
         if len(members) > MAX_ZIP_MEMBERS:
             raise ValueError(f"more than {MAX_ZIP_MEMBERS} entries")
         for member in members:
-            name = member.filename.replace("\\", "/")
-            parts = [p for p in name.split("/") if p not in ("", ".")]
-            kind = stat.S_IFMT(member.external_attr >> 16)  # 0: no Unix file type given
-            if (not parts or name.startswith("/") or ".." in parts
-                    or re.match(r"^[A-Za-z]:", name) or any("\x00" in p for p in parts)):
-                skipped.append(f"{member.filename} (outside the zip's folder)")
-                continue
-            if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
-                skipped.append(f"{member.filename} (a link or special file)")
-                continue
-            if len(os.fsencode(parts[-1])) > 255:
-                skipped.append(f"{member.filename[:60]}... (name longer than 255 bytes)")
+            parts, refusal = _member_parts(member)
+            if refusal:
+                skipped.append(refusal)
                 continue
             destination = target.joinpath(*parts)
             if member.is_dir():

@@ -211,20 +211,7 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
             return f"expected True/False{where}, got {kind_of(actual)}"
         return None if actual == expected else f"wrong True/False value{where}"
     if _is_number(expected):
-        if not _is_number(actual):
-            return f"expected a number{where}, got {kind_of(actual)} ({describe_value(actual)})"
-        if isinstance(actual, float) and math.isnan(actual):
-            return f"the value{where} is NaN (not a number)"
-        if exact and isinstance(expected, (Fraction, Integral)):
-            if isinstance(actual, (Fraction, Integral)) and Fraction(actual) == Fraction(expected):
-                return None
-            return f"the exact value{where} is not the expected one (got {describe_value(actual)})"
-        a, e = float(actual), float(expected)
-        if math.isinf(e) or math.isinf(a):
-            return None if a == e else f"the value{where} is not the expected one (got {describe_value(actual)})"
-        if math.isclose(a, e, rel_tol=tol.rel, abs_tol=tol.abs_):
-            return None
-        return f"the value{where} is not the expected one (got {describe_value(actual)})"
+        return _compare_number(actual, expected, tol, exact, where)
     if isinstance(expected, str):
         if not isinstance(actual, str):
             return f"expected a string{where}, got {kind_of(actual)} ({describe_value(actual)})"
@@ -243,26 +230,48 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
                 return problem
         return None
     if isinstance(expected, dict):
-        if not isinstance(actual, dict):
-            return f"expected a dict or Series{where}, got {kind_of(actual)} ({describe_value(actual)})"
-        if set(actual) != set(expected):
-            extra = sorted(map(str, set(actual) - set(expected)))
-            if extra and all(isinstance(k, int) for k in actual) and \
-                    not any(isinstance(k, int) for k in expected):
-                return (f"expected a dict with one entry per label{where} (like "
-                        "{label: value}), got keys that are positions "
-                        f"({', '.join(extra[:5])}): a DataFrame arrives as a dict of its "
-                        "columns, so return a dict, or a Series indexed by the labels")
-            if extra:
-                return f"unexpected keys{where}: {', '.join(extra[:5])}"
-            return f"some keys are missing{where} ({len(set(expected) - set(actual))} of {len(expected)})"
-        for key in expected:
-            problem = compare(actual[key], expected[key], tol, exact=exact,
-                              path=f"{path}[{key!r}]")
-            if problem:
-                return problem
-        return None
+        return _compare_dict(actual, expected, tol, exact, path)
     raise TypeError(f"cannot compare with an expected value of type {type(expected).__name__}")
+
+
+def _compare_number(actual, expected, tol: Tolerance, exact: bool, where: str) -> str | None:
+    if not _is_number(actual):
+        return f"expected a number{where}, got {kind_of(actual)} ({describe_value(actual)})"
+    if isinstance(actual, float) and math.isnan(actual):
+        return f"the value{where} is NaN (not a number)"
+    if exact and isinstance(expected, (Fraction, Integral)):
+        if isinstance(actual, (Fraction, Integral)) and Fraction(actual) == Fraction(expected):
+            return None
+        return f"the exact value{where} is not the expected one (got {describe_value(actual)})"
+    a, e = float(actual), float(expected)
+    if math.isinf(e) or math.isinf(a):
+        return None if a == e else f"the value{where} is not the expected one (got {describe_value(actual)})"
+    if math.isclose(a, e, rel_tol=tol.rel, abs_tol=tol.abs_):
+        return None
+    return f"the value{where} is not the expected one (got {describe_value(actual)})"
+
+
+def _compare_dict(actual, expected: dict, tol: Tolerance, exact: bool, path: str) -> str | None:
+    where = f" at {path}" if path else ""
+    if not isinstance(actual, dict):
+        return f"expected a dict or Series{where}, got {kind_of(actual)} ({describe_value(actual)})"
+    if set(actual) != set(expected):
+        extra = sorted(map(str, set(actual) - set(expected)))
+        if extra and all(isinstance(k, int) for k in actual) and \
+                not any(isinstance(k, int) for k in expected):
+            return (f"expected a dict with one entry per label{where} (like "
+                    "{label: value}), got keys that are positions "
+                    f"({', '.join(extra[:5])}): a DataFrame arrives as a dict of its "
+                    "columns, so return a dict, or a Series indexed by the labels")
+        if extra:
+            return f"unexpected keys{where}: {', '.join(extra[:5])}"
+        return f"some keys are missing{where} ({len(set(expected) - set(actual))} of {len(expected)})"
+    for key in expected:
+        problem = compare(actual[key], expected[key], tol, exact=exact,
+                          path=f"{path}[{key!r}]")
+        if problem:
+            return problem
+    return None
 
 
 def both_nan(a, b) -> bool:
