@@ -42,6 +42,11 @@ def _leaves(actual, expected):
     return [] if actual == expected else None
 
 
+#: How every ``form_note`` begins: a message that starts so already says what is wrong
+#: (no hint is added to it, and ``check()`` shows it as it is).
+FORM_NOTES = ("the numbers are right but", "the value looks rounded")
+
+
 def form_note(actual, expected, tolerance, *, rounded: bool = True) -> str | None:
     """Why a wrong-looking answer may be right in substance: floats where whole numbers
     are asked, or the right numbers rounded.  None when neither explains the failure.

@@ -11,7 +11,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
-from .diagnosis import IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain
+from .diagnosis import FORM_NOTES, IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .specs import FAILED, Exercise
 from .statuses import PRECEDENCE, AnswerStatus, Status
@@ -221,7 +221,6 @@ def _judge_cases(question, outcomes: list, expected: list, result: QuestionResul
 
 
 NOT_ANSWERED = "not answered yet"
-FORM_NOTES = ("the numbers are right but", "the value looks rounded")
 
 
 def _diagnose(question, result: QuestionResult, verdicts, actuals) -> None:

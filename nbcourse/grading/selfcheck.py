@@ -30,11 +30,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import forbidden as forbidden_names
-from .diagnosis import NO_VALUE, diagnose, explain, form_note
+from .diagnosis import FORM_NOTES, NO_VALUE, diagnose, explain, form_note
 from .judges import from_json
 from .values import Tolerance, both_nan, compare, decode_input, describe_value, normalise
 from ..resources import CHECKS_SUFFIX, SPEC_SUFFIX, exercise_matches
-_FORM_NOTES = ("the numbers are right but", "the value looks rounded")
 FORMAT = 1  # the checks file format this nbcourse reads (specs.Exercise.publish writes it)
 
 
@@ -267,7 +266,7 @@ class Checker:
             problem = spec.compare(actual, expected, from_json(case.get("judge")))
         except Exception as error:  # noqa: BLE001
             problem = f"the result could not be compared ({type(error).__name__})"
-        if problem and problem.startswith(_FORM_NOTES):
+        if problem and problem.startswith(FORM_NOTES):
             hint = ""  # the message says what is wrong; the hint would point elsewhere
         return TestOutcome(name, problem is None, problem or "", hint), actual
 

@@ -305,3 +305,13 @@ def test_a_hidden_case_never_shows_the_value_the_answer_made_from_its_inputs():
     probes["q2"]["cases"][-1] = _value({"cherry": 1.5, "banana": 0.5, "apple": 0.0, "lemon": 2.0})
     q2 = score(EXERCISE, EXPECTED, _report(probes=probes), "s", "s.ipynb").questions[1]
     assert q2.cases[-1].message == "the value is not the expected one"  # no "at ['cherry']"
+
+
+def test_each_form_note_starts_as_FORM_NOTES_says():
+    """The grader adds no hint, and check() no second message, to a note that already says
+    what is wrong: both recognise it by FORM_NOTES, so a reworded note must keep its start."""
+    from nbcourse.grading.diagnosis import FORM_NOTES, form_note
+    from nbcourse.grading.values import Tolerance
+    floats = form_note([5.0, 2.0], [5, 2], Tolerance())
+    rounded = form_note(0.333, 1 / 3, Tolerance())
+    assert floats.startswith(FORM_NOTES[0]) and rounded.startswith(FORM_NOTES[1])
