@@ -10,8 +10,9 @@ The public cases come from the exercise's spec (``specs``: one file, public and 
 cases alike), written next to the student notebook as ``NN_name.checks.json`` by
 ``nbcourse release``.  For instructors, the command line (``nbcourse new``, ``validate``,
 ``release``, ``grade``) drives ``scaffold`` (a new exercise), ``validate`` (specs and
-markers), ``authoring`` (student versions and checks files) and ``batch`` (grading in
-sandboxed kernels); ``diagnosis`` names the known mistakes an answer makes.  Importing this package stays cheap: the grading machinery
+markers), ``release`` (``authoring``'s student versions and checks files, once
+``validate`` passes) and ``batch`` (grading in sandboxed kernels);
+``diagnosis`` names the known mistakes an answer makes.  Importing this package stays cheap: the grading machinery
 (nbclient, jupyter_client) is only imported by the modules that need it.
 """
 from .selfcheck import CheckResult, Checker, check_for
