@@ -332,3 +332,34 @@ def test_a_checks_file_differing_only_in_the_last_digits_is_up_to_date(tmp_path)
     case["expected"] = case["expected"] * (1 + 1e-6)
     path.write_text(authoring.render_checks(data), encoding="utf-8")
     assert release(SOURCE, tmp_path, check=True).written == ["03_mle.checks.json"]
+
+
+_BROKEN_SPECS = {  # (text in the scaffold's spec, its replacement, the error validate gives)
+    "no hidden case": (None, None, "q1 has no hidden case"),  # every case made public
+    "a case the reference cannot run": ('({"x": 7}, "x")', '({"x": 7},)',
+                                        "q1 hidden case 3 ('a single outcome'): the "
+                                        "reference fails: TypeError"),
+    "a mistake that loses nothing": ("count\", share_of_the_largest,", "count\", ref_share,",
+                                     "q1 mistake 'divided by the largest count' passes every "
+                                     "case: it loses no points"),
+}
+
+
+@pytest.mark.parametrize("broken", sorted(_BROKEN_SPECS))
+def test_validate_names_the_question_and_what_is_wrong_with_its_spec(tmp_path, broken):
+    from nbcourse.grading.validate import errors, validate
+    main(["new", "06_laplace", "--source", str(tmp_path)])
+    spec = tmp_path / "06_laplace.grading.py"
+    old, new, message = _BROKEN_SPECS[broken]
+    if old is None:
+        text = spec.read_text(encoding="utf-8")
+        for case in ('"b"))', '"x"))', '"3"))'):
+            text = text.replace(case, case[:-1] + ", hidden=False)")
+    else:
+        assert old in spec.read_text(encoding="utf-8")
+        text = spec.read_text(encoding="utf-8").replace(old, new)
+    assert not errors(validate("06_laplace", tmp_path))
+    spec.write_text(text, encoding="utf-8")
+    found = errors(validate("06_laplace", tmp_path))
+    assert [p.message[:len(message)] for p in found] == [message]
+    assert found[0].where.startswith(str(spec))
