@@ -61,3 +61,15 @@ def test_students_folder_of_lessons_holds_only_lessons():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert "python tools/refresh.py" in readme and "notebooks/refresh.py" not in readme
     assert "refresh.py" in run("tools/refresh.py", "--help").stdout
+
+
+def test_nbval_reads_every_rule_of_the_sanitize_file():
+    """nbval pairs `regex: ...` with a `replace: ...` line and silently drops a rule it cannot
+    pair, e.g. `replace:` with nothing after it (an editor strips the space that an empty
+    replacement needs): a rule written to mask noise must really be in force."""
+    from nbval.plugin import get_sanitize_patterns
+
+    text = (REPO / "tools" / "sanitize.cfg").read_text(encoding="utf-8")
+    written = [line for line in text.splitlines() if line.startswith("regex:")]
+    read = get_sanitize_patterns(text)
+    assert len(read) == len(written), (written, read)
