@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.sparse.csgraph import minimum_spanning_tree
 from sklearn.base import clone
-from sklearn.metrics import mutual_info_score
+from sklearn.metrics import log_loss, mutual_info_score
 
 from nbcourse._checks import NotFittedError
 from nbcourse.naive_bayes import CategoricalNB, TreeAugmentedNB, conditional_mutual_information
@@ -246,3 +246,52 @@ def test_bad_data_and_an_unfitted_model_are_refused():
         TreeAugmentedNB().structure()
     with pytest.raises(ValueError, match="missing"):
         TreeAugmentedNB().fit(X.drop(columns="d"), y).predict(X.drop(columns="a"))
+
+
+def test_structure_can_show_each_edges_weight():
+    X, y = _chain(n=500)
+    model = TreeAugmentedNB().fit(X, y)
+    lines = model.structure(weights=True).splitlines()
+    assert lines[0] == "a <- class"
+    assert lines[1] == f"b <- class, a  I = {model.cmi_[1, 0]:.3f} nats"
+    with pytest.raises(TypeError, match="weights"):
+        model.structure(weights="yes")
+
+
+# ----- the lesson's data set: Spambase's words, present or absent ----------------------------
+@pytest.fixture(scope="module")
+def presence():
+    from nbcourse import datasets
+
+    return datasets.load_spambase_presence()
+
+
+def test_spambase_presence_is_every_word_and_character_as_zero_or_one(presence):
+    from nbcourse import datasets
+
+    raw = datasets.load_spambase()
+    assert presence.shape == (4601, 55)
+    assert presence.columns[:3].tolist() == ["make", "address", "all"]
+    assert presence.columns[-4:].tolist() == ["char_!", "char_$", "char_#", "label"]
+    assert (presence["hp"] == (raw["word_freq_hp"] > 0)).all()
+    assert (presence["char_!"] == (raw["char_freq_!"] > 0)).all()
+    assert set(np.unique(presence.drop(columns="label"))) == {0, 1}
+    assert (presence["label"] == raw["label"]).all()
+
+
+def test_on_spambase_the_tree_beats_naive_bayes_on_held_out_mail(presence):
+    """Lesson 08's comparison: lesson 06's split (75 / 25 %, stratified, seed 0)."""
+    from nbcourse import evaluation
+
+    X, y = presence.drop(columns="label"), presence["label"].to_numpy()
+    train, test = evaluation.stratified_split(y, sizes=(0.75, 0.25), seed=0)
+    scores = {}
+    for name, model in (("nb", CategoricalNB()), ("tan", TreeAugmentedNB())):
+        model.fit(X.iloc[train], y[train])
+        proba = model.predict_proba(X.iloc[test])
+        scores[name] = (round(model.score(X.iloc[test], y[test]), 4),
+                        round(evaluation.log_loss(y[test], proba, model.classes_), 4))
+        assert evaluation.log_loss(y[test], proba, model.classes_) == pytest.approx(
+            log_loss(y[test], proba, labels=model.classes_))
+    assert scores == {"nb": (0.8835, 0.5537), "tan": (0.9009, 0.2922)}
+    assert model.parameter_counts().tolist() == [109, 215, 2 ** 55 - 1]

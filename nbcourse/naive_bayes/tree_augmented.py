@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._checks import check_alpha, check_labels, check_positive_int, not_fitted, plain
+from .._checks import check_alpha, check_bool, check_labels, check_positive_int, not_fitted, plain
 from .._estimator import ClassifierMixin
 from ..smoothing import lidstone_log
 from ._base import _log_posterior
@@ -254,17 +254,26 @@ class TreeAugmentedNB(ClassifierMixin):
         return self.classes_[np.argmax(jll, axis=1)]
 
     # ----- what a reader prints -----------------------------------------------------------
-    def structure(self) -> str:
+    def structure(self, weights: bool = False) -> str:
         """The fitted structure, one line per feature: 'feature <- class, parent'.
 
         The root depends on the class alone ('feature <- class'); names are the
-        DataFrame's column names, or feature numbers for an array.
+        DataFrame's column names, or feature numbers for an array. ``weights=True`` adds
+        each edge's I(X_i; X_parent | C) in nats, to three decimals.
         """
         self._check_fitted()
+        check_bool(weights, "weights")
         names = [str(plain(key)) for key in self._categorical_._columns_]
         width = max(len(name) for name in names)
-        return "\n".join(f"{name:<{width}} <- class" + (f", {names[p]}" if p >= 0 else "")
-                         for name, p in zip(names, self.parent_))
+        lines = []
+        for i, p in enumerate(self.parent_):
+            line = f"{names[i]:<{width}} <- class"
+            if p >= 0:
+                line += f", {names[p]}"
+                if weights:
+                    line = f"{line:<{2 * width + 11}}  I = {self.cmi_[i, p]:.3f} nats"
+            lines.append(line)
+        return "\n".join(lines)
 
     def n_parameters(self) -> int:
         """Free parameters: K - 1 + sum_i K (v_i - 1) (v_parent(i), 1 for the root)."""
