@@ -295,3 +295,10 @@ def test_on_spambase_the_tree_beats_naive_bayes_on_held_out_mail(presence):
             log_loss(y[test], proba, labels=model.classes_))
     assert scores == {"nb": (0.8835, 0.5537), "tan": (0.9009, 0.2922)}
     assert model.parameter_counts().tolist() == [109, 215, 2 ** 55 - 1]
+
+
+def test_a_single_class_warns_at_the_callers_line():
+    X, _ = _chain(n=20)
+    with pytest.warns(UserWarning, match="only one class") as record:
+        TreeAugmentedNB().fit(X, ["ham"] * 20)
+    assert [w.filename for w in record] == [__file__]

@@ -20,13 +20,14 @@ tables P(x_i | x_parent, c) are smoothed by the same Lidstone step,
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
 from .._checks import check_alpha, check_bool, check_labels, check_positive_int, not_fitted, plain
-from .._estimator import ClassifierMixin
 from ..smoothing import lidstone_log
-from ._base import _log_posterior
+from ._base import _PosteriorFromJoint
 from .categorical import CategoricalNB
 
 __all__ = ["TreeAugmentedNB", "conditional_mutual_information"]
@@ -162,8 +163,18 @@ def _check_parents(parents, n_features: int) -> np.ndarray:
     return np.asarray(values)
 
 
+def _fit_categorical(alpha: float, X, y) -> CategoricalNB:
+    """`CategoricalNB` fitted on X, y; its warnings (one class only) point at the caller."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        naive = CategoricalNB(alpha=alpha).fit(X, y)
+    for warning in caught:
+        warnings.warn(warning.message, warning.category, stacklevel=3)
+    return naive
+
+
 # ----- the estimator -------------------------------------------------------------------------
-class TreeAugmentedNB(ClassifierMixin):
+class TreeAugmentedNB(_PosteriorFromJoint):
     """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997) for tables of labels.
 
     Fitting counts, weighs every pair of features by I(X_i; X_j | C) (``cmi_``), keeps
@@ -193,7 +204,7 @@ class TreeAugmentedNB(ClassifierMixin):
     def fit(self, X, y):
         """Count, weigh every pair of features, keep the heaviest tree, smooth the tables."""
         alpha = check_alpha(self.alpha)
-        naive = CategoricalNB(alpha=alpha).fit(X, y)  # the encoding, P(c) and P(x_i | c)
+        naive = _fit_categorical(alpha, X, y)  # the encoding, P(c) and P(x_i | c)
         codes = naive._encode(naive._check_X(X, first=False))
         classes = np.searchsorted(naive.classes_, check_labels(y, len(codes)))
         n_features = naive.n_features_in_
@@ -239,19 +250,6 @@ class TreeAugmentedNB(ClassifierMixin):
                 "with some class, so with alpha=0 its P(x_i | x_parent, c) is 0/0; use "
                 "alpha > 0")
         return jll
-
-    def predict_log_proba(self, X) -> np.ndarray:
-        """log P(c | x): the joint log-likelihood minus its log-sum-exp over classes."""
-        return _log_posterior(self.predict_joint_log_proba(X))
-
-    def predict_proba(self, X) -> np.ndarray:
-        """P(c | x) for every sample and class; each row sums to one."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X) -> np.ndarray:
-        """The class with the largest posterior (ties go to the first class)."""
-        jll = self.predict_joint_log_proba(X)
-        return self.classes_[np.argmax(jll, axis=1)]
 
     # ----- what a reader prints -----------------------------------------------------------
     def structure(self, weights: bool = False) -> str:
