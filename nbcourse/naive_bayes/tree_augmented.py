@@ -163,6 +163,12 @@ def _check_parents(parents, n_features: int) -> np.ndarray:
     return np.asarray(values)
 
 
+def _child_table(naive: CategoricalNB, codes, classes, i: int, p: int, alpha: float):
+    """log P(x_i | x_p, c), classes x values of x_p x values of x_i: Lidstone over x_i."""
+    shape = (len(naive.classes_), int(naive.n_categories_[p]), int(naive.n_categories_[i]))
+    return lidstone_log(_joint_counts(classes, codes[:, p], codes[:, i], shape), alpha)
+
+
 def _fit_categorical(alpha: float, X, y) -> CategoricalNB:
     """`CategoricalNB` fitted on X, y; its warnings (one class only) point at the caller."""
     with warnings.catch_warnings(record=True) as caught:
@@ -181,7 +187,7 @@ class TreeAugmentedNB(_PosteriorFromJoint):
     the maximum-weight spanning tree rooted at feature ``root`` (``parent_``: each
     feature's parent, -1 for the root), and smooths P(x_i | x_parent, c) with Lidstone's
     ``alpha`` exactly as `CategoricalNB` smooths P(x_i | c). ``parents`` fixes the
-    structure by hand instead (``root`` is then unused): ``[-1] * n_features`` is naive
+    structure by hand instead (``root`` is then not used): ``[-1] * n_features`` is naive
     Bayes, with `CategoricalNB`'s probabilities.
 
     ``X`` is read as `CategoricalNB` reads it (a DataFrame of labels, or codes), and a
@@ -208,21 +214,13 @@ class TreeAugmentedNB(_PosteriorFromJoint):
         codes = naive._encode(naive._check_X(X, first=False))
         classes = np.searchsorted(naive.classes_, check_labels(y, len(codes)))
         n_features = naive.n_features_in_
-        if self.parents is None:
-            root = _check_root(self.root, n_features)
-        else:
-            parent = _check_parents(self.parents, n_features)
+        root = _check_root(self.root, n_features)
+        given = None if self.parents is None else _check_parents(self.parents, n_features)
         cmi = _cmi_matrix(codes, classes, naive.n_categories_, len(naive.classes_))
-        if self.parents is None:
-            parent = _maximum_spanning_tree(cmi, root)
-        tables = []
-        for i, p in enumerate(parent):
-            if p < 0:
-                tables.append(naive.feature_log_prob_[i])
-            else:
-                shape = (len(naive.classes_), naive.n_categories_[p], naive.n_categories_[i])
-                counts = _joint_counts(classes, codes[:, p], codes[:, i], shape)
-                tables.append(lidstone_log(counts, alpha))  # Lidstone over x_i's values
+        parent = _maximum_spanning_tree(cmi, root) if given is None else given
+        tables = [naive.feature_log_prob_[i] if p < 0
+                  else _child_table(naive, codes, classes, i, p, alpha)
+                  for i, p in enumerate(parent)]
         self._categorical_ = naive
         for name in ("classes_", "class_count_", "class_log_prior_", "categories_",
                      "n_categories_", "n_features_in_"):
