@@ -5,6 +5,7 @@ from itertools import product
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
 from scipy.sparse.csgraph import minimum_spanning_tree
 from sklearn.base import clone
 from sklearn.metrics import log_loss, mutual_info_score
@@ -37,6 +38,17 @@ def test_cmi_is_the_class_weighted_mutual_information_of_scikit_learn():
     assert conditional_mutual_information(x_i, x_j, y) == pytest.approx(expected, abs=1e-12)
     as_series = conditional_mutual_information(pd.Series(x_i), list(x_j), pd.Series(y))
     assert as_series == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("ab"), st.integers(0, 2), st.sampled_from(["x", "y", 7])),
+                min_size=1, max_size=40))
+def test_cmi_agrees_with_scikit_learn_on_any_small_table(rows):
+    y, x_i, x_j = (np.array(column, dtype=object) for column in zip(*rows))
+    expected = sum(np.mean(y == c) * mutual_info_score(x_i[y == c].astype(str),
+                                                       x_j[y == c].astype(str))
+                   for c in set(y))
+    assert conditional_mutual_information(x_i, x_j, y) == pytest.approx(expected, abs=1e-12)
 
 
 def test_cmi_of_a_tiny_table_by_hand():
