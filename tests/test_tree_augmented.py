@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 from scipy.sparse.csgraph import minimum_spanning_tree
 from sklearn.base import clone
 from sklearn.metrics import log_loss, mutual_info_score
+from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from nbcourse._checks import NotFittedError
 from nbcourse.naive_bayes import CategoricalNB, TreeAugmentedNB, conditional_mutual_information
@@ -211,6 +212,14 @@ def test_clone_and_params_follow_scikit_learn():
     assert copy.get_params() == model.get_params() and copy is not model
     assert model.set_params(alpha=2.0).alpha == 2.0
     assert repr(TreeAugmentedNB(root=1)) == "TreeAugmentedNB(root=1)"
+
+
+def test_it_works_inside_scikit_learns_cross_validation():
+    X, y = _chain(n=300)
+    scores = cross_val_score(TreeAugmentedNB(alpha=0.5), X, y, cv=StratifiedKFold(3))
+    by_hand = [TreeAugmentedNB(alpha=0.5).fit(X.iloc[train], y[train]).score(X.iloc[test], y[test])
+               for train, test in StratifiedKFold(3).split(X, y)]
+    assert scores.tolist() == pytest.approx(by_hand)
 
 
 def test_an_unseen_label_raises_as_in_categorical_naive_bayes():
