@@ -124,6 +124,14 @@ def test_the_tree_recovers_a_chain_the_data_came_from():
     assert model.cmi_[1, 2] == pytest.approx(conditional_mutual_information(X["b"], X["c"], y))
 
 
+def test_edges_are_the_tree_as_a_table_with_each_weight():
+    X, y = _chain()
+    model = TreeAugmentedNB().fit(X, y)
+    edges = model.edges()
+    assert edges[["feature", "parent"]].values.tolist() == [["b", "a"], ["c", "b"], ["d", "c"]]
+    assert edges["cmi"].tolist() == [model.cmi_[1, 0], model.cmi_[2, 1], model.cmi_[3, 2]]
+
+
 def test_parameter_counts_of_the_binary_chain():
     """K = 2, four binary features: naive Bayes 1 + 4*2 = 9; the chain 1 + 2 + 3*(2*2) = 15;
     the full table 2 * 2^4 - 1 = 31 (lesson 01's 2^d K - 1)."""
@@ -316,6 +324,9 @@ def test_on_spambase_the_tree_beats_naive_bayes_on_held_out_mail(presence):
             log_loss(y[test], proba, labels=model.classes_))
     assert scores == {"nb": (0.8835, 0.5537), "tan": (0.9009, 0.2922)}
     assert model.parameter_counts().tolist() == [109, 215, 2 ** 55 - 1]
+    strongest = model.edges().nlargest(3, "cmi").round({"cmi": 3})
+    assert strongest.values.tolist() == [["hp", "hpl", 0.191], ["415", "857", 0.149],
+                                         ["85", "650", 0.138]]
 
 
 def test_a_single_class_warns_at_the_callers_line():

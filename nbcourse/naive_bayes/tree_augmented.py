@@ -271,6 +271,18 @@ class TreeAugmentedNB(_PosteriorFromJoint):
             lines.append(line)
         return "\n".join(lines)
 
+    def edges(self) -> pd.DataFrame:
+        """The tree's edges as a table: feature, parent and their I(X_i; X_parent | C) in nats.
+
+        One row per feature that has a parent, in feature order; sort it to see the
+        strongest links (``model.edges().nlargest(6, "cmi")``).
+        """
+        self._check_fitted()
+        names = list(self._categorical_._columns_)
+        rows = [(names[i], names[p], self.cmi_[i, p]) for i, p in enumerate(self.parent_)
+                if p >= 0]
+        return pd.DataFrame(rows, columns=["feature", "parent", "cmi"])
+
     def n_parameters(self) -> int:
         """Free parameters: K - 1 + sum_i K (v_i - 1) (v_parent(i), 1 for the root)."""
         self._check_fitted()
