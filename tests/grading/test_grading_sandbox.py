@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from nbcourse.grading import batch as batch_module
+from nbcourse.grading import gradebook
 from nbcourse.grading.batch import grade_batch
 from nbcourse.grading.collection import collect_submissions
 from nbcourse.grading.gradebook import feedback_names, spreadsheet_safe
@@ -223,14 +223,14 @@ def test_a_planted_undecodable_name_in_the_output_folder_loses_nothing(tmp_path)
     """Row 12: the gradebook, results.json and feedback are written whatever is planted."""
     out = tmp_path / "out"
     out.mkdir()
-    before = batch_module._snapshot(out)
+    before = gradebook.snapshot(out)
     open(os.path.join(os.fsencode(out), b"planted-\xff.html"), "w").close()
-    warnings = batch_module._remove_planted(out, before)
+    warnings = gradebook.remove_planted(out, before)
     assert warnings and "planted-\\xff.html" in warnings[0]
     result = grade_batch("01_weather", [FIXTURES / "not_json.ipynb"], out, jobs=1,
                          sandbox="off", progress=None)
     result.warnings += warnings
-    batch_module.write_outputs(result, out)
+    gradebook.write_outputs(result, out)
     data = json.loads((out / "results.json").read_text())
     assert data["warnings"][-1].endswith("planted-\\xff.html")
     assert (out / "grades.csv").is_file() and (out / "feedback" / "not_json.html").is_file()

@@ -180,7 +180,9 @@ def _making(name: str, question, index: int) -> dict:
 @pytest.mark.parametrize("name", NAMES)
 def test_each_known_mistake_is_named_in_the_feedback_page_and_results_json(tmp_path, name):
     """One batch per exercise: the solution, and one submission per known mistake."""
-    from nbcourse.grading.batch import feedback_name, grade_batch, summary
+    from nbcourse.grading.batch import grade_batch
+    from nbcourse.grading.gradebook import feedback_name
+    from nbcourse.grading.summary import summary
     spec = exercise(name)
     submissions = tmp_path / "submitted"
     submissions.mkdir()
