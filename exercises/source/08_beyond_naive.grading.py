@@ -87,13 +87,13 @@ def _xor_unequal():
     return tuple([r[i] for r in rows] for i in range(3))
 
 
-# Within each class the two features are independent (their counts factorise: 4 2 2 1 in
-# one class, 1 2 2 4 in the other), yet both follow the class, so over all the rows they
+# Within each class the two features are independent (their counts factorise: 9 3 3 1 in
+# one class, 1 3 3 9 in the other), yet both follow the class, so over all the rows they
 # agree more often than chance: I(X_k; X_l) > 0 = I(X_k; X_l | Y).
 def _independent_given_class():
-    cells = {("sun", "hot", "dry"): 4, ("sun", "hot", "wet"): 2, ("sun", "cold", "dry"): 2,
-             ("sun", "cold", "wet"): 1, ("rain", "hot", "dry"): 1, ("rain", "hot", "wet"): 2,
-             ("rain", "cold", "dry"): 2, ("rain", "cold", "wet"): 4}
+    cells = {("sun", "hot", "dry"): 9, ("sun", "hot", "wet"): 3, ("sun", "cold", "dry"): 3,
+             ("sun", "cold", "wet"): 1, ("rain", "hot", "dry"): 1, ("rain", "hot", "wet"): 3,
+             ("rain", "cold", "dry"): 3, ("rain", "cold", "wet"): 9}
     rows = [key for key, count in cells.items() for _ in range(count)]
     return ([r[1] for r in rows], [r[2] for r in rows], [r[0] for r in rows])
 
