@@ -104,6 +104,12 @@ def _weather_columns(first, second):
     return (table[first].tolist(), table[second].tolist(), table["play"].tolist())
 
 
+def _weather_series(first, second):
+    from nbcourse.datasets import load_weather
+    table = load_weather()
+    return (table[first], table[second], table["play"])
+
+
 def _random_features(seed, n, n_classes, n_values, coupling):
     """Two features that follow the class and, with probability ``coupling``, each other."""
     rng = np.random.default_rng(seed)
@@ -386,6 +392,7 @@ EXERCISE = Exercise(
                           _random_features(2, 150, 2, 3, 0.05)),
                      Case("numpy arrays", tuple(np.asarray(column) for column in
                                                 _random_features(3, 80, 4, 3, 0.7))),
+                     Case("columns of a pandas table", _weather_series("outlook", "windy")),
                  ]),
         Question("q2", "complement_weights", points=2, title="complement naive Bayes weights",
                  reference=ref_complement_weights, forbidden=COMPLEMENT_NAMES,
