@@ -468,7 +468,8 @@ def joint_scores(table, query, target):
     assert "&mdash; passed" not in page.split("<h2>q2")[1].split("<h2>")[0]
 
 
-@pytest.mark.parametrize("exercise", ["02_smoothing", "03_mle", "04_linearity", "05_spam"])
+@pytest.mark.parametrize("exercise", ["02_smoothing", "03_mle", "04_linearity", "05_spam",
+                                      "08_beyond_naive"])
 def test_every_solution_scores_full_marks_and_every_release_zero(tmp_path, exercise):
     """The grader agrees with the instructor's solution, and gives nothing for the stubs."""
     source = REPO / "exercises" / "source" / f"{exercise}.ipynb"

@@ -708,6 +708,7 @@ def test_25_float_counts_are_told_whole_numbers_are_asked():
     ("04_linearity", "q7", 1.0), ("05_spam", "q5", 0.01), ("05_spam", "q6", 0.5),
     ("05_spam", "q7", 0.5), ("05_spam", "q8", 0.5), ("06_gaussian", "q9", 0.5),
     ("07_merging", "q4", "a"), ("07_merging", "q4", "b"),
+    ("08_beyond_naive", "q5", "a"), ("08_beyond_naive", "q5", "d"),
 ])
 def test_25_a_graded_value_is_never_marked_right_or_wrong_by_check(exercise, question, value):
     """Any value of the right form gets the same report: it says the grader decides."""
