@@ -8,7 +8,7 @@ small tables (``_shipped``). Import from here: ``from nbcourse import datasets``
 Shipped with the course (``data/``, found by :func:`shipped_data_dir`)
     ``load_weather``, ``load_picnic``, ``load_sms_mini``, and two real corpora published
     under CC BY 4.0: the SMS Spam Collection (``load_sms_spam``) and Spambase
-    (``load_spambase``). Their shipped copies are checked against the published SHA-256.
+    (``load_spambase``; ``load_spambase_presence`` reads its words as present/absent). Their shipped copies are checked against the published SHA-256.
 
 Downloaded (``load_20newsgroups``)
     Looked for at ``path=``, then in ``$NBCOURSE_DATA``, then in the user cache
@@ -34,7 +34,8 @@ from ._base import (DOWNLOAD_TIMEOUT_SECONDS, ChecksumError, CorpusNotFoundError
 from ._shipped import load_picnic, load_weather, shipped_data_dir
 from ._sms_spam import (SMS_SPAM_FILENAME, SMS_SPAM_SHA256, SMS_SPAM_URL, load_sms_mini, load_sms_spam,
                         load_sms_spam_or_mini)
-from ._spambase import SPAMBASE_FEATURES, SPAMBASE_FILENAME, SPAMBASE_SHA256, SPAMBASE_URL, load_spambase
+from ._spambase import (SPAMBASE_FEATURES, SPAMBASE_FILENAME, SPAMBASE_SHA256, SPAMBASE_URL, load_spambase,
+                        load_spambase_presence)
 from ._twenty_newsgroups import (NEWSGROUPS_ARCHIVE_NAME, NEWSGROUPS_CONTENT_SHA256, NEWSGROUPS_URL,
                                  TextCorpus, load_20newsgroups, load_20newsgroups_if_available,
                                  newsgroups_folder)
@@ -67,7 +68,7 @@ __all__ = [
     "NEWSGROUPS_ARCHIVE_NAME", "NEWSGROUPS_CONTENT_SHA256", "NEWSGROUPS_URL", "SMS_SPAM_FILENAME",
     "SMS_SPAM_SHA256", "SMS_SPAM_URL", "SPAMBASE_FEATURES", "SPAMBASE_FILENAME", "SPAMBASE_SHA256",
     "SPAMBASE_URL", "TextCorpus", "cache_root", "fetch_corpus", "load_20newsgroups",
-    "load_20newsgroups_if_available", "load_picnic",
-    "load_sms_mini", "load_sms_spam", "load_sms_spam_or_mini", "load_spambase", "load_weather",
+    "load_20newsgroups_if_available", "load_picnic", "load_sms_mini", "load_sms_spam",
+    "load_sms_spam_or_mini", "load_spambase", "load_spambase_presence", "load_weather",
     "newsgroups_folder", "shipped_data_dir", "source_url",
 ]

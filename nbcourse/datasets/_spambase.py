@@ -49,3 +49,23 @@ def load_spambase(path=None, *, download: bool = True, cache_dir=None) -> pd.Dat
     ``data/spambase/``; it is looked for like the SMS corpus.
     """
     return load_zipped(SPAMBASE, path, download, cache_dir)
+
+
+def load_spambase_presence(path=None, *, download: bool = True, cache_dir=None) -> pd.DataFrame:
+    """Spambase as 54 yes/no features: does the e-mail contain the word (or character)?
+
+    Each of the 48 word and 6 character frequencies becomes 1 where it is above 0 and 0
+    where it is 0 (the three capital-run lengths have no such reading and are left out),
+    so a model of labels (`CategoricalNB`, `TreeAugmentedNB`) can count them. Columns are
+    named by the word (``'hp'``, ``'george'``) or ``'char_'`` and the character
+    (``'char_!'``), plus ``label``. Found or fetched as `load_spambase` finds it.
+    """
+    frame = load_spambase(path, download=download, cache_dir=cache_dir)
+    present = {}
+    for name in SPAMBASE_FEATURES:
+        if name.startswith("word_freq_"):
+            present[name[len("word_freq_"):]] = (frame[name] > 0).astype(np.int64)
+        elif name.startswith("char_freq_"):
+            present["char_" + name[len("char_freq_"):]] = (frame[name] > 0).astype(np.int64)
+    present["label"] = frame["label"]
+    return pd.DataFrame(present)

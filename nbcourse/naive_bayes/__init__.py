@@ -31,6 +31,8 @@ Where each piece lives (one module per estimator family):
 - ``multinomial``, ``complement``, ``bernoulli``, ``gaussian``, ``categorical``: one
   estimator each
   (``categorical`` reads its slide tables from ``_tables``);
+- ``tree_augmented``: `TreeAugmentedNB`, naive Bayes where each feature may depend on one
+  other (chosen by `conditional_mutual_information`), built on `CategoricalNB`'s counts;
 - ``_merge``: `merge`.
 """
 from __future__ import annotations
@@ -41,6 +43,7 @@ from .categorical import CategoricalNB
 from .complement import ComplementNB
 from .gaussian import GaussianNB
 from .multinomial import MultinomialNB
+from .tree_augmented import TreeAugmentedNB, conditional_mutual_information
 
 __all__ = ["CategoricalNB", "MultinomialNB", "ComplementNB", "BernoulliNB", "GaussianNB",
-           "merge"]
+           "TreeAugmentedNB", "conditional_mutual_information", "merge"]

@@ -149,16 +149,7 @@ class _BaseNB(ClassifierMixin, metaclass=ABCMeta):
 
     def predict_log_proba(self, X) -> np.ndarray:
         """log P(y | x): the joint log-likelihood minus its log-sum-exp over classes."""
-        jll = self.predict_joint_log_proba(X)
-        norm = logsumexp(jll, axis=1)
-        impossible = np.isneginf(norm)
-        if impossible.any():
-            first = int(np.flatnonzero(impossible)[0])
-            raise ValueError(
-                f"sample {first} has probability zero under every class, so P(y | x) is "
-                "undefined; this happens with alpha=0 when a feature value was never seen "
-                "with any class - use alpha > 0")
-        return jll - norm[:, None]
+        return _log_posterior(self.predict_joint_log_proba(X))
 
     def predict_proba(self, X) -> np.ndarray:
         """P(y | x) for every sample and class; each row sums to one."""
@@ -203,6 +194,19 @@ def _indicator(y: np.ndarray, classes: np.ndarray, weights) -> sp.csr_matrix:
     n = len(y)
     data = np.ones(n) if weights is None else weights
     return sp.csr_matrix((data, index, np.arange(n + 1)), shape=(n, len(classes)))
+
+
+def _log_posterior(jll: np.ndarray) -> np.ndarray:
+    """log P(y | x) from the joint log-likelihood: subtract its log-sum-exp over classes."""
+    norm = logsumexp(jll, axis=1)
+    impossible = np.isneginf(norm)
+    if impossible.any():
+        first = int(np.flatnonzero(impossible)[0])
+        raise ValueError(
+            f"sample {first} has probability zero under every class, so P(y | x) is "
+            "undefined; this happens with alpha=0 when a feature value was never seen "
+            "with any class - use alpha > 0")
+    return jll - norm[:, None]
 
 
 def _class_log_prior(class_count: np.ndarray, prior, fit_prior: bool) -> np.ndarray:
