@@ -108,6 +108,9 @@ def test_balanced_comparison_quotes_the_table(nb):
     _all_in(markdown_with(nb, "Every model is far above the majority class"),
             "0.0530", "0.8267", "0.7728", "0.8364", "0.8039", "0.8352", "0.8291", "0.8246")
     _all_in(table, "0.0530", "0.8267", "0.7728", "0.8364", "0.8039", "0.8352", "0.8291", "0.8246")
+    sizes = output_of(nb, "news_train = load_20newsgroups_if_available(")
+    assert "documents to fit per class: from 377 to 600" in sizes
+    assert "between 377 and 600 training posts" in markdown_with(nb, "### When some classes are rare")
 
 
 def test_imbalanced_comparison_and_its_explanation_quote_the_outputs(nb):
