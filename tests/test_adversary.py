@@ -98,3 +98,18 @@ def test_bad_input_gets_a_clear_error(call, error, message):
     X, y = _toy()
     with pytest.raises(error, match=message):
         call(MultinomialNB().fit(X, y))
+
+
+def test_the_attack_picture_draws_one_step_curve_per_filter_told_apart_without_colour():
+    from test_figures_accessible import _lines_only_colour_tells_apart
+
+    from nbcourse.plotting import figure_to_png, plot_words_to_flip
+
+    figure = plot_words_to_flip({"a": [1, 2, 8, math.inf], "b": [3, 3, 4], "c": [0, 20, 5]}, max_words=10)
+    lines = figure.axes[0].get_lines()
+    assert [line.get_label() for line in lines] == ["a (4 caught)", "b (3 caught)", "c (3 caught)"]
+    assert list(lines[0].get_ydata()[[0, 1, 2, 8, 10]]) == [0.0, 0.25, 0.5, 0.75, 0.75]  # inf never flips
+    assert not _lines_only_colour_tells_apart(figure)
+    assert figure_to_png(figure).startswith(b"\x89PNG")
+    with pytest.raises(TypeError, match="non-empty dict"):
+        plot_words_to_flip({})
