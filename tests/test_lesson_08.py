@@ -222,3 +222,41 @@ def test_without_20_newsgroups_sections_3_and_4_run_on_the_sms_messages(tmp_path
     assert "complement, tf-idf" in printed and "majority class" in printed
     assert "test spam: 75, caught by the filter: 71" in printed         # section 5 unchanged
     assert not list(tmp_path.glob("cache/**/*.tar.gz")), "nothing may be cached from a failed download"
+
+
+# ----- the lesson's 20 Newsgroups numbers, recomputed with scikit-learn ----------------------
+
+@pytest.mark.timeout(600)
+def test_scikit_learn_gives_the_lessons_20_newsgroups_scores(nb, newsgroups_folder):
+    """The same count matrix through scikit-learn's tf-idf, naive Bayes, F1 and cross-validation."""
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfTransformer
+    from sklearn.metrics import accuracy_score, f1_score
+    from sklearn.model_selection import cross_validate as sk_cross_validate
+    from sklearn.naive_bayes import ComplementNB, MultinomialNB
+
+    from nbcourse.datasets import load_20newsgroups
+    from nbcourse.evaluation import kfold_indices
+    from nbcourse.text import BagOfWords
+
+    train, test = load_20newsgroups("train"), load_20newsgroups("test")
+    bag = BagOfWords()
+    X_fit, X_score = bag.fit_transform(train.data), bag.transform(test.data)
+    tfidf = TfidfTransformer().fit(X_fit)
+    inputs = {"counts": (X_fit, X_score), "tf-idf": (tfidf.transform(X_fit), tfidf.transform(X_score))}
+    table = output_of(nb, "balanced = compare(everything)")
+    for name, Model in (("multinomial", MultinomialNB), ("complement", ComplementNB)):
+        for features, (A, B) in inputs.items():
+            printed = _row(table, f"{name}, {features}")
+            for i, alpha in enumerate((1.0, 0.01)):
+                predicted = Model(alpha=alpha).fit(A, train.target).predict(B)
+                assert round(accuracy_score(test.target, predicted), 4) == printed[2 * i], (name, features, alpha)
+                assert round(f1_score(test.target, predicted, average="macro"), 4) == printed[2 * i + 1]
+
+    summary = output_of(nb, "folds = {name: cross_validate(")
+    folds = kfold_indices(np.asarray(train.target_names)[train.target], 5, seed=0)
+    scores = sk_cross_validate(MultinomialNB(alpha=1.0), X_fit, train.target, cv=folds,
+                               scoring=("accuracy", "f1_macro"))
+    expected = (f"{scores['test_accuracy'].mean():.3f} ± {scores['test_accuracy'].std():.3f}  "
+                f"{scores['test_f1_macro'].mean():.3f} ± {scores['test_f1_macro'].std():.3f}")
+    assert expected in summary.splitlines()[1], (expected, summary)
