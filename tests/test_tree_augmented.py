@@ -5,9 +5,11 @@ from itertools import product
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
 from scipy.sparse.csgraph import minimum_spanning_tree
 from sklearn.base import clone
 from sklearn.metrics import log_loss, mutual_info_score
+from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from nbcourse._checks import NotFittedError
 from nbcourse.naive_bayes import CategoricalNB, TreeAugmentedNB, conditional_mutual_information
@@ -37,6 +39,17 @@ def test_cmi_is_the_class_weighted_mutual_information_of_scikit_learn():
     assert conditional_mutual_information(x_i, x_j, y) == pytest.approx(expected, abs=1e-12)
     as_series = conditional_mutual_information(pd.Series(x_i), list(x_j), pd.Series(y))
     assert as_series == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("ab"), st.integers(0, 2), st.sampled_from(["x", "y", 7])),
+                min_size=1, max_size=40))
+def test_cmi_agrees_with_scikit_learn_on_any_small_table(rows):
+    y, x_i, x_j = (np.array(column, dtype=object) for column in zip(*rows))
+    expected = sum(np.mean(y == c) * mutual_info_score(x_i[y == c].astype(str),
+                                                       x_j[y == c].astype(str))
+                   for c in set(y))
+    assert conditional_mutual_information(x_i, x_j, y) == pytest.approx(expected, abs=1e-12)
 
 
 def test_cmi_of_a_tiny_table_by_hand():
@@ -109,6 +122,14 @@ def test_the_tree_recovers_a_chain_the_data_came_from():
     # the chain's links are the heaviest pairs; a feature two steps away weighs less
     assert model.cmi_[0, 1] > model.cmi_[0, 2] > 0 and np.allclose(model.cmi_, model.cmi_.T)
     assert model.cmi_[1, 2] == pytest.approx(conditional_mutual_information(X["b"], X["c"], y))
+
+
+def test_edges_are_the_tree_as_a_table_with_each_weight():
+    X, y = _chain()
+    model = TreeAugmentedNB().fit(X, y)
+    edges = model.edges()
+    assert edges[["feature", "parent"]].values.tolist() == [["b", "a"], ["c", "b"], ["d", "c"]]
+    assert edges["cmi"].tolist() == [model.cmi_[1, 0], model.cmi_[2, 1], model.cmi_[3, 2]]
 
 
 def test_parameter_counts_of_the_binary_chain():
@@ -199,6 +220,14 @@ def test_clone_and_params_follow_scikit_learn():
     assert copy.get_params() == model.get_params() and copy is not model
     assert model.set_params(alpha=2.0).alpha == 2.0
     assert repr(TreeAugmentedNB(root=1)) == "TreeAugmentedNB(root=1)"
+
+
+def test_it_works_inside_scikit_learns_cross_validation():
+    X, y = _chain(n=300)
+    scores = cross_val_score(TreeAugmentedNB(alpha=0.5), X, y, cv=StratifiedKFold(3))
+    by_hand = [TreeAugmentedNB(alpha=0.5).fit(X.iloc[train], y[train]).score(X.iloc[test], y[test])
+               for train, test in StratifiedKFold(3).split(X, y)]
+    assert scores.tolist() == pytest.approx(by_hand)
 
 
 def test_an_unseen_label_raises_as_in_categorical_naive_bayes():
@@ -295,3 +324,13 @@ def test_on_spambase_the_tree_beats_naive_bayes_on_held_out_mail(presence):
             log_loss(y[test], proba, labels=model.classes_))
     assert scores == {"nb": (0.8835, 0.5537), "tan": (0.9009, 0.2922)}
     assert model.parameter_counts().tolist() == [109, 215, 2 ** 55 - 1]
+    strongest = model.edges().nlargest(3, "cmi").round({"cmi": 3})
+    assert strongest.values.tolist() == [["hp", "hpl", 0.191], ["415", "857", 0.149],
+                                         ["85", "650", 0.138]]
+
+
+def test_a_single_class_warns_at_the_callers_line():
+    X, _ = _chain(n=20)
+    with pytest.warns(UserWarning, match="only one class") as record:
+        TreeAugmentedNB().fit(X, ["ham"] * 20)
+    assert [w.filename for w in record] == [__file__]

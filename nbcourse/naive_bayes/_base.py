@@ -1,7 +1,8 @@
 """The skeleton every naive Bayes estimator shares: fit, partial_fit and predict*.
 
 `_BaseNB` declares what a variant provides (abstract methods) and writes the four steps
-once (see the package docstring). The helpers below it are the pieces of those steps
+once (see the package docstring); step 4, the posterior from the joint log-likelihood, is
+`_PosteriorFromJoint`, which `TreeAugmentedNB` shares. The helpers below it are the pieces of those steps
 that do not depend on the variant: the class-indicator matrix, the class prior, and the
 check that a linear form exists.
 """
@@ -20,7 +21,38 @@ from .._numerics import log as _log
 from .._numerics import logsumexp
 
 
-class _BaseNB(ClassifierMixin, metaclass=ABCMeta):
+class _PosteriorFromJoint(ClassifierMixin):
+    """predict_log_proba, predict_proba and predict, from ``predict_joint_log_proba``.
+
+    Step 4 of every estimator here, `TreeAugmentedNB` included: whatever the joint
+    log-likelihood log P(y) + log P(x | y) is made of, the posterior is the same
+    normalisation by log-sum-exp.
+    """
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """log P(y | x): the joint log-likelihood minus its log-sum-exp over classes."""
+        jll = self.predict_joint_log_proba(X)
+        norm = logsumexp(jll, axis=1)
+        impossible = np.isneginf(norm)
+        if impossible.any():
+            first = int(np.flatnonzero(impossible)[0])
+            raise ValueError(
+                f"sample {first} has probability zero under every class, so P(y | x) is "
+                "undefined; this happens with alpha=0 when a feature value was never seen "
+                "with any class - use alpha > 0")
+        return jll - norm[:, None]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """P(y | x) for every sample and class; each row sums to one."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """The class with the largest posterior (ties go to the first class)."""
+        jll = self.predict_joint_log_proba(X)
+        return self.classes_[np.argmax(jll, axis=1)]
+
+
+class _BaseNB(_PosteriorFromJoint, metaclass=ABCMeta):
     """fit, partial_fit and predict*, written once for every naive Bayes estimator.
 
     A variant provides:
@@ -147,19 +179,6 @@ class _BaseNB(ClassifierMixin, metaclass=ABCMeta):
         self._check_feature_names(X)
         return self._joint_log_likelihood(self._check_X(X, first=False))
 
-    def predict_log_proba(self, X) -> np.ndarray:
-        """log P(y | x): the joint log-likelihood minus its log-sum-exp over classes."""
-        return _log_posterior(self.predict_joint_log_proba(X))
-
-    def predict_proba(self, X) -> np.ndarray:
-        """P(y | x) for every sample and class; each row sums to one."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X) -> np.ndarray:
-        """The class with the largest posterior (ties go to the first class)."""
-        jll = self.predict_joint_log_proba(X)
-        return self.classes_[np.argmax(jll, axis=1)]
-
     def _check_feature_names(self, X) -> None:
         check_feature_names(self, X, reset=False)
 
@@ -194,19 +213,6 @@ def _indicator(y: np.ndarray, classes: np.ndarray, weights) -> sp.csr_matrix:
     n = len(y)
     data = np.ones(n) if weights is None else weights
     return sp.csr_matrix((data, index, np.arange(n + 1)), shape=(n, len(classes)))
-
-
-def _log_posterior(jll: np.ndarray) -> np.ndarray:
-    """log P(y | x) from the joint log-likelihood: subtract its log-sum-exp over classes."""
-    norm = logsumexp(jll, axis=1)
-    impossible = np.isneginf(norm)
-    if impossible.any():
-        first = int(np.flatnonzero(impossible)[0])
-        raise ValueError(
-            f"sample {first} has probability zero under every class, so P(y | x) is "
-            "undefined; this happens with alpha=0 when a feature value was never seen "
-            "with any class - use alpha > 0")
-    return jll - norm[:, None]
 
 
 def _class_log_prior(class_count: np.ndarray, prior, fit_prior: bool) -> np.ndarray:

@@ -20,13 +20,14 @@ tables P(x_i | x_parent, c) are smoothed by the same Lidstone step,
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
 from .._checks import check_alpha, check_bool, check_labels, check_positive_int, not_fitted, plain
-from .._estimator import ClassifierMixin
 from ..smoothing import lidstone_log
-from ._base import _log_posterior
+from ._base import _PosteriorFromJoint
 from .categorical import CategoricalNB
 
 __all__ = ["TreeAugmentedNB", "conditional_mutual_information"]
@@ -162,15 +163,31 @@ def _check_parents(parents, n_features: int) -> np.ndarray:
     return np.asarray(values)
 
 
+def _child_table(naive: CategoricalNB, codes, classes, i: int, p: int, alpha: float):
+    """log P(x_i | x_p, c), classes x values of x_p x values of x_i: Lidstone over x_i."""
+    shape = (len(naive.classes_), int(naive.n_categories_[p]), int(naive.n_categories_[i]))
+    return lidstone_log(_joint_counts(classes, codes[:, p], codes[:, i], shape), alpha)
+
+
+def _fit_categorical(alpha: float, X, y) -> CategoricalNB:
+    """`CategoricalNB` fitted on X, y; its warnings (one class only) point at the caller."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        naive = CategoricalNB(alpha=alpha).fit(X, y)
+    for warning in caught:
+        warnings.warn(warning.message, warning.category, stacklevel=3)
+    return naive
+
+
 # ----- the estimator -------------------------------------------------------------------------
-class TreeAugmentedNB(ClassifierMixin):
+class TreeAugmentedNB(_PosteriorFromJoint):
     """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997) for tables of labels.
 
     Fitting counts, weighs every pair of features by I(X_i; X_j | C) (``cmi_``), keeps
     the maximum-weight spanning tree rooted at feature ``root`` (``parent_``: each
     feature's parent, -1 for the root), and smooths P(x_i | x_parent, c) with Lidstone's
     ``alpha`` exactly as `CategoricalNB` smooths P(x_i | c). ``parents`` fixes the
-    structure by hand instead (``root`` is then unused): ``[-1] * n_features`` is naive
+    structure by hand instead (``root`` is then not used): ``[-1] * n_features`` is naive
     Bayes, with `CategoricalNB`'s probabilities.
 
     ``X`` is read as `CategoricalNB` reads it (a DataFrame of labels, or codes), and a
@@ -193,25 +210,17 @@ class TreeAugmentedNB(ClassifierMixin):
     def fit(self, X, y):
         """Count, weigh every pair of features, keep the heaviest tree, smooth the tables."""
         alpha = check_alpha(self.alpha)
-        naive = CategoricalNB(alpha=alpha).fit(X, y)  # the encoding, P(c) and P(x_i | c)
+        naive = _fit_categorical(alpha, X, y)  # the encoding, P(c) and P(x_i | c)
         codes = naive._encode(naive._check_X(X, first=False))
         classes = np.searchsorted(naive.classes_, check_labels(y, len(codes)))
         n_features = naive.n_features_in_
-        if self.parents is None:
-            root = _check_root(self.root, n_features)
-        else:
-            parent = _check_parents(self.parents, n_features)
+        root = _check_root(self.root, n_features)
+        given = None if self.parents is None else _check_parents(self.parents, n_features)
         cmi = _cmi_matrix(codes, classes, naive.n_categories_, len(naive.classes_))
-        if self.parents is None:
-            parent = _maximum_spanning_tree(cmi, root)
-        tables = []
-        for i, p in enumerate(parent):
-            if p < 0:
-                tables.append(naive.feature_log_prob_[i])
-            else:
-                shape = (len(naive.classes_), naive.n_categories_[p], naive.n_categories_[i])
-                counts = _joint_counts(classes, codes[:, p], codes[:, i], shape)
-                tables.append(lidstone_log(counts, alpha))  # Lidstone over x_i's values
+        parent = _maximum_spanning_tree(cmi, root) if given is None else given
+        tables = [naive.feature_log_prob_[i] if p < 0
+                  else _child_table(naive, codes, classes, i, p, alpha)
+                  for i, p in enumerate(parent)]
         self._categorical_ = naive
         for name in ("classes_", "class_count_", "class_log_prior_", "categories_",
                      "n_categories_", "n_features_in_"):
@@ -240,19 +249,6 @@ class TreeAugmentedNB(ClassifierMixin):
                 "alpha > 0")
         return jll
 
-    def predict_log_proba(self, X) -> np.ndarray:
-        """log P(c | x): the joint log-likelihood minus its log-sum-exp over classes."""
-        return _log_posterior(self.predict_joint_log_proba(X))
-
-    def predict_proba(self, X) -> np.ndarray:
-        """P(c | x) for every sample and class; each row sums to one."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X) -> np.ndarray:
-        """The class with the largest posterior (ties go to the first class)."""
-        jll = self.predict_joint_log_proba(X)
-        return self.classes_[np.argmax(jll, axis=1)]
-
     # ----- what a reader prints -----------------------------------------------------------
     def structure(self, weights: bool = False) -> str:
         """The fitted structure, one line per feature: 'feature <- class, parent'.
@@ -274,6 +270,18 @@ class TreeAugmentedNB(ClassifierMixin):
                     line = f"{line:<{2 * width + 11}}  I = {self.cmi_[i, p]:.3f} nats"
             lines.append(line)
         return "\n".join(lines)
+
+    def edges(self) -> pd.DataFrame:
+        """The tree's edges as a table: feature, parent and their I(X_i; X_parent | C) in nats.
+
+        One row per feature that has a parent, in feature order; sort it to see the
+        strongest links (``model.edges().nlargest(6, "cmi")``).
+        """
+        self._check_fitted()
+        names = list(self._categorical_._columns_)
+        rows = [(names[i], names[p], self.cmi_[i, p]) for i, p in enumerate(self.parent_)
+                if p >= 0]
+        return pd.DataFrame(rows, columns=["feature", "parent", "cmi"])
 
     def n_parameters(self) -> int:
         """Free parameters: K - 1 + sum_i K (v_i - 1) (v_parent(i), 1 for the root)."""

@@ -1,10 +1,10 @@
-"""scikit-learn's own estimator checks (check_estimator) on the five estimators."""
+"""scikit-learn's own estimator checks (check_estimator) on the six estimators."""
 import warnings
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from nbcourse.naive_bayes import (BernoulliNB, CategoricalNB, ComplementNB, GaussianNB,
-                                  MultinomialNB)
+                                  MultinomialNB, TreeAugmentedNB)
 
 #: deliberate differences, each a strict xfail (see docs/sklearn-differences.md)
 NOT_CODES = ("CategoricalNB refuses non-integer numbers instead of silently truncating them "
@@ -22,7 +22,8 @@ with warnings.catch_warnings():
     # imports scikit-learn): that is the point of these checks, not a problem to warn about
     warnings.filterwarnings("ignore", message="Estimator .* does not inherit from")
     CHECKS = parametrize_with_checks(
-        [MultinomialNB(), ComplementNB(), BernoulliNB(), CategoricalNB(), GaussianNB()],
+        [MultinomialNB(), ComplementNB(), BernoulliNB(), CategoricalNB(), GaussianNB(),
+         TreeAugmentedNB()],
         expected_failed_checks=lambda est: EXPECTED_FAILED.get(type(est), {}))
 
 
