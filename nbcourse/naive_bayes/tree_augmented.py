@@ -284,7 +284,11 @@ class TreeAugmentedNB(_PosteriorFromJoint):
         return pd.DataFrame(rows, columns=["feature", "parent", "cmi"])
 
     def n_parameters(self) -> int:
-        """Free parameters: K - 1 + sum_i K (v_i - 1) (v_parent(i), 1 for the root)."""
+        """Free parameters: K - 1 + sum_i K (v_i - 1) w_i, w_i the parent's number of values.
+
+        K classes, v_i values of feature i, and w_i = 1 for a feature without a parent
+        (then the term is naive Bayes' K (v_i - 1)).
+        """
         self._check_fitted()
         n_classes, values = len(self.classes_), [int(v) for v in self.n_categories_]
         return n_classes - 1 + sum(
