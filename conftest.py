@@ -33,7 +33,7 @@ if "NBCOURSE_DATA" not in os.environ:  # set but empty means "none": the loaders
 #: Fixtures that hand a test a real corpus, by corpus name (see tests/conftest.py).
 CORPUS_FIXTURES = {"newsgroups_folder": "20newsgroups"}
 #: Loader calls that make a notebook need a real corpus.
-_NOTEBOOK_LOADERS = {"20newsgroups": re.compile(r"\bload_20newsgroups\("),
+_NOTEBOOK_LOADERS = {"20newsgroups": re.compile(r"\bload_20newsgroups(_if_available)?\("),
                      "sms_spam": re.compile(r"\bload_sms_spam\("),
                      "spambase": re.compile(r"\bload_spambase\(")}
 

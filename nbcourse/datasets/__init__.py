@@ -37,7 +37,8 @@ from ._sms_spam import (SMS_SPAM_FILENAME, SMS_SPAM_SHA256, SMS_SPAM_URL, load_s
 from ._spambase import (SPAMBASE_FEATURES, SPAMBASE_FILENAME, SPAMBASE_SHA256, SPAMBASE_URL, load_spambase,
                         load_spambase_presence)
 from ._twenty_newsgroups import (NEWSGROUPS_ARCHIVE_NAME, NEWSGROUPS_CONTENT_SHA256, NEWSGROUPS_URL,
-                                 TextCorpus, load_20newsgroups, newsgroups_folder)
+                                 TextCorpus, load_20newsgroups, load_20newsgroups_if_available,
+                                 newsgroups_folder)
 from . import _sms_spam, _spambase, _zipped
 
 #: The real corpora by the name :func:`fetch_corpus` takes.
@@ -66,8 +67,8 @@ __all__ = [
     "CORPORA", "ChecksumError", "CorpusNotFoundError", "DOWNLOAD_TIMEOUT_SECONDS", "DownloadError",
     "NEWSGROUPS_ARCHIVE_NAME", "NEWSGROUPS_CONTENT_SHA256", "NEWSGROUPS_URL", "SMS_SPAM_FILENAME",
     "SMS_SPAM_SHA256", "SMS_SPAM_URL", "SPAMBASE_FEATURES", "SPAMBASE_FILENAME", "SPAMBASE_SHA256",
-    "SPAMBASE_URL", "TextCorpus", "cache_root", "fetch_corpus", "load_20newsgroups", "load_picnic",
-    "load_sms_mini", "load_sms_spam", "load_sms_spam_or_mini", "load_spambase", "load_spambase_presence",
-    "load_weather",
+    "SPAMBASE_URL", "TextCorpus", "cache_root", "fetch_corpus", "load_20newsgroups",
+    "load_20newsgroups_if_available", "load_picnic", "load_sms_mini", "load_sms_spam",
+    "load_sms_spam_or_mini", "load_spambase", "load_spambase_presence", "load_weather",
     "newsgroups_folder", "shipped_data_dir", "source_url",
 ]

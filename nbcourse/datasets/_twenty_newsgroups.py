@@ -258,3 +258,22 @@ def load_20newsgroups(subset: str = "train", path=None, *, download: bool = True
         filenames += split_files
     return TextCorpus(data=data, target=np.asarray(target, dtype=np.int64), target_names=names,
                       filenames=np.asarray(filenames))
+
+
+def load_20newsgroups_if_available(subset: str = "train", *, otherwise: str) -> TextCorpus | None:
+    """20 Newsgroups if it is here or can be downloaded; else ``None``, saying why and what next.
+
+    The lessons that use 20 Newsgroups must still run offline. When the corpus cannot be
+    had, this prints "20 Newsgroups is not available, so <otherwise>; the numbers will
+    differ from the text." followed by the loader's message (which says how to provide
+    the corpus), and returns ``None``; the lesson then does what ``otherwise`` says
+    (e.g. ``"sections 4 and 6 use the SMS messages"``). Any other error is raised.
+    """
+    if not isinstance(otherwise, str) or not otherwise.strip():
+        raise TypeError("otherwise must say what the lesson does without the corpus, as a sentence part")
+    try:
+        return load_20newsgroups(subset)
+    except OSError as problem:                 # not on this machine, and the download failed
+        print(f"20 Newsgroups is not available, so {otherwise}; the numbers will differ "
+              f"from the text.\n{problem}\n")
+        return None

@@ -17,6 +17,7 @@ module          pictures                                                   lesso
 ``words``       Zipf's law, floating-point underflow                       05
 ``scores``      scores against alpha, confusion matrices, calibration,     04-06
                 learning curves
+``attack``      good words needed to flip caught spam                      08
 =============== ========================================================== =======
 """
 from ._base import CLASS_COLORS, COLORS, LivePlot, NotebookFigure, figure_to_png, new_figure
@@ -28,6 +29,7 @@ from .scores import (AlphaCurvePlot, plot_confusion_matrices, plot_learning_curv
                      plot_reliability)
 from .weights import plot_top_weights, plot_weight_comparison
 from .words import plot_underflow, plot_zipf
+from .attack import plot_words_to_flip
 
 __all__ = [
     "COLORS", "CLASS_COLORS", "NotebookFigure", "new_figure", "figure_to_png", "LivePlot",
@@ -38,4 +40,5 @@ __all__ = [
     "plot_gaussian_boundaries", "plot_class_densities",
     "plot_zipf", "plot_underflow",
     "AlphaCurvePlot", "plot_confusion_matrices", "plot_reliability", "plot_learning_curves",
+    "plot_words_to_flip",
 ]

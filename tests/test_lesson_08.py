@@ -1,0 +1,264 @@
+"""Lesson 08 (where naive Bayes breaks): its sentences held to the outputs they quote, its
+offline fallback, and its place in the course (site, `nbcourse init`).
+
+nbval checks that a fresh run reproduces the stored outputs; these tests check that the
+prose says what those outputs say. Cells are found by a piece of their source.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from lesson_outputs import lesson, markdown, markdown_with, number_after, output_of
+
+REPO = Path(__file__).resolve().parents[1]
+LESSON = REPO / "notebooks" / "08_where_naive_bayes_breaks.ipynb"
+
+
+@pytest.fixture(scope="module")
+def nb():
+    return lesson("08_")
+
+
+def _all_in(text: str, *quoted: str) -> None:
+    """Each quoted number appears in ``text`` as a whole number (not inside a longer one)."""
+    for number in quoted:
+        pattern = r"(?<![\d.])" + re.escape(number) + r"(?![\d])"
+        assert re.search(pattern, text), f"{number!r} is quoted but not printed:\n{text}"
+
+
+def _row(text: str, label: str) -> list[float]:
+    """The decimal numbers of the first line that starts with ``label`` and holds any."""
+    for line in text.splitlines():
+        if line.startswith(label):
+            numbers = re.findall(r"-?\d+\.\d+", line[len(label):])
+            if numbers:
+                return [float(v) for v in numbers]
+    raise AssertionError(f"no line starting with {label!r} holds a number:\n{text}")
+
+
+# ----- section 1: the switches ------------------------------------------------------------
+
+def test_naive_bayes_scores_exactly_the_majority_class_and_the_pair_is_always_right(nb):
+    table = output_of(nb, "naive = CategoricalNB(alpha=1.0)")
+    majority = _row(table, "majority class (always 'off')")[0]
+    naive_accuracy, naive_loss = _row(table, "naive Bayes on A and B")
+    pair_accuracy, pair_loss = _row(table, "naive Bayes on the pair A/B")
+    assert naive_accuracy == majority == 0.697
+    assert pair_accuracy == 1.0 and _row(table, "logistic regression on A, B and A x B")[0] == 1.0
+    assert _row(table, "logistic regression on A and B")[0] == majority
+    prose = markdown_with(nb, "Naive Bayes scores exactly what")
+    _all_in(prose, "0.697", f"{naive_loss:.3f}", f"{pair_loss:.3f}")
+
+
+def test_the_counts_of_one_switch_per_class_are_those_of_the_table(nb):
+    table = output_of(nb, "def evenings(n, seed):")
+    numbers = [int(n) for n in re.findall(r"\b\d+\b", table)]
+    down_down, down_up, up_down, up_up = numbers[0], numbers[3], numbers[5], numbers[6]
+    assert numbers[1] == numbers[2] == numbers[4] == numbers[7] == 0   # not one exception
+    prose = markdown_with(nb, "which is all naive Bayes ever does")
+    assert f"on {up_down} of {down_up + up_down}" in prose
+    assert f"on {up_up} of {down_down + up_up}" in prose
+
+
+def test_naive_posteriors_lie_in_the_quoted_range(nb):
+    table = output_of(nb, 'patterns = pd.DataFrame({"A"')
+    naive = [float(line.split()[-2]) for line in table.splitlines()[1:]]
+    assert min(naive) == 0.23 and max(naive) == 0.30
+    assert "between 0.23 and 0.30" in markdown_with(nb, "Naive Bayes gives all four patterns")
+
+
+# ----- section 2: tree-augmented naive Bayes ----------------------------------------------
+
+def test_tan_on_the_switches_quotes_its_edge_weight(nb):
+    printed = output_of(nb, "tan_switches = TreeAugmentedNB(")
+    assert "B <- class, A" in printed and "test accuracy 1.000" in printed
+    _all_in(markdown_with(nb, "The weight of the edge"), number_after(printed, "I =").__str__(),
+            number_after(printed, "ln 2 =").__str__())
+
+
+def test_tan_on_spambase_numbers_and_edges_are_the_printed_ones(nb):
+    edges = output_of(nb, "presence = load_spambase_presence()")
+    scores = output_of(nb, "print(tan_mail.parameter_counts().to_string())")
+    prose = markdown_with(nb, "TAN needs about twice the parameters")
+    naive, tan = _row(scores, "naive Bayes   "), _row(scores, "tree-augmented naive Bayes   ")
+    assert tan[0] > naive[0] and tan[1] < naive[1]
+    _all_in(scores, "109", "215", "36028797018963967")
+    _all_in(prose, "215", "109", "36,028,797,018,963,967", f"{naive[0]:.4f}", f"{tan[0]:.4f}",
+            f"{naive[1]:.4f}", f"{tan[1]:.4f}", f"{_row(scores, 'majority class')[0]:.4f}")
+    strongest = [line.split() for line in edges.splitlines()[2:8]]     # feature, parent, cmi
+    named = {word for row in strongest for word in row[:2]}
+    assert {"hp", "hpl", "650", "415", "857", "85", "telnet", "direct"} <= named
+    assert [float(row[2]) for row in strongest] == sorted((float(row[2]) for row in strongest), reverse=True)
+    answer = markdown_with(nb, "many does TAN need")
+    assert "= 215" in answer and "= 109" in answer
+
+
+# ----- section 3: complement naive Bayes and tf-idf ---------------------------------------
+
+def test_balanced_comparison_quotes_the_table(nb):
+    table = output_of(nb, "balanced = compare(everything)")
+    assert "20 Newsgroups: 11,314 documents" in output_of(nb, "news_train = load_20newsgroups_if_available(")
+    mn_counts, mn_tfidf = _row(table, "multinomial, counts"), _row(table, "multinomial, tf-idf")
+    cn_counts, cn_tfidf = _row(table, "complement, counts"), _row(table, "complement, tf-idf")
+    assert cn_counts[0] > mn_counts[0] + 0.05 and cn_tfidf[0] > cn_counts[0]     # alpha = 1
+    assert mn_counts[2] > mn_counts[0] and cn_counts[2] < cn_counts[0]           # alpha = 0.01
+    _all_in(markdown_with(nb, "Every model is far above the majority class"),
+            "0.0530", "0.8267", "0.7728", "0.8364", "0.8039", "0.8352", "0.8291", "0.8246")
+    _all_in(table, "0.0530", "0.8267", "0.7728", "0.8364", "0.8039", "0.8352", "0.8291", "0.8246")
+    sizes = output_of(nb, "news_train = load_20newsgroups_if_available(")
+    assert "documents to fit per class: from 377 to 600" in sizes
+    assert "between 377 and 600 training posts" in markdown_with(nb, "### When some classes are rare")
+
+
+def test_imbalanced_comparison_and_its_explanation_quote_the_outputs(nb):
+    table = output_of(nb, "imbalanced = compare(kept)")
+    quoted = ("0.2533", "0.2240", "0.6062", "0.5885", "0.6698", "0.6326", "0.6488")
+    _all_in(table, "3,737", *quoted)
+    _all_in(markdown_with(nb, "Every score falls"), "3,737", *quoted)
+    mn, cn = _row(table, "multinomial, counts"), _row(table, "complement, counts")
+    assert cn[1] > 2 * mn[1]                                         # macro-F1 at alpha = 1
+    why = output_of(nb, "rarest = kept_per_class.idxmin()")
+    assert "MultinomialNB, alpha = 1: predicts talk.religion.misc for 0 test documents (it is right for 251)" in why
+    assert "ComplementNB, alpha = 1: predicts talk.religion.misc for 7 test" in why
+    _all_in(why, "6,085", "130,107", "1,301", "1,045,194", "96", "11")
+    _all_in(markdown_with(nb, "Multinomial naive Bayes estimates the rarest class"),
+            "6,085", "130,107", "96", "1,045,194", "11", "1,301", "251", "7")
+
+
+# ----- section 4: baselines and spread ----------------------------------------------------
+
+def test_cross_validation_paragraphs_quote_the_summary_and_every_gain_is_positive(nb):
+    summary = output_of(nb, "folds = {name: cross_validate(")
+    spreads = [float(s) for s in re.findall(r"± (\d\.\d+)", summary)]
+    assert len(spreads) == 12                      # 4 models x (accuracy, macro-F1, majority)
+    model_spreads = [s for i, s in enumerate(spreads) if i % 3 != 2]
+    prose = markdown_with(nb, "The spreads are small")
+    assert f"{min(model_spreads):.3f} to {max(model_spreads):.3f}" in prose
+    _all_in(prose, "0.895", "0.901", "0.881", "0.832", "0.053", "0.7728")
+    paired = output_of(nb, "def gain(better, worse):")
+    gains = [[float(v) for v in line.split()[1:]] for line in paired.splitlines() if re.match(r"^\d ", line)]
+    assert len(gains) == 5 and all(g > 0 for row in gains for g in row)
+    a, b = [row[0] for row in gains], [row[1] for row in gains]
+    _all_in(markdown_with(nb, "Both gains are positive in every fold"),
+            f"{min(a):.4f}", f"{max(a):.4f}", f"{min(b):.4f}", f"{max(b):.4f}")
+
+
+# ----- section 5: the good-word attack ----------------------------------------------------
+
+def test_the_attack_paragraphs_quote_the_printed_attack(nb):
+    words = output_of(nb, "spam_filter = MultinomialNB(alpha=1.0)")
+    assert "messages holding '&lt;': 240 ham, 0 spam" in words
+    assert "test spam: 75, caught by the filter: 71" in words
+    assert "log-odds of spam 3.66; add 1 x 'gt' -> -0.88" in words
+    best = [line.split() for line in words.splitlines()[1:7]]
+    assert [row[0] for row in best] == ["lt", "gt", "he", "she", "lor", "da"]
+    assert all(row[-1] == "0" for row in best)                       # absent from training spam
+    _all_in(markdown_with(nb, "The best good words are odd"), "240", "3.66", "-0.88")
+
+    table = output_of(nb, "def attack_all(alpha, cap):")
+    rows = {label: line for line in table.splitlines()
+            for label in ("alpha = 1 (notebook 05)", "alpha = 1, words capped at 1", "alpha = 10", "alpha = 0.001")
+            if line.startswith(label + " ")}
+    assert len(rows) == 4
+
+    def fields(label):
+        return rows[label][len(label):].split()
+
+    # accuracy, caught "x of 75", median, share <= 5, most
+    assert fields("alpha = 1 (notebook 05)")[1:] == ["71", "of", "75", "8.0", "0.34", "16"]
+    assert fields("alpha = 1, words capped at 1")[4:] == ["7.0", "0.31", "16"]
+    assert fields("alpha = 10")[1:] == ["56", "of", "75", "3.0", "0.82", "8"]
+    assert fields("alpha = 0.001")[4] == "8.0" and fields("alpha = 0.001")[6] == "14"
+    prose = markdown_with(nb, "The median caught spam message needs 8 good words")
+    _all_in(prose, "8", "0.34", "16", "7", "3", "0.82", "56", "75", "71", "14", "-4.54", "-3.78")
+    assert "-4.54" in words and "-3.78" in words
+
+
+# ----- the lesson as a whole --------------------------------------------------------------
+
+def test_every_quoted_reference_is_in_the_reference_list(nb):
+    references = markdown_with(nb, "## References")
+    for needle in ("CPSC 340", "CSE 446", "Friedman", "Geiger", "Goldszmidt", "1997",
+                   "Rennie", "2003", "Lowd", "Meek", "2005"):
+        assert needle in references, needle
+
+
+def test_init_ships_the_lesson_and_the_site_shows_it():
+    from nbcourse import resources
+
+    assert "notebooks/08_where_naive_bayes_breaks.ipynb" in resources.course_files()
+    assert "notebooks/08_where_naive_bayes_breaks.ipynb" in resources.collect(REPO)
+    site_lessons = REPO / "book" / "lessons"
+    assert (site_lessons / LESSON.name).resolve() == LESSON.resolve()  # book/_toc.yml globs lessons/[0-9]*
+
+
+def test_the_new_letters_are_in_the_table_of_symbols():
+    symbols = (REPO / "docs" / "symbols.md").read_text(encoding="utf-8")
+    for symbol in (r"\mathrm{pa}(k)", r"I(x_k; x_l \mid y)", r"\mathrm{idf}_k", r"\mathrm{df}_k",
+                   r"\tilde\theta_{ck}"):
+        assert symbol in symbols, symbol
+    assert all(symbol in markdown(lesson("08_")) for symbol in (r"\mathrm{pa}(k)", r"\mathrm{idf}_k"))
+
+
+@pytest.mark.timeout(600)
+def test_without_20_newsgroups_sections_3_and_4_run_on_the_sms_messages(tmp_path, monkeypatch):
+    """Offline and without a copy of 20 Newsgroups, the lesson says so and runs to the end."""
+    (tmp_path / "empty-mirror").mkdir()
+    monkeypatch.delenv("NBCOURSE_DATA", raising=False)
+    monkeypatch.setenv("NBCOURSE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("NBCOURSE_MIRROR", (tmp_path / "empty-mirror").as_uri())
+    notebook = nbformat.read(LESSON, as_version=4)
+    NotebookClient(notebook, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(LESSON.parent)}}).execute()
+    printed = "\n".join(output.get("text", "") + str(output.get("data", {}).get("text/plain", ""))
+                        for cell in notebook.cells if cell.cell_type == "code"
+                        for output in cell.get("outputs", []))
+    assert "20 Newsgroups is not available, so sections 3 and 4 use the SMS messages" in printed
+    assert "NBCOURSE_MIRROR" in printed                                   # how to get it
+    assert re.search(r"SMS messages: [\d,]+ documents to fit, [\d,]+ to score, 2 classes", printed)
+    assert "complement, tf-idf" in printed and "majority class" in printed
+    assert "test spam: 75, caught by the filter: 71" in printed         # section 5 unchanged
+    assert not list(tmp_path.glob("cache/**/*.tar.gz")), "nothing may be cached from a failed download"
+
+
+# ----- the lesson's 20 Newsgroups numbers, recomputed with scikit-learn ----------------------
+
+@pytest.mark.timeout(600)
+def test_scikit_learn_gives_the_lessons_20_newsgroups_scores(nb, newsgroups_folder):
+    """The same count matrix through scikit-learn's tf-idf, naive Bayes, F1 and cross-validation."""
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfTransformer
+    from sklearn.metrics import accuracy_score, f1_score
+    from sklearn.model_selection import cross_validate as sk_cross_validate
+    from sklearn.naive_bayes import ComplementNB, MultinomialNB
+
+    from nbcourse.datasets import load_20newsgroups
+    from nbcourse.evaluation import kfold_indices
+    from nbcourse.text import BagOfWords
+
+    train, test = load_20newsgroups("train"), load_20newsgroups("test")
+    bag = BagOfWords()
+    X_fit, X_score = bag.fit_transform(train.data), bag.transform(test.data)
+    tfidf = TfidfTransformer().fit(X_fit)
+    inputs = {"counts": (X_fit, X_score), "tf-idf": (tfidf.transform(X_fit), tfidf.transform(X_score))}
+    table = output_of(nb, "balanced = compare(everything)")
+    for name, Model in (("multinomial", MultinomialNB), ("complement", ComplementNB)):
+        for features, (A, B) in inputs.items():
+            printed = _row(table, f"{name}, {features}")
+            for i, alpha in enumerate((1.0, 0.01)):
+                predicted = Model(alpha=alpha).fit(A, train.target).predict(B)
+                assert round(accuracy_score(test.target, predicted), 4) == printed[2 * i], (name, features, alpha)
+                assert round(f1_score(test.target, predicted, average="macro"), 4) == printed[2 * i + 1]
+
+    summary = output_of(nb, "folds = {name: cross_validate(")
+    folds = kfold_indices(np.asarray(train.target_names)[train.target], 5, seed=0)
+    scores = sk_cross_validate(MultinomialNB(alpha=1.0), X_fit, train.target, cv=folds,
+                               scoring=("accuracy", "f1_macro"))
+    expected = (f"{scores['test_accuracy'].mean():.3f} ± {scores['test_accuracy'].std():.3f}  "
+                f"{scores['test_f1_macro'].mean():.3f} ± {scores['test_f1_macro'].std():.3f}")
+    assert expected in summary.splitlines()[1], (expected, summary)
