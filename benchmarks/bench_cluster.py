@@ -65,14 +65,16 @@ def main(argv=None) -> int:
                 runs.append(one_run(workers, args.sandbox, dask))
                 r = runs[-1]
                 print(f"  {'dask ' if dask else 'local'} workers={workers}: {r['seconds']:.1f} s,"
-                      f" {r['per_second']:.2f} submissions/s", flush=True)
-    print("\n| workers | local subm./s | Dask subm./s | Dask overhead per submission |")
-    print("|---|---|---|---|")
+                      f" {r['per_second']:.2f} submissions/s; load average after it"
+                      f" {os.getloadavg()[0]:.2f}", flush=True)
+    print("\n| workers | local subm./s | Dask subm./s | ratio Dask / local time | Dask overhead per submission |")
+    print("|---|---|---|---|---|")
     for workers in args.workers:
         local = min(r["seconds"] for r in runs if r["workers"] == workers and not r["dask"])
         dask = min(r["seconds"] for r in runs if r["workers"] == workers and r["dask"])
         n = runs[0]["submissions"]
-        print(f"| {workers} | {n / local:.2f} | {n / dask:.2f} | {(dask - local) / n:+.3f} s |")
+        print(f"| {workers} | {n / local:.2f} | {n / dask:.2f} | {dask / local:.2f}x |"
+              f" {(dask - local) / n:+.3f} s |")
     same = all(r["scores"] == runs[0]["scores"] for r in runs)
     print("\nEvery run gave the same scores." if same else
           "\nWARNING: the runs did not all give the same scores.")

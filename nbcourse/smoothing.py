@@ -8,12 +8,12 @@ counts added: Beta(N1 + a, N0 + b).  Its mode (the MAP estimate) and its mean
 are both "count ratios with pseudo-counts", and the familiar smoothing rules
 are special cases:
 
-* Laplace (add-one), (n + 1) / (N + 2), is the posterior *mean* under the flat
+* Laplace (add-one), (N1 + 1) / (N + 2), is the posterior *mean* under the flat
   Beta(1, 1) prior, and equally the *MAP* under Beta(2, 2).
-* Lidstone, (n_k + beta) / (N + K beta), is the posterior mean under a symmetric
+* Lidstone, (n_j + beta) / (N + J beta), is the posterior mean under a symmetric
   Dirichlet(beta, ..., beta) prior (= the MAP under Dirichlet(beta + 1, ...)).
   beta = 1 is Laplace and beta = 0 is the maximum-likelihood estimate.
-* The m-estimate, (n + m Q) / (N + m), is the posterior mean under
+* The m-estimate, (N1 + m Q) / (N + m), is the posterior mean under
   Beta(m Q, m (1 - Q)): a prior guess Q worth m virtual examples.
 
 Every estimator accepts exact=True, which returns `fractions.Fraction` values
@@ -222,7 +222,7 @@ def _pseudo_counted(counts, beta, totals=None, n_outcomes=None):
 
 
 def lidstone(counts, beta=1.0, *, exact: bool = False):
-    """(n_k + beta) / (N + K beta): add `beta` pseudo-counts to every outcome.
+    """(n_j + beta) / (N + J beta): add `beta` pseudo-counts to each of the J outcomes.
 
     `counts` holds one count per outcome on its last axis; several rows (one per
     class, say) are smoothed independently, as naive Bayes does.  beta = 1 is
@@ -262,7 +262,7 @@ def lidstone_log(counts, beta, *, totals=None, n_outcomes=None) -> np.ndarray:
 
 
 def laplace(counts, *, exact: bool = False):
-    """Add-one smoothing (n_k + 1) / (N + K); for a coin, (n + 1) / (N + 2)."""
+    """Add-one smoothing (n_j + 1) / (N + J); for a coin, (N1 + 1) / (N + 2)."""
     return lidstone(counts, 1, exact=exact)
 
 

@@ -181,7 +181,7 @@ EXERCISE = Exercise(
                 Case("a table with three classes", (FRUIT, "colour", "yellow", "label", "banana")),
             ]),
         Question(
-            "q2", "joint_scores", points=3, title="the joint scores P(y) * prod P(x_i | y)",
+            "q2", "joint_scores", points=3, title="the joint scores P(y) * prod P(x_k | y)",
             reference=ref_joint_scores, forbidden=("CategoricalNB",),
             hint="start from the prior of each class and multiply one likelihood per feature "
                  "of the query",

@@ -25,8 +25,8 @@ FRUIT = pd.DataFrame({
               "apple", "apple"],
 })
 
-# Three classes, and a colour with six values of which the first class shows four: K, the
-# values within the class, the classes, 2, K - 1 and K + 1 are six different numbers.
+# Three classes, and a colour with six values of which the first class shows four: J, the
+# values within the class, the classes, 2, J - 1 and J + 1 are six different numbers.
 SWEETS = pd.DataFrame({
     "colour": ["red", "red", "blue", "yellow", "blue", "green", "purple", "orange", "green",
                "purple", "red"],
@@ -179,7 +179,7 @@ def m_q_below_too(n_vc, n_c, m, Q):
 M_CASES = [  # (n_vc, n_c, m, Q), in lesson 02 section 9's notation
     Case("overcast on the 5 'no' days, m = 2 and Q = 4/14 as in the lesson",
          (0, 5, 2, Fraction(4, 14)), hidden=False),
-    Case("m = K = 3 and Q = 1/3 give Laplace back", (0, 5, 3, Fraction(1, 3)), hidden=False),
+    Case("m = J = 3 and Q = 1/3 give Laplace back", (0, 5, 3, Fraction(1, 3)), hidden=False),
     Case("a value seen three times, a uniform guess", (3, 5, 3, Fraction(1, 3)), hidden=False),
     Case("a strong prior guess of one half", (2, 9, 10, Fraction(1, 2))),
     Case("m = 0 gives the plain count ratio", (7, 10, 0, Fraction(1, 5))),
@@ -299,49 +299,49 @@ EXERCISE = Exercise(
                       "must equal (heads + 1) / (N + 2), for every number of heads and tails",
                  mistakes=[
                      Mistake("Beta(2, 2), whose MAP is add-one", lambda: [2, 2],
-                             "With Beta(2, 2) it is the MAP (the mode) that equals (n + 1) / "
+                             "With Beta(2, 2) it is the MAP (the mode) that equals (N_1 + 1) / "
                              "(N + 2). Laplace's rule is the posterior mean: see lesson 02, §7."),
                      Mistake("Beta(0, 0)", lambda: [0, 0],
                              "Beta(0, 0) adds no pseudo-count at all: its posterior mean is the "
-                             "plain share n / N. See lesson 02, §7."),
+                             "plain share N_1 / N. See lesson 02, §7."),
                  ],
                  cases=[Case("the prior whose posterior mean is Laplace's rule", hidden=False)]),
         Question("q5", "smoothed_likelihood", points=2,
                  title="a smoothed likelihood from a table", reference=ref_smoothed_likelihood,
                  forbidden=("CategoricalNB",) + SMOOTHING,
-                 hint="(count + alpha) / (class size + alpha * K), where K is the number of "
+                 hint="(count + alpha) / (class size + alpha * J), where J is the number of "
                       "values the feature takes in the whole table, not within one class",
                  mistakes=[
-                     Mistake("K counted within the class", smoothed_k_within_the_class,
-                             "You counted the feature's values within the class. K is the "
+                     Mistake("J counted within the class", smoothed_k_within_the_class,
+                             "You counted the feature's values within the class. J is the "
                              "number of values the feature takes in the whole table: a value "
                              "the class never shows still gets its pseudo-count. See lesson 02, "
                              "§8 and §10."),
                      Mistake("alpha added once below the bar", smoothed_alpha_once_below,
                              "Below the bar, alpha is added once for every value the feature "
-                             "can take (alpha * K), so that the smoothed likelihoods still add "
+                             "can take (alpha * J), so that the smoothed likelihoods still add "
                              "up to 1. See lesson 02, §8."),
-                     Mistake("K is the number of classes", smoothed_k_is_the_classes,
-                             "You multiplied alpha by the number of classes. K is the number of "
+                     Mistake("J taken as the number of classes", smoothed_k_is_the_classes,
+                             "You multiplied alpha by the number of classes. J is the number of "
                              "values of the feature: see lesson 02, §8."),
                      Mistake("2 alpha below the bar, as for a yes/no feature", smoothed_two_values,
                              "You added 2 alpha below the bar, which is right only for a feature "
                              "with two values. Add alpha once per value the feature takes in the "
-                             "whole table (alpha * K): see lesson 02, §8."),
+                             "whole table (alpha * J): see lesson 02, §8."),
                      Mistake("smoothing forgotten", smoothed_forgotten,
                              "Your value is the plain count ratio: alpha is missing above and "
                              "below the bar. See lesson 02, §8."),
                      Mistake("alpha only above the bar", smoothed_numerator_only,
                              "You added alpha to the count but nothing below the bar, so the "
-                             "smoothed likelihoods add up to more than 1. Add alpha * K below "
+                             "smoothed likelihoods add up to more than 1. Add alpha * J below "
                              "the bar: see lesson 02, §8."),
-                     Mistake("K one too large", smoothed_k_plus_one,
+                     Mistake("J one too large", smoothed_k_plus_one,
                              "Below the bar you added alpha once more than the feature has "
-                             "values. K is the number of values the feature takes in the whole "
+                             "values. J is the number of values the feature takes in the whole "
                              "table: see lesson 02, §8."),
-                     Mistake("K one too small", smoothed_k_minus_one,
+                     Mistake("J one too small", smoothed_k_minus_one,
                              "Below the bar you added alpha once less than the feature has "
-                             "values (K - 1 is the number of *free* parameters, not of values). "
+                             "values (J - 1 is the number of *free* parameters, not of values). "
                              "See lesson 02, §8."),
                  ],
                  cases=[

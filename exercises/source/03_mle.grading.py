@@ -59,9 +59,9 @@ def mle_over_the_largest(counts):
 
 
 def ref_numeric_mle(counts, smallest=0.0):
-    """The maximum of sum n_k log theta_k over the simplex with every theta_k >= smallest.
+    """The maximum of sum n_j log theta_j over the simplex with every theta_j >= smallest.
 
-    Where n_k / N is above the floor the answer is a count ratio; the outcomes it would put
+    Where n_j / N is above the floor the answer is a count ratio; the outcomes it would put
     below the floor sit on it, and the rest share what is left in proportion to their
     counts.  Derived exactly (no optimiser), so the release is the same on every machine.
     """
@@ -216,16 +216,16 @@ EXERCISE = Exercise(
                  forbidden=CLOSED_FORMS,
                  mistakes=[
                      Mistake("the closed form, the floor ignored", numeric_floor_ignored,
-                             "Your answer is the closed form n_k / N whatever `smallest` is: "
-                             "with a floor above some n_k / N the maximum is elsewhere, and "
+                             "Your answer is the closed form n_j / N whatever `smallest` is: "
+                             "with a floor above some n_j / N the maximum is elsewhere, and "
                              "no formula of the lesson gives it. Let the optimiser find it: "
-                             "theta = smallest + (1 - K smallest) * softmax(z), as the question "
+                             "theta = smallest + (1 - J smallest) * softmax(z), as the question "
                              "suggests."),
                      Mistake("clipped to the floor, then renormalised",
                              numeric_clipped_then_renormalised,
                              "Raising the small probabilities to the floor and dividing by the "
                              "sum pushes them back below it, and is not the maximum anyway. "
-                             "Optimise over theta = smallest + (1 - K smallest) * softmax(z)."),
+                             "Optimise over theta = smallest + (1 - J smallest) * softmax(z)."),
                      Mistake("optimised without the constraint", numeric_without_constraint,
                              "Your probabilities do not add up to 1: without the constraint "
                              "the likelihood grows by making every probability 1. Optimise over "
@@ -237,7 +237,7 @@ EXERCISE = Exercise(
                              "probabilities exp(z) / sum(exp(z)) they map to."),
                  ],
                  hint="optimise over unconstrained scores z and map them to probabilities with "
-                      "smallest + (1 - K smallest) * exp(z) / sum(exp(z)), so both constraints "
+                      "smallest + (1 - J smallest) * exp(z) / sum(exp(z)), so both constraints "
                       "hold by construction",
                  cases=[
                      Case("outlook counts of the 'yes' days", ([2, 4, 3],), hidden=False),
