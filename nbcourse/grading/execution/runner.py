@@ -211,12 +211,13 @@ class KernelSession:
                          for socket in sockets if socket is not None]
 
     async def refused(self) -> bool:
-        """Has ZeroMQ dropped a connection to the kernel (see ``_watch_connections``)?"""
+        """Has ZeroMQ dropped a connection to a kernel that is still alive (a kernel that
+        exits closes its connections too; see ``_watch_connections``)?"""
         for monitor in self.monitors:
-            if await monitor.poll(0):
+            while await monitor.poll(0):
                 self.refused_once = True
                 await monitor.recv_multipart()
-        return self.refused_once
+        return self.refused_once and await self.alive()
 
     async def run(self, source: str, timeout: float):
         """Execute one cell; returns (outcome, cell) with outcome in ok/error/timeout/died."""
@@ -435,7 +436,7 @@ async def _run_student_cells(session: KernelSession, cells, limits: GradingLimit
                                     f"in total; stopped before {describe_cell(source)}")
             return
         outcome, cell = await session.run(source, min(limits.cell_timeout, left))
-        if await session.refused():
+        if outcome != "died" and await session.refused():
             _stop_refused(report, limits, f"after {describe_cell(source)}")
             return
         if outcome == "garbled":
@@ -529,7 +530,7 @@ async def _probe(session: KernelSession, question: dict, indices: list[int], lim
     mark = f"@@nbcourse-{secrets.token_hex(16)}@@"
     outcome, result = await session.probe(
         probe_expression(session.probe_class, mark, request), timeout)
-    if await session.refused():
+    if outcome != "died" and await session.refused():
         _stop_refused(report, limits, f"while the grader evaluated {question['name']}")
         return {"not_run": report.kernel_reason}
     if outcome == "died":
