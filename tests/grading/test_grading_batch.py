@@ -94,6 +94,8 @@ EXPECTED.update({
     "attack_19_later_public_case": ("graded", 6.0),
     "attack_20_own_exec": ("graded", 3.0),  # it wrote its own text into every case
     "attack_21_forged_report": ("answers unreadable", 7.11),
+    # a 1.5 GB message: refused at the grading worker's own memory limit, the kernel stopped
+    "attack_22_worker_flood": ("kernel died", 0.0),
     "M\\xfcller": ("graded", 10.0),
     "attack_13_solution_link": ("link outside submissions", 0.0),
     "attack_13_link_inside": ("graded", 10.0),

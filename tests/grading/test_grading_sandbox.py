@@ -417,3 +417,82 @@ def test_results_record_the_limits_in_force(tmp_path):
     assert "1500 MB for the whole submission" in enforced["memory"]
     assert enforced["capabilities"].startswith("none") and "disabled" in enforced["user_namespaces"]
     assert data["isolation"]["mechanism"] == enforced["mechanism"]
+
+
+ORDINARY_USER_BATCH = r"""
+import json, os, sys
+from nbcourse.grading.batch import grade_batch
+batch = grade_batch("01_weather", [sys.argv[1]], sys.argv[2], jobs=2, sandbox="bwrap",
+                    progress=None)
+print(json.dumps({"uid": os.getuid(), "enforced": batch.limits.enforced,
+                  "rows": {r.submission: [r.status, r.total] for r in batch.results}}))
+"""
+
+
+def _blocked_folder(path: Path) -> Path | None:
+    """The outermost folder on the way to ``path`` that others may not traverse."""
+    for parent in reversed(path.parents):
+        if parent != Path("/") and not parent.stat().st_mode & 0o001:
+            return parent
+    return None
+
+
+def _as_nobody(command: list[str], scratch: Path) -> list[str]:
+    """``command`` run as nobody (from root), with the Python installation readable.
+
+    pyenv keeps the interpreter under /root (mode 700), where nobody cannot load its
+    library or standard library.  Then the command runs in a mount namespace of its
+    own where that folder is a tmpfs holding only the installation, bound read-only at
+    its own path; nothing changes on the host."""
+    drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    installation = Path(sys.base_prefix).resolve()
+    blocked = _blocked_folder(installation)
+    if blocked is None:
+        return drop
+    assert _blocked_folder(REPO) is None and _blocked_folder(Path(sys.prefix)) is None, \
+        "the course and its environment must be readable by an ordinary user"
+    kept = blocked / installation.relative_to(blocked).parts[0]
+    stage = scratch / "stage"
+    stage.mkdir()
+    script = (f"mount --rbind {kept} {stage} && mount -t tmpfs -o mode=755 nbcourse-test "
+              f"{blocked} && mkdir -p {kept} && mount --move {stage} {kept} && "
+              f"mount -o remount,bind,ro {kept} && exec \"$@\"")
+    return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-ec", script,
+            "as-nobody", *drop]
+
+
+def test_an_ordinary_user_grades_a_sandboxed_batch():
+    """Issue 23: the sandbox holds for a grader that is an ordinary user too, not only for
+    root (CI's case).  As root, the batch runs as nobody (setpriv), with no capability
+    and no cgroup it may create; as anyone else, as that user.  Honest, broken and
+    hostile rows get their usual result, and nothing of the batch is left on disk."""
+    folder = Path(tempfile.mkdtemp(prefix="nbcourse-ordinary-"))
+    try:
+        submitted, tmp = folder / "submitted", folder / "tmp"
+        submitted.mkdir()
+        tmp.mkdir()
+        fixtures = ("correct", "wrong", "kernel_killed", "sandbox_01_escape",
+                    "sandbox_04_locked_folders")
+        for name in fixtures:
+            shutil.copyfile(FIXTURES / f"{name}.ipynb", submitted / f"{name}.ipynb")
+        command = [sys.executable, "-c", ORDINARY_USER_BATCH, str(submitted), str(folder / "out")]
+        if os.geteuid() == 0:
+            for path in (folder, submitted, tmp, *submitted.iterdir()):
+                os.chown(path, 65534, 65534)
+            command = _as_nobody(command, folder)
+        env = {**os.environ, "HOME": str(folder), "TMPDIR": str(tmp)}
+        run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
+                             cwd=folder)
+        assert run.returncode == 0, run.stderr[-3000:]
+        found = json.loads(run.stdout.strip().splitlines()[-1])
+        left = sorted(os.listdir(tmp))
+    finally:
+        subprocess.run(["rm", "-rf", str(folder)], check=False)
+    assert found["uid"] != 0
+    assert found["rows"] == {"correct": ["graded", 10.0], "wrong": ["graded", 2.94],
+                             "kernel_killed": ["kernel died", 0.0],
+                             "sandbox_01_escape": ["graded", 10.0],
+                             "sandbox_04_locked_folders": ["graded", 10.0]}
+    assert found["enforced"]["sandbox"] == "bwrap"
+    assert found["enforced"]["capabilities"].startswith("none")
+    assert left == []  # no channel, connection file, home or locked folder remains

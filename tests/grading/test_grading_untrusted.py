@@ -232,3 +232,32 @@ def test_a_slow_notebook_is_timed_out_within_its_time_sandboxed(tmp_path):
     assert report.seconds < limits.total_timeout + 3 * limits.interrupt_grace + 8, report.seconds
     result = score(EXERCISE, EXPECTED, report, "slow", "slow.ipynb")
     assert result.status == "timed out" and "8 s in total" in " ".join(result.reasons)
+
+
+# ----------------------------------------------------------------- point 4: the worker's memory
+def test_a_kernel_that_floods_its_worker_loses_its_own_row_only(tmp_path):
+    """Row 4, last item: one message of 100 parts of 15 MB (each under ZeroMQ's size limit)
+    would take the grading worker to 1.5 GB.  The worker has a memory limit of its own
+    (from ``GradingLimits``, recorded in results.json): the message is refused there,
+    the row says why, and the classmates graded next by the same worker keep 10 of 10."""
+    from nbcourse.grading.batch import grade_batch
+
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    fixtures = Path(__file__).parents[1] / "fixtures" / "submissions"
+    shutil.copyfile(fixtures / "attack_22_worker_flood.ipynb", folder / "a_flood.ipynb")
+    for name in ("b_classmate", "c_classmate"):
+        shutil.copyfile(fixtures / "correct.ipynb", folder / f"{name}.ipynb")
+    batch = grade_batch("01_weather", [folder], tmp_path / "out", jobs=1, sandbox="bwrap",
+                        progress=None)
+    rows = {r.submission: r for r in batch.results}
+    flood = rows["a_flood"]
+    assert flood.status == "kernel died", (flood.status, flood.reasons)
+    assert "more than it reads" in " ".join(flood.reasons)
+    assert f"{GradingLimits().worker_memory_mb} MB the grading worker may hold" in \
+        " ".join(flood.reasons)
+    assert [(rows[n].status, rows[n].total) for n in ("b_classmate", "c_classmate")] == \
+        [("graded", 10.0)] * 2
+    limits = json.loads((tmp_path / "out" / "results.json").read_text())["limits"]
+    assert limits["worker_memory_mb"] == GradingLimits().worker_memory_mb
+    assert "RLIMIT_DATA" in limits["enforced"]["worker_memory"]

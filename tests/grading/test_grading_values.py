@@ -1,10 +1,9 @@
 """The kernel boundary: what a probe reports, how it is read back, and how it is judged."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
+import secrets
 from fractions import Fraction
 from pathlib import Path
 
@@ -12,20 +11,25 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcourse.grading.execution.runner import parse_probe_output, probe_cell, read_cells
+from nbcourse.grading.execution.replies import (checked_reply, install_expression,
+                                                parse_probe_result, probe_expression)
+from nbcourse.grading.execution.notebook_file import read_cells
 from nbcourse.grading.values import (Tolerance, Unsupported, compare, decode_answer,
                                      encode_input, normalise)
 
 
 def _probe(namespace: dict, request: dict) -> dict:
-    """Run a real probe cell's code in ``namespace`` (as a kernel would) and parse it."""
-    mark = "@@test-marker@@"
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        exec(probe_cell(mark, request), namespace)  # noqa: S102 - our own probe code
-    assert "nbcourse_probe" not in namespace, "the probe must remove itself"
-    cell = {"outputs": [{"output_type": "stream", "name": "stdout", "text": buffer.getvalue()}]}
-    return parse_probe_output(cell, mark)
+    """The grader's real path, in this process: install the probe in ``namespace`` as in a
+    fresh kernel, evaluate one probe expression there as the kernel evaluates a user
+    expression, and read the reply back as the grader does."""
+    name = f"NbcourseProbeTest{secrets.token_hex(8)}"
+    eval(install_expression(name), namespace)  # noqa: S307 - our own probe code
+    student_names = set(namespace)
+    mark = f"@@nbcourse-{secrets.token_hex(16)}@@"
+    value = eval(probe_expression(name, mark, request), namespace)  # noqa: S307
+    assert set(namespace) == student_names, "a probe leaves nothing in the student's namespace"
+    result = {"status": "ok", "data": {"text/plain": repr(value)}}
+    return checked_reply(parse_probe_result(result, mark), request)
 
 
 def test_probe_calls_the_function_on_rebuilt_inputs():
@@ -82,19 +86,20 @@ def test_huge_answers_are_refused_not_transferred():
 
 @pytest.mark.parametrize("text, problem", [
     ("no marker at all", "printed nothing"),
-    ("@@m@@{}@@m@@ @@m@@{}@@m@@", "tampered"),
-    ("@@m@@{not json@@m@@", "not valid JSON"),
-    ("@@m@@[1, 2]@@m@@", "not a report"),
+    ("@@m@@e30=@@m@@ @@m@@e30=@@m@@", "printed nothing"),
+    ("@@m@@e25vdCBqc29u@@m@@", "not valid JSON"),
+    ("@@m@@WzEsIDJd@@m@@", "not a report"),
 ])
 def test_probe_output_is_accepted_only_between_exactly_two_markers(text, problem):
-    cell = {"outputs": [{"output_type": "stream", "name": "stdout", "text": text}]}
-    assert problem in parse_probe_output(cell, "@@m@@")["unreadable_report"]
+    result = {"status": "ok", "data": {"text/plain": repr(text)}}
+    assert problem in parse_probe_result(result, "@@m@@")["unreadable_report"]
 
 
-def test_markers_on_stderr_or_in_other_outputs_are_ignored():
-    cell = {"outputs": [{"output_type": "stream", "name": "stderr", "text": '@@m@@{"a": 1}@@m@@'},
-                        {"output_type": "execute_result", "data": {"text/plain": "@@m@@{}@@m@@"}}]}
-    assert "printed nothing" in parse_probe_output(cell, "@@m@@")["unreadable_report"]
+def test_only_the_expressions_own_value_is_read():
+    """A marked report printed, or returned as another kind of output, is not the reply."""
+    for data in ({"text/html": repr('@@m@@e30=@@m@@')}, {}, "@@m@@e30=@@m@@"):
+        result = {"status": "ok", "data": data}
+        assert "printed nothing" in parse_probe_result(result, "@@m@@")["unreadable_report"]
 
 
 def test_normalise_gives_expected_values_the_students_form():

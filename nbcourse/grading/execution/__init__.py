@@ -5,8 +5,10 @@
   and a start-up self-test;
 - ``cgroups``: memory and tasks counted per sandbox, and ending it by its cgroup;
 - ``launcher``: the one kernel launcher and environment, sandboxed or not (``WarmKernel``);
+- ``notebook_file``: reading a submitted file without trusting it;
 - ``runner``: one notebook in one kernel, cell by cell, then the probes for the answers;
 - ``probe_source``: the code that reads an answer inside the kernel, as JSON;
+- ``replies``: how the grader installs and calls that probe and reads its reply back;
 - ``worker``: a process that runs submissions one at a time for the batch;
 - ``processes``: leave no process behind;
 - ``report``: the typed ``RunReport`` handed to ``scoring`` (the only interface).

@@ -27,6 +27,7 @@ class GradingLimits:
     home_mb: int = 128              # the sandbox's home, which holds the notebook
     channel_mb: int = 8             # the folder of the kernel's sockets (a tmpfs as root)
     notebook_mb: int = 20           # the submitted file
+    worker_memory_mb: int = 1024    # each grading worker, which reads what a kernel sends
     enforced: dict = field(default_factory=dict)  # what this machine enforces; see sandbox
 
     @classmethod

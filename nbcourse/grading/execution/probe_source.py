@@ -1,9 +1,10 @@
 """The code the grader sends into a student's kernel to read one answer.
 
-This file is never imported by the kernel: the grader pastes its text into a cell
-(``probe_cell``), so the probe does not depend on what the student's notebook did to
-``sys.path`` or to the ``nbcourse`` package.  It is imported normally by the grader
-and by the tests, which is how the encoder stays the same on both sides.
+This file is never imported by the kernel: the grader sends its text as the first
+request to a fresh kernel (``runner.install_expression``), so the probe does not depend
+on what the student's notebook did to ``sys.path`` or to the ``nbcourse`` package.  It
+is imported normally by the grader and by the tests, which is how the encoder stays the
+same on both sides.
 
 The probe only *reports* what the student's code returns, as plain JSON between two
 copies of an unguessable marker.  It holds no expected value, so nothing a student
@@ -11,8 +12,8 @@ cell patches (``float.__eq__``, ``numpy.isclose``, ``json`` ...) can change a gr
 the grader parses the JSON in its own process and compares there.
 
 The grader installs this code once, when the kernel starts and before any student cell
-runs (``install``): it then holds its own copy of the builtins and of the modules it
-uses, so a student who later defines ``exec``, rebinds a builtin or replaces ``json`` in
+runs: it then holds its own copy of the builtins and of the modules it uses, so a
+student who later defines ``exec``, rebinds a builtin or replaces ``json`` in
 ``sys.modules`` changes nothing the probe calls.  A student who deliberately digs the
 installed probe out of the kernel's memory can still make it report anything: the
 kernel is theirs.  So the grader trusts none of it: the reply is bounded in size,
@@ -29,35 +30,58 @@ from fractions import Fraction
 MAX_REPLY_CHARS = 4 * 2**20
 #: The longest class name or message the probe passes on (the grader cuts again).
 MAX_TEXT = 200
+#: Values in one answer, and how deep it may nest: more is a bug or an attack.
+MAX_ITEMS = 200_000
+MAX_DEPTH = 40
 
 
-def nbcourse_probe(user_ns, mark, request_json, emit=None):
-    """Evaluate the answer named in ``request_json`` and print the result as JSON.
+class TooLarge(Exception):
+    """The answer is larger than the grader reads."""
 
-    ``emit`` replaces printing when the grader itself encodes an expected value.
-    """
-    max_items = 200_000  # a larger answer is a bug or an attack, not an answer
-    state = {"items": 0}
 
-    class TooLarge(Exception):
-        pass
+def _short(text):
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 3] + "..."
 
-    def count():
-        state["items"] += 1
-        if state["items"] > max_items:
-            raise TooLarge(f"the answer has more than {max_items} values")
 
-    def encode(value, depth=0):
-        """Plain JSON for plain values; tagged objects for the rest."""
-        count()
-        if depth > 40:
-            raise TooLarge("the answer is nested more than 40 levels deep")
-        kind = type(value)
-        module = getattr(kind, "__module__", "") or ""
-        if value is None:
-            return None
-        if isinstance(value, bool):
-            return bool(value)
+def _describe(error):
+    try:
+        return _short(f"{type(error).__name__}: {error}")
+    except BaseException:  # noqa: BLE001 - a message that cannot even be printed
+        return _short(str(type(error).__name__))
+
+
+class _Encoder:
+    """Plain JSON for plain values, tagged objects for the rest; counts what it encodes."""
+
+    def __init__(self):
+        self.items = 0
+
+    def encode(self, value, depth=0):
+        self.items += 1
+        if self.items > MAX_ITEMS:
+            raise TooLarge(f"the answer has more than {MAX_ITEMS} values")
+        if depth > MAX_DEPTH:
+            raise TooLarge(f"the answer is nested more than {MAX_DEPTH} levels deep")
+        module = getattr(type(value), "__module__", "") or ""
+        if value is None or isinstance(value, (bool, int, float, str, Fraction)):
+            return self.scalar(value)
+        if module.startswith(("numpy", "pandas", "scipy")):
+            return self.library(value, module, depth)
+        if isinstance(value, (list, tuple)):
+            return [self.encode(item, depth + 1) for item in value]
+        if isinstance(value, dict):
+            return {"$dict": [[self.encode(k, depth + 1), self.encode(v, depth + 1)]
+                              for k, v in value.items()]}
+        if isinstance(value, (set, frozenset)):
+            items = [self.encode(item, depth + 1) for item in value]
+            return {"$set": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
+        return _unsupported(value)
+
+    @staticmethod
+    def scalar(value):
+        """None, bool, int, float, str, Fraction: as their plain type, whatever subclass."""
+        if value is None or isinstance(value, bool):
+            return None if value is None else bool(value)
         if isinstance(value, int):
             number = int.__index__(value)
             if number.bit_length() > 1000:
@@ -75,120 +99,116 @@ def nbcourse_probe(user_ns, mark, request_json, emit=None):
             if len(text) > 100_000:
                 raise TooLarge("the answer holds a string of more than 100,000 characters")
             return text
-        if isinstance(value, Fraction):
-            return {"$fraction": [int(value.numerator), int(value.denominator)]}
-        if module.startswith("numpy"):
-            if hasattr(value, "tolist") and hasattr(value, "dtype"):
-                if getattr(value.dtype, "kind", "") in "biufcUSO" and value.dtype.kind != "c":
-                    return encode(value.tolist(), depth + 1)
-            return {"$unsupported": short(str(kind.__name__))}
-        if module.startswith("pandas"):
-            if kind.__name__ == "Series":
-                return {"$series": {"index": encode(list(value.index), depth + 1),
-                                    "values": encode(value.tolist(), depth + 1)}}
-            if kind.__name__ == "DataFrame":
-                return {"$frame": {"columns": encode(list(value.columns), depth + 1),
-                                   "index": encode(list(value.index), depth + 1),
-                                   "data": encode(value.values.tolist(), depth + 1)}}
-            return {"$unsupported": short(str(kind.__name__))}
-        if module.startswith("scipy") and hasattr(value, "toarray"):
-            return encode(value.toarray(), depth + 1)
-        if isinstance(value, (list, tuple)):
-            return [encode(item, depth + 1) for item in value]
-        if isinstance(value, dict):
-            return {"$dict": [[encode(k, depth + 1), encode(v, depth + 1)]
-                              for k, v in value.items()]}
-        if isinstance(value, (set, frozenset)):
-            items = [encode(item, depth + 1) for item in value]
-            return {"$set": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
-        return {"$unsupported": short(str(kind.__name__))}
+        return {"$fraction": [int(value.numerator), int(value.denominator)]}
 
-    def decode(value):
-        """Inputs chosen by the grader, back into the objects the answer expects."""
-        if isinstance(value, list):
-            return [decode(item) for item in value]
-        if not isinstance(value, dict):
-            return value
-        if "$tuple" in value:
-            return tuple(decode(item) for item in value["$tuple"])
-        if "$dict" in value:
-            return {_hashable(decode(k)): decode(v) for k, v in value["$dict"]}
-        if "$fraction" in value:
-            return Fraction(*value["$fraction"])
-        if "$float" in value:
-            return float(value["$float"])
-        if "$ndarray" in value:
-            import numpy
-            spec = value["$ndarray"]
-            return numpy.array(decode(spec["data"]), dtype=spec["dtype"])
-        if "$csr" in value:
-            import scipy.sparse
-            spec = value["$csr"]
-            return scipy.sparse.csr_matrix((decode(spec["data"]), spec["indices"],
-                                            spec["indptr"]), shape=tuple(spec["shape"]))
-        if "$series" in value:
-            import pandas
-            spec = value["$series"]
-            return pandas.Series(decode(spec["values"]), index=decode(spec["index"]),
-                                 name=spec.get("name"))
-        if "$frame" in value:
-            import pandas
-            spec = value["$frame"]
-            frame = pandas.DataFrame(decode(spec["data"]), columns=decode(spec["columns"]))
-            if spec.get("index") is not None:
-                frame.index = decode(spec["index"])
-            return frame
-        raise ValueError(f"unknown input tag {sorted(value)}")
+    def library(self, value, module, depth):
+        """numpy arrays and scalars, pandas Series and DataFrames, scipy sparse matrices."""
+        kind = type(value).__name__
+        if module.startswith("numpy") and hasattr(value, "tolist") and hasattr(value, "dtype"):
+            if getattr(value.dtype, "kind", "") in "biufcUSO" and value.dtype.kind != "c":
+                return self.encode(value.tolist(), depth + 1)
+        elif module.startswith("pandas") and kind == "Series":
+            return {"$series": {"index": self.encode(list(value.index), depth + 1),
+                                "values": self.encode(value.tolist(), depth + 1)}}
+        elif module.startswith("pandas") and kind == "DataFrame":
+            return {"$frame": {"columns": self.encode(list(value.columns), depth + 1),
+                               "index": self.encode(list(value.index), depth + 1),
+                               "data": self.encode(value.values.tolist(), depth + 1)}}
+        elif module.startswith("scipy") and hasattr(value, "toarray"):
+            return self.encode(value.toarray(), depth + 1)
+        return _unsupported(value)
 
-    def _hashable(key):
-        return tuple(key) if isinstance(key, list) else key
 
-    def short(text):
-        return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 3] + "..."
+def _unsupported(value):
+    return {"$unsupported": _short(str(type(value).__name__))}
 
-    def describe(error):
-        try:
-            return short(f"{type(error).__name__}: {error}")
-        except BaseException:  # noqa: BLE001 - a message that cannot even be printed
-            return short(str(type(error).__name__))
 
-    request = json.loads(request_json)
+def _hashable(key):
+    return tuple(key) if isinstance(key, list) else key
+
+
+def _decode(value):
+    """Inputs chosen by the grader, back into the objects the answer expects."""
+    if isinstance(value, list):
+        return [_decode(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if "$tuple" in value:
+        return tuple(_decode(item) for item in value["$tuple"])
+    if "$dict" in value:
+        return {_hashable(_decode(k)): _decode(v) for k, v in value["$dict"]}
+    if "$fraction" in value:
+        return Fraction(*value["$fraction"])
+    if "$float" in value:
+        return float(value["$float"])
+    if "$ndarray" in value:
+        import numpy
+        spec = value["$ndarray"]
+        return numpy.array(_decode(spec["data"]), dtype=spec["dtype"])
+    if "$csr" in value:
+        import scipy.sparse
+        spec = value["$csr"]
+        return scipy.sparse.csr_matrix((_decode(spec["data"]), spec["indices"],
+                                        spec["indptr"]), shape=tuple(spec["shape"]))
+    if "$series" in value:
+        import pandas
+        spec = value["$series"]
+        return pandas.Series(_decode(spec["values"]), index=_decode(spec["index"]),
+                             name=spec.get("name"))
+    if "$frame" in value:
+        import pandas
+        spec = value["$frame"]
+        frame = pandas.DataFrame(_decode(spec["data"]), columns=_decode(spec["columns"]))
+        if spec.get("index") is not None:
+            frame.index = _decode(spec["index"])
+        return frame
+    raise ValueError(f"unknown input tag {sorted(value)}")
+
+
+def _call_case(answer, case):
+    """One case of a function question: ``{"value"|"error"|"unreadable"|"grader_error": ...}``."""
+    try:
+        args = _decode(case["args"])
+        kwargs = _decode(case.get("kwargs", {"$dict": []}))
+    except Exception as error:
+        return {"grader_error": _describe(error)}
+    try:
+        returned = answer(*args, **kwargs)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # SystemExit from a student is an error too
+        return {"error": _describe(error)}
+    try:
+        return {"value": _Encoder().encode(returned)}
+    except Exception as error:
+        return {"unreadable": _describe(error)}
+
+
+def _report(user_ns, request):
+    """What the probe says about the answer ``request`` names in ``user_ns``."""
     name = request["name"]
     report = {"question": request["question"], "name": name}
     if name not in user_ns:
         report["missing"] = True
+        return report
+    answer = user_ns[name]
+    if request["kind"] == "value":
+        try:
+            report["value"] = _Encoder().encode(answer)
+        except Exception as error:  # the answer exists but cannot be read
+            report["unreadable"] = _describe(error)
+    elif not callable(answer):
+        report["not_callable"] = _short(str(type(answer).__name__))
     else:
-        answer = user_ns[name]
-        if request["kind"] == "value":
-            try:
-                report["value"] = encode(answer)
-            except Exception as error:  # the answer exists but cannot be read
-                report["unreadable"] = describe(error)
-        elif not callable(answer):
-            report["not_callable"] = short(str(type(answer).__name__))
-        else:
-            results = []
-            for case in request["cases"]:
-                state["items"] = 0
-                try:
-                    args = decode(case["args"])
-                    kwargs = decode(case.get("kwargs", {"$dict": []}))
-                except Exception as error:
-                    results.append({"grader_error": describe(error)})
-                    continue
-                try:
-                    returned = answer(*args, **kwargs)
-                except KeyboardInterrupt:
-                    raise
-                except BaseException as error:  # SystemExit from a student is an error too
-                    results.append({"error": describe(error)})
-                    continue
-                try:
-                    results.append({"value": encode(returned)})
-                except Exception as error:
-                    results.append({"unreadable": describe(error)})
-            report["cases"] = results
-    text = json.dumps(report, allow_nan=False)
+        report["cases"] = [_call_case(answer, case) for case in request["cases"]]
+    return report
+
+
+def nbcourse_probe(user_ns, mark, request_json, emit=None):
+    """Evaluate the answer named in ``request_json`` and hand its report, as JSON, to
+    ``emit`` (the grader's own encoding of expected values), or print it between two
+    copies of ``mark``."""
+    text = json.dumps(_report(user_ns, json.loads(request_json)), allow_nan=False)
     if emit is not None:
         emit(text)
         return
@@ -203,11 +223,10 @@ def nbcourse_reply(user_ns, mark, request_json):
     ``json`` alone (no Python parser); a reply longer than ``MAX_REPLY_CHARS`` is
     replaced by a short one saying so.
     """
-    box = []
-    nbcourse_probe(user_ns, mark, request_json, emit=box.append)
-    text = base64.b64encode(box[0].encode("utf-8")).decode("ascii")
+    request = json.loads(request_json)
+    report = json.dumps(_report(user_ns, request), allow_nan=False)
+    text = base64.b64encode(report.encode("utf-8")).decode("ascii")
     if len(text) > MAX_REPLY_CHARS - 2 * len(mark) - 2:
-        request = json.loads(request_json)
         too_large = {"question": request["question"], "name": request["name"],
                      "too_large": True}
         text = base64.b64encode(json.dumps(too_large).encode("utf-8")).decode("ascii")

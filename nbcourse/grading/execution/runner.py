@@ -3,7 +3,8 @@
 This module runs inside a grading worker (``worker.py``), never in the instructor's
 main process.  For one notebook it:
 
-1. reads the file defensively (not JSON, not a notebook, empty are results, not crashes);
+1. reads the file defensively (``notebook_file``: not JSON, not a notebook, empty are
+   results, not crashes);
 2. starts a fresh IPython kernel through nbclient from a warm process (``launcher``):
    inside its own bubblewrap sandbox (``sandbox.py``), or, with ``--sandbox off``, in a
    throw-away home; the same launcher, environment and limits either way;
@@ -23,8 +24,6 @@ happens in the instructor's process, where the expected values are.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import json
 import os
 import secrets
@@ -36,14 +35,13 @@ from pathlib import Path
 from queue import Empty
 
 from .. import forbidden as forbidden_names
-from .limits import MB, GradingLimits
-from .probe_source import MAX_REPLY_CHARS
+from .limits import GradingLimits
+from .notebook_file import MAX_NOTEBOOK_BYTES, read_cells
+from .replies import checked_reply, install_expression, parse_probe_result, probe_expression
 from .report import (CellProblem, KernelOutcome, NotebookVerdict, RunReport, clean_message,
                      describe_cell, first_code_line)
 
-MAX_NOTEBOOK_BYTES = GradingLimits().notebook_mb * MB
 TIMEOUT_ENAME = "NbcourseCellTimeout"
-PROBE_SOURCE = (Path(__file__).with_name("probe_source.py")).read_text(encoding="utf-8")
 #: No message from the kernel larger than this reaches the grader's memory: ZeroMQ drops
 #: it (and the connection it came on) before it is read.  A probe's reply is a few MB; a
 #: cell that prints 10 MB at once is still counted (and its output ignored).
@@ -57,54 +55,6 @@ MAX_ERROR_CHARS = 2000
 #: The kernel's options after the launcher; the one place the launcher's argv is made.
 KERNEL_OPTIONS = ["-f", "{connection_file}", "--HistoryManager.enabled=False",
                   "--IPKernelApp.quiet=True"]
-
-
-# ---------------------------------------------------------------------- reading
-def read_cells(path: Path) -> tuple[NotebookVerdict, str, list[tuple[str, str]]]:
-    """(verdict, reason, [(cell_type, source)]) without trusting the file at all."""
-    try:
-        if not path.is_file():  # a folder, a device such as /dev/zero, a pipe ...
-            return NotebookVerdict.NOT_A_NOTEBOOK, "not a regular file", []
-        # O_NOFOLLOW|O_NONBLOCK: the file may have been swapped for a link or a pipe since
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        with open(os.open(path, flags), "rb") as handle:
-            raw = handle.read(MAX_NOTEBOOK_BYTES + 1)
-    except OSError as error:
-        return NotebookVerdict.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}", []
-    if len(raw) > MAX_NOTEBOOK_BYTES:
-        return (NotebookVerdict.NOT_A_NOTEBOOK, "the file is larger than "
-                f"{MAX_NOTEBOOK_BYTES // 2**20} MB; a notebook for this exercise is far smaller",
-                [])
-    try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        return NotebookVerdict.NOT_A_NOTEBOOK, "the file is not text (not UTF-8); is it a PDF or a zip?", []
-    except (ValueError, RecursionError):
-        return NotebookVerdict.NOT_A_NOTEBOOK, "the file is not valid JSON, so it is not a Jupyter notebook", []
-    if not isinstance(data, dict):
-        return NotebookVerdict.NOT_A_NOTEBOOK, "the file is JSON but not a Jupyter notebook (no 'cells')", []
-    if "worksheets" in data and "cells" not in data:  # nbformat 3
-        try:
-            import nbformat
-            data = nbformat.convert(nbformat.from_dict(data), 4)
-        except Exception as error:  # noqa: BLE001 - any failure means "not a notebook"
-            return NotebookVerdict.NOT_A_NOTEBOOK, f"an old-format notebook that cannot be read ({error})", []
-    cells = data.get("cells")
-    if not isinstance(cells, list) or not isinstance(data.get("nbformat", 4), int):
-        return NotebookVerdict.NOT_A_NOTEBOOK, "the file is JSON but not a Jupyter notebook (no 'cells' list)", []
-    result = []
-    for position, cell in enumerate(cells, start=1):
-        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
-            return NotebookVerdict.NOT_A_NOTEBOOK, f"cell {position} is not a notebook cell", []
-        source = cell.get("source", "")
-        if isinstance(source, list) and all(isinstance(line, str) for line in source):
-            source = "".join(source)
-        if not isinstance(source, str):
-            return NotebookVerdict.NOT_A_NOTEBOOK, f"cell {position} has no readable source", []
-        result.append((cell["cell_type"], source))
-    if not any(kind == "code" and text.strip() for kind, text in result):
-        return NotebookVerdict.EMPTY, "the notebook has no code in it", result
-    return NotebookVerdict.OK, "", result
 
 
 # ---------------------------------------------------------------------- the kernel
@@ -231,6 +181,8 @@ class KernelSession:
         make_client = self.km.client
         self.km.client = lambda **kwargs: make_client(context=self.context, **kwargs)
         self.probe_class = ""
+        self.monitors: list = []  # see _watch_connections
+        self.refused_once = False
         self.pid: int | None = None
         self.km.kernel_id = uuid.uuid4().hex
         self.km.provisioner = _warm_provisioner(self.km, warm, notebook)
@@ -244,6 +196,28 @@ class KernelSession:
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.pid = self.km.provisioner.pid if self.km.provisioner else None
         await self.client.async_start_new_kernel_client()
+        self._watch_connections()
+
+    def _watch_connections(self) -> None:
+        """Be told when ZeroMQ drops a connection to the kernel: it does so, before the
+        grader reads anything, for a message part over ``MAX_MESSAGE_BYTES`` and for a
+        message the worker has no memory left to hold (its own limit, see ``worker``)."""
+        import zmq
+
+        kc = self.client.kc
+        sockets = [kc.iopub_channel.socket, kc.shell_channel.socket,
+                   kc.control_channel.socket, getattr(self.km, "_control_socket", None)]
+        self.monitors = [socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+                         for socket in sockets if socket is not None]
+
+    async def refused(self) -> bool:
+        """Has ZeroMQ dropped a connection to a kernel that is still alive (a kernel that
+        exits closes its connections too; see ``_watch_connections``)?"""
+        for monitor in self.monitors:
+            while await monitor.poll(0):
+                self.refused_once = True
+                await monitor.recv_multipart()
+        return self.refused_once and await self.alive()
 
     async def run(self, source: str, timeout: float):
         """Execute one cell; returns (outcome, cell) with outcome in ok/error/timeout/died."""
@@ -262,6 +236,8 @@ class KernelSession:
             if not await self.alive():
                 return "died", cell
             raise error
+        except MemoryError:
+            raise  # the worker's own limit: see _run
         except Exception:  # noqa: BLE001 - a message nbclient could not digest (forged?)
             return ("garbled" if await self.alive() else "died"), cell
         reply = self.replies.get(index, {})
@@ -393,151 +369,6 @@ def _error_name(cell) -> str:
     return ""
 
 
-def probe_cell(mark: str, request: dict) -> str:
-    """The code of one probe: the probe function, one call, then it removes itself.
-
-    Run as is (``exec``) it prints the report between two markers.
-    """
-    literal = json.dumps(json.dumps(request, allow_nan=False))  # a valid Python str literal
-    return (f"{PROBE_SOURCE}\n"
-            f"nbcourse_probe(globals(), {json.dumps(mark)}, {literal})\n"
-            f"del nbcourse_probe\n")
-
-
-def install_expression(class_name: str) -> str:
-    """The expression that defines the probe in a fresh kernel (see ``install_probe``).
-
-    Evaluated before any student cell, so ``exec``, ``__import__`` and ``globals`` are
-    still Python's own; the probe's functions get a private copy of the builtins and
-    remember the user namespace itself, so later probes name nothing in it.
-    """
-    # sys.modules keeps it alive: nothing else refers to the class or its globals
-    code = (f"{PROBE_SOURCE}\n"
-            f"class {class_name}:\n"
-            f"    reply = staticmethod(lambda mark, request, _ns=__nbcourse_user_ns__: "
-            f"nbcourse_reply(_ns, mark, request))\n"
-            f"import types\n"
-            f"sys.modules[{class_name!r}] = types.ModuleType({class_name!r})\n"
-            f"sys.modules[{class_name!r}].probe = {class_name}\n")
-    return (f"exec({code!r}, {{'__builtins__': __import__('builtins').__dict__.copy(), "
-            f"'__name__': 'nbcourse_grading_probe', '__nbcourse_user_ns__': globals()}})")
-
-
-def probe_expression(class_name: str, mark: str, request: dict) -> str:
-    """One Python *expression* whose value is the installed probe's reply to ``request``.
-
-    It reaches the probe from a literal, through ``object.__subclasses__()``, so no name
-    is looked up in the student's namespace (where ``exec`` may be the student's).
-    """
-    literal = json.dumps(request, allow_nan=False)
-    return (f"[c for c in ().__class__.__base__.__subclasses__() "
-            f"if c.__name__ == {class_name!r}][0].reply({mark!r}, {literal!r})")
-
-
-def parse_probe_output(cell, mark: str) -> dict:
-    """The one JSON report between two markers in this cell's stdout, or why not."""
-    text = "".join(o.get("text", "") for o in cell.get("outputs", [])
-                   if o.get("output_type") == "stream" and o.get("name") == "stdout")
-    pieces = text.split(mark)
-    if len(pieces) != 3:
-        if len(pieces) == 1:
-            return {"unreadable_report": "the grader's probe printed nothing it could read"}
-        return {"unreadable_report": "the probe's output was tampered with (marker seen "
-                                     f"{len(pieces) - 1} times)"}
-    try:
-        report = json.loads(pieces[1])
-    except (ValueError, RecursionError):
-        return {"unreadable_report": "the probe's output is not valid JSON"}
-    if not isinstance(report, dict):
-        return {"unreadable_report": "the probe's output is not a report"}
-    return report
-
-
-def parse_probe_result(result, mark: str) -> dict:
-    """The report in a user expression's result (``{"status", "data": {"text/plain"}}``).
-
-    The text is the ``repr`` of ``mark + base64(JSON) + mark``; it is refused before any
-    parsing when longer than ``MAX_REPLY_CHARS``, and read with ``base64`` and ``json``
-    only, so the grader's memory stays a small multiple of that bound.
-    """
-    if not isinstance(result, dict):
-        return {"unreadable_report": "the grader's probe printed nothing it could read"}
-    if result.get("status") != "ok":
-        name = clean_message(str(result.get("ename", "an error")), 80)
-        return {"unreadable_report": f"the grader's probe failed in your kernel ({name})"}
-    data = result.get("data")
-    text = data.get("text/plain") if isinstance(data, dict) else None
-    if not isinstance(text, str):
-        return {"unreadable_report": "the grader's probe printed nothing it could read"}
-    if len(text) > MAX_REPLY_CHARS:
-        return {"unreadable_report": "the answer is larger than the grader reads "
-                                     f"({MAX_REPLY_CHARS // 2**20} MB as JSON)"}
-    pieces = text.split(mark)
-    if len(pieces) != 3 or pieces[0] not in ("'", '"') or pieces[2] != pieces[0]:
-        return {"unreadable_report": "the grader's probe printed nothing it could read"}
-    try:
-        report = json.loads(base64.b64decode(pieces[1], validate=True).decode("utf-8"))
-    except (ValueError, binascii.Error, RecursionError):
-        return {"unreadable_report": "the probe's output is not valid JSON"}
-    if not isinstance(report, dict):
-        return {"unreadable_report": "the probe's output is not a report"}
-    if "unreadable_report" in report:  # the grader's own words, not the kernel's
-        return {"unreadable_report": "the probe's reply is malformed"}
-    if report.get("too_large") is True:
-        return {"unreadable_report": "the answer is larger than the grader reads "
-                                     f"({MAX_REPLY_CHARS // 2**20} MB as JSON)"}
-    return report
-
-
-_SHORT = 200  # a student-made string in a report: a class name, an error message
-
-
-def _short(text) -> str:
-    return text if len(text) <= _SHORT else text[: _SHORT - 1] + "…"
-
-
-def checked_reply(reply: dict, request: dict) -> dict:
-    """Only the fields a probe may send, each of the type it must have.
-
-    Whatever the kernel sent, the result has one of the shapes scoring reads: a
-    runner-made ``unreadable_report``, ``missing``, ``not_callable`` (a short string),
-    ``value``/``unreadable`` for a value, or one outcome per case; an outcome that is
-    not ``{"value": ...}`` or ``{"error"|"unreadable"|"grader_error": short text}``
-    becomes ``{"malformed": True}``, which fails that case only.
-    """
-    if "unreadable_report" in reply and set(reply) == {"unreadable_report"}:
-        return reply  # made by parse_probe_result, not by the kernel
-    if reply.get("question") != request["question"] or reply.get("name") != request["name"]:
-        return {"unreadable_report": "the probe's reply does not belong to this question"}
-    clean = {"question": request["question"], "name": request["name"]}
-    if reply.get("missing") is True:
-        return dict(clean, missing=True)
-    if "not_callable" in reply:
-        kind = reply["not_callable"]
-        return dict(clean, not_callable=_short(kind)) if isinstance(kind, str) else \
-            {"unreadable_report": "the probe's reply is malformed"}
-    if request["kind"] == "value":
-        if "value" in reply:
-            return dict(clean, value=reply["value"])
-        if isinstance(reply.get("unreadable"), str):
-            return dict(clean, unreadable=_short(reply["unreadable"]))
-        return {"unreadable_report": "the probe's reply is malformed"}
-    cases = reply.get("cases")
-    if not isinstance(cases, list) or len(cases) != len(request["cases"]):
-        return {"unreadable_report": "the probe's reply has the wrong number of results"}
-    outcomes = []
-    for outcome in cases:
-        (key, body), = outcome.items() if isinstance(outcome, dict) and len(outcome) == 1 \
-            else (("malformed", True),)
-        if key == "value":
-            outcomes.append({"value": body})
-        elif key in ("error", "unreadable", "grader_error") and isinstance(body, str):
-            outcomes.append({key: _short(body)})
-        else:
-            outcomes.append({"malformed": True})
-    return dict(clean, cases=outcomes)
-
-
 # ---------------------------------------------------------------------- one run
 async def _run(path: Path, plan: dict, limits: GradingLimits, warm) -> RunReport:
     report = RunReport()
@@ -573,6 +404,8 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, warm) -> RunReport
         await _run_student_cells(session, cells, limits, started, report)
         await _run_probes(session, plan, limits, report, started + limits.total_timeout)
         report.output_bytes = getattr(session.client, "student_bytes", 0)
+    except MemoryError:  # what the kernel sent took this worker over its own limit
+        _stop_refused(report, limits, "")
     finally:
         await session.close()
     if warm.out_of_memory:  # the cgroup's memory limit was hit
@@ -580,6 +413,15 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, warm) -> RunReport
         if report.kernel is KernelOutcome.DIED and "memory" not in report.kernel_reason:
             report.kernel_reason += " (after running out of memory)"
     return report
+
+
+def _stop_refused(report: RunReport, limits: GradingLimits, when: str) -> None:
+    """The kernel sent the grader more than it reads: it is stopped, and the row says so."""
+    report.kernel = KernelOutcome.DIED
+    report.kernel_reason = (
+        f"the kernel sent the grader more than it reads (a message part over "
+        f"{MAX_MESSAGE_BYTES // 2**20} MB, or more than the {limits.worker_memory_mb} MB the "
+        f"grading worker may hold), so it was stopped{' ' + when if when else ''}")
 
 
 async def _run_student_cells(session: KernelSession, cells, limits: GradingLimits, started: float,
@@ -594,6 +436,9 @@ async def _run_student_cells(session: KernelSession, cells, limits: GradingLimit
                                     f"in total; stopped before {describe_cell(source)}")
             return
         outcome, cell = await session.run(source, min(limits.cell_timeout, left))
+        if outcome != "died" and await session.refused():
+            _stop_refused(report, limits, f"after {describe_cell(source)}")
+            return
         if outcome == "garbled":
             report.kernel = KernelOutcome.DIED
             report.kernel_reason = (f"the kernel sent messages the grader cannot read while "
@@ -685,6 +530,9 @@ async def _probe(session: KernelSession, question: dict, indices: list[int], lim
     mark = f"@@nbcourse-{secrets.token_hex(16)}@@"
     outcome, result = await session.probe(
         probe_expression(session.probe_class, mark, request), timeout)
+    if outcome != "died" and await session.refused():
+        _stop_refused(report, limits, f"while the grader evaluated {question['name']}")
+        return {"not_run": report.kernel_reason}
     if outcome == "died":
         report.kernel = KernelOutcome.DIED
         report.kernel_reason = f"the kernel died while the grader evaluated {question['name']}"

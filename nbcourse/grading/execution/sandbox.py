@@ -86,6 +86,10 @@ class SandboxConfig:
         """What results.json records about the isolation of every submission."""
         limits = self.limits
         enforced = cgroups.describe(self.cgroups, limits)
+        enforced["worker_memory"] = (
+            f"{limits.worker_memory_mb} MB of data for each grading worker, the process "
+            "that reads what a kernel sends (RLIMIT_DATA)" if limits.worker_memory_mb > 0
+            else "not limited")
         if self.kind == "off":
             return {"sandbox": "off", "memory_limit": enforced["memory"], **enforced,
                     "file_size": f"{limits.file_size_mb} MB per file (RLIMIT_FSIZE)"}

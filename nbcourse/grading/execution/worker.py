@@ -12,6 +12,12 @@ submission.  As root, the worker first takes a mount namespace of its own, so ev
 sandbox's channel is a small tmpfs that vanishes with the worker.  Its folder is inside
 the batch's, which the batch removes whatever happens to the worker.
 
+The worker is the process that reads what a kernel sends, so a kernel could try to
+drive *its* memory (ZeroMQ assembles a message of many parts before any of it is
+read): it limits its own memory first (``limit_own_memory``), and a kernel that takes
+it over that limit loses its own row only (``runner`` reports it; a worker that dies of
+it is replaced by the batch).
+
 Protocol: one JSON job per line on stdin, one JSON reply per line on the original
 stdout.  File descriptor 1 is pointed at stderr before any job runs, so nothing a
 kernel or a library prints can corrupt the replies.
@@ -21,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import resource
 import sys
 import tempfile
 import traceback
@@ -67,8 +74,27 @@ class WarmKernels:
             self.spare = None
 
 
+def limit_own_memory(megabytes: int) -> None:
+    """Bound the memory this worker may write to (``RLIMIT_DATA``, soft limit only).
+
+    Not ``RLIMIT_AS``: the address space of a process with ZeroMQ's threads holds
+    reserved but unused malloc arenas and thread stacks; ``RLIMIT_DATA`` counts the
+    private memory it can actually write, which is what a flood of messages fills.
+    The hard limit stays, so a kernel this worker starts takes its own limits
+    (``launcher.LAUNCHER`` raises the soft limit again before anything else).
+    """
+    if megabytes <= 0:
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    wanted = megabytes * 2**20
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
+
+
 def main() -> int:
     config = SandboxConfig.from_json(json.loads(os.environ.get(CONFIG_VARIABLE, "{}")))
+    limit_own_memory(config.limits.worker_memory_mb)
     if config.private_channel:
         private_mounts()  # first, while this process has a single thread
     replies = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")

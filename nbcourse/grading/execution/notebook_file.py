@@ -1,0 +1,62 @@
+"""Reading a submitted file without trusting anything about it.
+
+Not JSON, not a notebook, too large, a link or a pipe in its place, an old format, no
+code at all: each is a verdict with a reason the student can act on, never a crash.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .limits import MB, GradingLimits
+from .report import NotebookVerdict
+
+MAX_NOTEBOOK_BYTES = GradingLimits().notebook_mb * MB
+
+
+def read_cells(path: Path) -> tuple[NotebookVerdict, str, list[tuple[str, str]]]:
+    """(verdict, reason, [(cell_type, source)]) without trusting the file at all."""
+    try:
+        if not path.is_file():  # a folder, a device such as /dev/zero, a pipe ...
+            return NotebookVerdict.NOT_A_NOTEBOOK, "not a regular file", []
+        # O_NOFOLLOW|O_NONBLOCK: the file may have been swapped for a link or a pipe since
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        with open(os.open(path, flags), "rb") as handle:
+            raw = handle.read(MAX_NOTEBOOK_BYTES + 1)
+    except OSError as error:
+        return NotebookVerdict.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}", []
+    if len(raw) > MAX_NOTEBOOK_BYTES:
+        return (NotebookVerdict.NOT_A_NOTEBOOK, "the file is larger than "
+                f"{MAX_NOTEBOOK_BYTES // 2**20} MB; a notebook for this exercise is far smaller",
+                [])
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return NotebookVerdict.NOT_A_NOTEBOOK, "the file is not text (not UTF-8); is it a PDF or a zip?", []
+    except (ValueError, RecursionError):
+        return NotebookVerdict.NOT_A_NOTEBOOK, "the file is not valid JSON, so it is not a Jupyter notebook", []
+    if not isinstance(data, dict):
+        return NotebookVerdict.NOT_A_NOTEBOOK, "the file is JSON but not a Jupyter notebook (no 'cells')", []
+    if "worksheets" in data and "cells" not in data:  # nbformat 3
+        try:
+            import nbformat
+            data = nbformat.convert(nbformat.from_dict(data), 4)
+        except Exception as error:  # noqa: BLE001 - any failure means "not a notebook"
+            return NotebookVerdict.NOT_A_NOTEBOOK, f"an old-format notebook that cannot be read ({error})", []
+    cells = data.get("cells")
+    if not isinstance(cells, list) or not isinstance(data.get("nbformat", 4), int):
+        return NotebookVerdict.NOT_A_NOTEBOOK, "the file is JSON but not a Jupyter notebook (no 'cells' list)", []
+    result = []
+    for position, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
+            return NotebookVerdict.NOT_A_NOTEBOOK, f"cell {position} is not a notebook cell", []
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            return NotebookVerdict.NOT_A_NOTEBOOK, f"cell {position} has no readable source", []
+        result.append((cell["cell_type"], source))
+    if not any(kind == "code" and text.strip() for kind, text in result):
+        return NotebookVerdict.EMPTY, "the notebook has no code in it", result
+    return NotebookVerdict.OK, "", result
