@@ -24,6 +24,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from nobody_support import as_nobody
 
 from nbcourse.grading import specs
 from nbcourse.grading.batch import grade_batch
@@ -638,8 +639,7 @@ def test_an_ordinary_user_grader_removes_folders_of_mode_000(tmp_path):
     folder = Path(tempfile.mkdtemp(prefix="nbcourse-nobody-"))
     try:
         os.chown(folder, 65534, 65534)
-        run = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                              sys.executable, "-c", LOCKED_TREE, str(folder)],
+        run = subprocess.run(as_nobody([sys.executable, "-c", LOCKED_TREE, str(folder)], tmp_path),
                              capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr[-2000:]
         found = json.loads(run.stdout.strip().splitlines()[-1])

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from nobody_support import as_nobody
+
 from nbcourse.grading import gradebook
 from nbcourse.grading.batch import grade_batch
 from nbcourse.grading.collection import collect_submissions
@@ -429,38 +431,6 @@ print(json.dumps({"uid": os.getuid(), "enforced": batch.limits.enforced,
 """
 
 
-def _blocked_folder(path: Path) -> Path | None:
-    """The outermost folder on the way to ``path`` that others may not traverse."""
-    for parent in reversed(path.parents):
-        if parent != Path("/") and not parent.stat().st_mode & 0o001:
-            return parent
-    return None
-
-
-def _as_nobody(command: list[str], scratch: Path) -> list[str]:
-    """``command`` run as nobody (from root), with the Python installation readable.
-
-    pyenv keeps the interpreter under /root (mode 700), where nobody cannot load its
-    library or standard library.  Then the command runs in a mount namespace of its
-    own where that folder is a tmpfs holding only the installation, bound read-only at
-    its own path; nothing changes on the host."""
-    drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
-    installation = Path(sys.base_prefix).resolve()
-    blocked = _blocked_folder(installation)
-    if blocked is None:
-        return drop
-    assert _blocked_folder(REPO) is None and _blocked_folder(Path(sys.prefix)) is None, \
-        "the course and its environment must be readable by an ordinary user"
-    kept = blocked / installation.relative_to(blocked).parts[0]
-    stage = scratch / "stage"
-    stage.mkdir()
-    script = (f"mount --rbind {kept} {stage} && mount -t tmpfs -o mode=755 nbcourse-test "
-              f"{blocked} && mkdir -p {kept} && mount --move {stage} {kept} && "
-              f"mount -o remount,bind,ro {kept} && exec \"$@\"")
-    return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-ec", script,
-            "as-nobody", *drop]
-
-
 def test_an_ordinary_user_grades_a_sandboxed_batch():
     """Issue 23: the sandbox holds for a grader that is an ordinary user too, not only for
     root (CI's case).  As root, the batch runs as nobody (setpriv), with no capability
@@ -479,7 +449,7 @@ def test_an_ordinary_user_grades_a_sandboxed_batch():
         if os.geteuid() == 0:
             for path in (folder, submitted, tmp, *submitted.iterdir()):
                 os.chown(path, 65534, 65534)
-            command = _as_nobody(command, folder)
+            command = as_nobody(command, folder)
         env = {**os.environ, "HOME": str(folder), "TMPDIR": str(tmp)}
         run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
                              cwd=folder)
