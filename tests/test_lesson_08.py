@@ -130,6 +130,18 @@ def test_imbalanced_comparison_and_its_explanation_quote_the_outputs(nb):
             "6,085", "130,107", "96", "1,045,194", "11", "1,301", "251", "7")
 
 
+def test_what_tfidf_and_alpha_do_to_complement_naive_bayes_is_quoted_from_the_table(nb):
+    table = output_of(nb, "imbalanced = compare(kept)")
+    complement_counts, complement_tfidf = _row(table, "complement, counts"), _row(table, "complement, tf-idf")
+    # accuracy at alpha = 1 and at alpha = 0.01: tf-idf hurts at alpha = 1, counts barely move
+    assert complement_tfidf[0] < complement_counts[0] and complement_tfidf[0] < complement_tfidf[2]
+    assert abs(complement_counts[0] - complement_counts[2]) < abs(complement_tfidf[0] - complement_tfidf[2])
+    quoted = [f"{v:.4f}" for v in (complement_counts[0], complement_counts[2],
+                                   complement_tfidf[0], complement_tfidf[2])]
+    _all_in(markdown_with(nb, "Multinomial naive Bayes estimates the rarest class"), *quoted)
+    assert "five-fold" in markdown_with(nb, "**A spread, not a point.**")
+    assert "n_splits=5" in "".join(c.source for c in nb.cells if "cross_validate(" in c.source)
+
 # ----- section 4: baselines and spread ----------------------------------------------------
 
 def test_cross_validation_paragraphs_quote_the_summary_and_every_gain_is_positive(nb):
@@ -177,6 +189,25 @@ def test_the_attack_paragraphs_quote_the_printed_attack(nb):
     prose = markdown_with(nb, "The median caught spam message needs 8 good words")
     _all_in(prose, "8", "0.34", "16", "7", "3", "0.82", "56", "75", "71", "14", "-4.54", "-3.78")
     assert "-4.54" in words and "-3.78" in words
+    answer = markdown_with(nb, "Answer to the prediction")
+    _all_in(answer, "8", "7", "3")
+    for line in (markdown_with(nb, "## Recap"), markdown_with(nb, "## 6. When to use naive Bayes")):
+        _all_in(line, "8", "16")
+
+
+def test_the_placeholders_the_lesson_names_are_in_the_sms_corpus(nb):
+    from nbcourse.datasets import load_sms_spam_or_mini
+    prose = markdown_with(nb, "The best good words are odd")
+    named = re.findall(r"`(&lt;[^`]*&gt;)`", prose)
+    assert len(named) == 4
+    text = " ".join(load_sms_spam_or_mini()["text"])
+    for placeholder in named:
+        assert placeholder in text, placeholder
+    answer = markdown_with(nb, "The good words are not secret")
+    words = output_of(nb, "spam_filter = MultinomialNB(alpha=1.0)")
+    best = [line.split()[0] for line in words.splitlines()[1:7]]
+    quoted = re.findall(r'"(\w+)"', answer.split("in this corpus")[0].split("ordinary messages")[1])
+    assert len(quoted) == 4 and set(quoted) <= set(best), quoted      # words the filter's table prints
 
 
 # ----- the lesson as a whole --------------------------------------------------------------
