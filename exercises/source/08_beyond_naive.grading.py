@@ -248,9 +248,34 @@ def ref_good_words(x, log_prior, feature_log_prob):
     return max(0, math.ceil(s / _gain(feature_log_prob)))
 
 
+def _rounding_ratio(x, log_prior, feature_log_prob):
+    """s / gain for the mistakes in rounding it: for a message already ham (s < 0) they
+    predict nothing, since whether the student also clamps at 0 is another matter."""
+    s = _spam_margin(x, log_prior, feature_log_prob)
+    if s < 0:
+        raise NotApplicable("the message is already ham")
+    return s / _gain(feature_log_prob)
+
+
 def good_words_one_short(x, log_prior, feature_log_prob):
     """int(s / gain): the last copy, which tips the balance, is not counted."""
-    return int(_spam_margin(x, log_prior, feature_log_prob) / _gain(feature_log_prob))
+    return int(_rounding_ratio(x, log_prior, feature_log_prob))
+
+
+def good_words_rounded(x, log_prior, feature_log_prob):
+    """round(s / gain): right when the fraction is 0.5 or more, one short below."""
+    return int(round(_rounding_ratio(x, log_prior, feature_log_prob)))
+
+
+def good_words_tie_is_spam(x, log_prior, feature_log_prob):
+    """Copies added while s >= 0: a message that ties (s = 0) gets one copy too many."""
+    s = _spam_margin(x, log_prior, feature_log_prob)
+    return math.floor(s / _gain(feature_log_prob)) + 1 if s >= 0 else 0
+
+
+def good_words_negative(x, log_prior, feature_log_prob):
+    """ceil(s / gain) without the floor at 0: a message already ham gets a negative count."""
+    return math.ceil(_spam_margin(x, log_prior, feature_log_prob) / _gain(feature_log_prob))
 
 
 def good_words_most_likely_ham_word(x, log_prior, feature_log_prob):
@@ -305,6 +330,38 @@ SPAM_TEXTS = ["win cash now you win", "free prize for you now", "you win a free 
               "lunch at noon with you", "see you soon", "home soon call you", "are you at home",
               "you at lunch", "see you at home soon"]
 SPAM_LABELS = ["spam"] * 4 + ["ham"] * 8
+
+
+# A tie (s = 0 after some copies) is decided by the last bit of s, so a tie case is built
+# where the arithmetic is exact: ham's and spam's word counts are mirror images (spam's
+# count of word k is ham's count of word V-1-k), the priors are equal, and every logarithm
+# is rounded to a multiple of 2**-14 (as close as 4 decimal places) instead of a decimal.
+# Sums of a few such numbers times small counts are exact on every CPU, in any order, so
+# a message holding word k and word V-1-k equally often has s = 0 exactly and three
+# copies of spam's best word give s = 3 gain exactly.  Every other case keeps s / gain
+# more than 1e-3 from a whole number (tests/grading/test_exercise_08.py checks both).
+TIE_GRID = 2.0 ** -14
+
+
+def _on_grid(values):
+    return (np.round(np.asarray(values, dtype=float) / TIE_GRID) * TIE_GRID).tolist()
+
+
+def _mirrored_model(seed, n_words, n_counts, tie_copies, balanced_pairs):
+    """(x, log_prior, table) of a filter whose spam counts mirror its ham counts, and a
+    message with s = tie_copies * gain exactly: tie_copies of spam's best word (the mirror
+    of ham's), and each of ``balanced_pairs`` words once with its mirror once."""
+    rng = np.random.default_rng(seed)
+    ham_counts = rng.multinomial(n_counts, rng.dirichlet(np.full(n_words, 0.5))) + 1
+    spam_counts = ham_counts[::-1]
+    table = np.log(np.vstack([ham_counts, spam_counts]) / ham_counts.sum())
+    table = np.asarray(_on_grid(table))
+    x = np.zeros(n_words, dtype=int)
+    x[n_words - 1 - int(np.argmax(table[0] - table[1]))] += tie_copies
+    for k in balanced_pairs:
+        x[k] += 1
+        x[n_words - 1 - k] += 1
+    return (x.tolist(), _on_grid([math.log(0.5)] * 2), table.tolist())
 
 
 def _random_model(seed, n_words, n_ham, n_spam, prior_spam, message_length):
@@ -475,6 +532,11 @@ EXERCISE = Exercise(
                           hint="counts may be a scipy.sparse matrix: np.asarray does not "
                                "unpack it, counts.toarray() does (scipy.sparse.issparse "
                                "tells which you have)"),
+                     Case("a document with no words at all",
+                          ([[2, 1, 0], [0, 0, 0], [1, 0, 3], [0, 2, 1]],), hidden=False,
+                          hint="an empty document's row has length 0, and 0 / 0 is NaN: "
+                               "leave a row of zeros as it is (divide by 1 where the length "
+                               "is 0)"),
                      Case("ten documents, twelve words", (_random_documents(9, 10, 12),)),
                      Case("a document without a single counted word",
                           (_random_documents(10, 6, 7, empty_row=2).tolist(),)),
@@ -497,6 +559,22 @@ EXERCISE = Exercise(
                              "spam score is still above ham's, so the message is still spam. "
                              "Round s / gain *up* (math.ceil), or count the copies in a loop "
                              "until s <= 0."),
+                     Mistake("rounded to the nearest whole number", good_words_rounded,
+                             "You rounded s / gain to the nearest whole number: when its "
+                             "fraction is below 0.5 that is one copy too few, and the message "
+                             "is still spam. Round *up* (math.ceil), or count the copies in a "
+                             "loop until s <= 0."),
+                     Mistake("a tie counted as spam (s >= 0 instead of s > 0)",
+                             good_words_tie_is_spam,
+                             "You added a copy when s = 0 exactly. A message is spam only when "
+                             "s > 0; at s = 0 it is a tie, and a tie goes to ham: stop (or "
+                             "loop) while s > 0, not s >= 0. int(s / gain) + 1 and "
+                             "s // gain + 1 make the same mistake: they count one copy too "
+                             "many when s / gain is a whole number."),
+                     Mistake("a negative count for a message already ham", good_words_negative,
+                             "Your count is negative for a message that is already ham "
+                             "(s < 0). No copies are needed then: the answer is 0 "
+                             "(max(0, ...), or a loop that does not start)."),
                      Mistake("the word ham uses most", good_words_most_likely_ham_word,
                              "You added the word with the largest P(w | ham). A word common "
                              "in ham may be common in spam too; what lowers the spam score is "
@@ -520,6 +598,16 @@ EXERCISE = Exercise(
                           hidden=False),
                      Case("a filter where spam is the rarer class",
                           _random_model(17, 10, 400, 120, 0.2, 12), hidden=False),
+                     Case("the toy filter and the message 'free free prize'",
+                          _spam_model(SPAM_TEXTS, SPAM_LABELS, "free free prize"),
+                          hidden=False),
+                     Case("the toy filter and the message 'lunch with you'",
+                          _spam_model(SPAM_TEXTS, SPAM_LABELS, "lunch with you"),
+                          hidden=False),
+                     Case("a message that ties with ham after a whole number of copies",
+                          _mirrored_model(21, 10, 300, 3, [1, 4]), hidden=False,
+                          hint="at s = 0 the message is a tie, and a tie goes to ham: add "
+                               "copies while s > 0, not while s >= 0"),
                      Case("a message already classified ham",
                           _spam_model(SPAM_TEXTS, SPAM_LABELS, "see you at lunch soon")),
                      Case("a long spam message", _spam_model(SPAM_TEXTS, SPAM_LABELS,
@@ -530,6 +618,8 @@ EXERCISE = Exercise(
                           _random_model(14, 30, 500, 1500, 0.75, 8)),
                      Case("a weak smoothing", _spam_model(SPAM_TEXTS, SPAM_LABELS,
                                                           "free prize call now", alpha=0.1)),
+                     Case("a message already balanced between ham and spam",
+                          _mirrored_model(22, 12, 800, 0, [0, 2, 3])),
                  ]),
         Question("q5", "why_complement_helps", points=1, kind="value", exact=True,
                  title="why complement naive Bayes helps a rare class",

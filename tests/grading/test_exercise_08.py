@@ -8,6 +8,7 @@ thing, or a count of good words after which the filter still says spam.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import nbformat
@@ -20,6 +21,7 @@ from sklearn.naive_bayes import ComplementNB as SkComplementNB
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
 from nbcourse.grading import check_for, specs
+from nbcourse.grading.hidden import grade_question
 from nbcourse.naive_bayes import ComplementNB
 from nbcourse.text import TfidfTransformer
 
@@ -101,10 +103,47 @@ def test_q4_the_count_flips_the_message_and_one_fewer_does_not(case, expected):
     if expected > 0:
         attacked[word] -= 1
         assert _predict(attacked, log_prior, table) == "spam"
-    # far from a tie, so no processor's last digit can change the count
+    # exact, or far from a tie, so no processor's last digit can change the count
     spec = _spec_module()
     ratio = spec._spam_margin(x, log_prior, table) / spec._gain(table)
-    assert abs(ratio - round(ratio)) > 1e-3, case.name
+    if not _exact(x, log_prior, table):
+        assert abs(ratio - round(ratio)) > 1e-3, case.name
+
+
+def _exact(x, log_prior, table):
+    """Whether s and the gain are computed without rounding: whole counts and logarithms
+    on the spec's 2**-14 grid, small enough that every sum and product of them is exact."""
+    spec = _spec_module()
+    grid = [Fraction(v) / Fraction(spec.TIE_GRID) for v in [*log_prior, *np.ravel(table)]]
+    return all(isinstance(n, int) and 0 <= n < 1000 for n in x) and \
+        all(g.denominator == 1 and abs(g) < 2 ** 20 for g in grid)
+
+
+def _exact_ratio(x, log_prior, table):
+    """s / gain in exact rational arithmetic."""
+    table = [[Fraction(v) for v in row] for row in table]
+    s = Fraction(log_prior[1]) - Fraction(log_prior[0]) + sum(
+        n * (spam - ham) for n, ham, spam in zip(x, *table))
+    return s / max(ham - spam for ham, spam in zip(*table))
+
+
+def test_q4_has_exact_ties_public_and_hidden_and_floats_agree_with_exact_arithmetic():
+    """The prose says a tie goes to ham: a public and a hidden case end in an exact tie
+    (s = 3 gain, s = 0), built from numbers whose arithmetic no CPU rounds."""
+    spec = _spec_module()
+    question = EXERCISE.question("q4")
+    ties = {}
+    for case, expected in zip(question.cases, question.expected()):
+        if not _exact(*case.args):
+            continue
+        ratio = _exact_ratio(*case.args)
+        x, log_prior, table = case.args
+        # the float computation of the spec (and of a student) gives the exact values
+        assert Fraction(spec._spam_margin(x, log_prior, table)) == \
+            ratio * Fraction(spec._gain(table)), case.name
+        assert ratio.denominator == 1 and expected == max(0, int(ratio)), case.name
+        ties[case.hidden] = ties.get(case.hidden, set()) | {int(ratio)}
+    assert ties == {False: {3}, True: {0}}
 
 
 def test_q4_the_toy_filter_is_sklearns_and_nbcourses_model_and_the_attack_works_on_it():
@@ -186,6 +225,23 @@ def _good_words(x, log_prior, table, choose="difference", prior=True, counts=Tru
     return max(0, rounding(s / (table[0, word] - table[1, word]))) if s > 0 else 0
 
 
+def _score(x, log_prior, table):
+    table = np.asarray(table, dtype=float)
+    return log_prior[1] - log_prior[0] + np.asarray(x, dtype=float) @ (table[1] - table[0])
+
+
+def _best_gain(table):
+    return float(np.max(np.asarray(table)[0] - np.asarray(table)[1]))
+
+
+def _good_words_loop(x, log_prior, table, stop_at_tie=True):
+    s, gain, copies = _score(x, log_prior, table), _best_gain(table), 0
+    while s > 0 if stop_at_tie else s >= 0:
+        s -= gain
+        copies += 1
+    return copies
+
+
 WRONG = [  # question, a student's wrong answer, the mistake check() must name
     ("q1", lambda *a: _cmi(*a, log=math.log2), "in bits, not nats"),
     ("q1", lambda *a: _cmi(*a, within_class=False), "the class left out"),
@@ -210,6 +266,20 @@ WRONG = [  # question, a student's wrong answer, the mistake check() must name
     ("q4", lambda *a: _good_words(*a, choose="spam"), "the word spam uses least"),
     ("q4", lambda *a: _good_words(*a, prior=False), "the class prior left out"),
     ("q4", lambda *a: _good_words(*a, counts=False), "each word counted once"),
+    # the student's report: each passed check() before the tie, the message already ham
+    # and the fraction below 0.5 had public cases
+    ("q4", lambda *a: _good_words_loop(*a, stop_at_tie=False),
+     "a tie counted as spam (s >= 0 instead of s > 0)"),
+    ("q4", lambda *a: max(0, int(_score(*a) // _best_gain(a[2])) + 1),
+     "a tie counted as spam (s >= 0 instead of s > 0)"),
+    ("q4", lambda *a: int(_score(*a) / _best_gain(a[2])) + 1,
+     "a tie counted as spam (s >= 0 instead of s > 0)"),
+    ("q4", lambda *a: int(round(_score(*a) / _best_gain(a[2]))),
+     "rounded to the nearest whole number"),
+    ("q4", lambda *a: max(0, int(round(_score(*a) / _best_gain(a[2])))),
+     "rounded to the nearest whole number"),
+    ("q4", lambda *a: math.ceil(_score(*a) / _best_gain(a[2])),
+     "a negative count for a message already ham"),
 ]
 
 
@@ -220,6 +290,12 @@ def test_a_common_mistake_fails_the_public_check_and_is_named(question, wrong, s
     assert report.mistakes == [says], str(report)
     feedback = next(m.feedback for m in EXERCISE.question(question).mistakes if m.name == says)
     assert feedback in str(report)
+
+
+@pytest.mark.parametrize("question, wrong, says", WRONG, ids=[w[2] for w in WRONG])
+def test_a_common_mistake_loses_points_at_grading(question, wrong, says):
+    result = grade_question(EXERCISE.question(question), wrong)
+    assert result.score < result.points and says in result.mistakes, str(result)
 
 
 def test_every_known_mistake_of_the_spec_is_among_those_a_student_wrote():
@@ -239,6 +315,7 @@ RIGHT = [  # right answers in other forms than the solution's
     ("q3", lambda z: sp.csr_matrix(_tfidf(z))),  # a sparse answer, as scikit-learn gives
     ("q3", lambda z: _tfidf(z).tolist()),
     ("q4", lambda *a: np.int64(_good_words(*a))),
+    ("q4", _good_words_loop),  # the loop of the prose, ties to ham
 ]
 
 
@@ -252,6 +329,17 @@ def test_a_count_of_good_words_as_a_float_is_told_whole_numbers_are_asked():
     report = check_for(NAME).run("q4", lambda *a: float(_good_words(*a)), sources=[])
     assert not report.all_passed
     assert "where whole numbers are asked" in str(report)
+
+
+def test_tfidf_dividing_an_empty_document_by_zero_fails_the_public_check_with_the_hint():
+    def nan_row(z):
+        z = z.toarray() if sp.issparse(z) else np.array(z, dtype=float)
+        t = z * (np.log((1 + len(z)) / (1 + (z > 0).sum(axis=0))) + 1)
+        with np.errstate(invalid="ignore"):
+            return t / np.sqrt((t ** 2).sum(axis=1))[:, None]
+    report = str(check_for(NAME).run("q3", nan_row, sources=[]))
+    assert "✘ a document with no words at all" in report
+    assert "0 / 0 is NaN" in report
 
 
 def test_dense_only_tfidf_fails_on_the_sparse_public_case_with_the_hint():
