@@ -168,7 +168,7 @@ def test_the_attack_paragraphs_quote_the_printed_attack(nb):
     assert "test spam: 75, caught by the filter: 71" in words
     assert "log-odds of spam 3.66; add 1 x 'gt' -> -0.88" in words
     best = [line.split() for line in words.splitlines()[1:7]]
-    assert [row[0] for row in best] == ["lt", "gt", "he", "she", "lor", "da"]
+    assert [row[0] for row in best] == ["gt", "lt", "he", "she", "lor", "da"]  # equal weights by word
     assert all(row[-1] == "0" for row in best)                       # absent from training spam
     _all_in(markdown_with(nb, "The best good words are odd"), "240", "3.66", "-0.88")
 
