@@ -579,3 +579,29 @@ def test_a_sweep_while_the_server_imports_spares_it(config):
     finally:
         servers.close()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_removing_a_tree_twice_at_once_never_touches_its_parent(tmp_path):
+    """``remove_tree`` makes locked folders removable, but only inside the tree: two
+    processes removing the same grading folder at once once set its parent, /tmp, to mode
+    700, and every sandbox's self-test on the machine failed after that."""
+    from nbcourse.grading.execution.sandbox import remove_tree
+
+    for trial in range(5):
+        parent = tmp_path / f"parent{trial}"
+        parent.mkdir()
+        os.chmod(parent, 0o1777)
+        tree = parent / "tree"
+        for number in range(30):
+            (tree / f"d{number}" / "inner").mkdir(parents=True)
+            (tree / f"d{number}" / "inner" / "file").write_text("x")
+        (tree / "locked" / "inner").mkdir(parents=True)
+        os.chmod(tree / "locked" / "inner", 0)
+        os.chmod(tree / "locked", 0)
+        threads = [threading.Thread(target=remove_tree, args=(tree,)) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not tree.exists()
+        assert oct(parent.stat().st_mode & 0o7777) == oct(0o1777)

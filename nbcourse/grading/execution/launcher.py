@@ -44,10 +44,13 @@ from .sandbox import (HOME, SandboxConfig, bwrap_command, kernel_environment, pr
 
 #: Run as ``python -c LAUNCHER FOLDER...``: import the slow modules, then serve the worker.
 #: A line ``{"kernel": job}`` forks a kernel (reply ``{"pid": ...}``); ``{"wipe": true}``,
-#: sent once the worker has killed every other process, empties each FOLDER (reply
-#: ``{"left": [...]}``, what could not be removed).
+#: sent once the worker has killed every other process, kills anything left in the
+#: sandbox and empties each FOLDER (reply ``{"left": [...]}``, what could not be removed).
+#: Nothing of a submission passes through the server's own memory (a fork would carry
+#: it to the next kernel): the job names the notebook's file, the kernel copies it, and
+#: the folders are emptied by a child of the server.
 LAUNCHER = r"""
-import ctypes, json, os, random, resource, signal, sys
+import ctypes, json, os, random, resource, shutil, signal, sys
 from pathlib import Path
 # the grading worker bounds its own memory with a soft RLIMIT_DATA; kernels have their own
 resource.setrlimit(resource.RLIMIT_DATA, (resource.getrlimit(resource.RLIMIT_DATA)[1],) * 2)
@@ -79,12 +82,12 @@ libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no kernel may open this process's mem
 mounts = [line.split()[4].replace("\\040", " ") for line in open("/proc/self/mountinfo")]
 kept = {}
 for folder in sys.argv[1:]:
-    kept[folder] = os.stat(folder).st_mode & 0o7777
+    kept[folder] = os.stat(folder)
     for point in mounts:
         if point.startswith(folder.rstrip("/") + "/"):
             path = point
             while path != folder:
-                kept.setdefault(path, os.stat(path).st_mode & 0o7777)
+                kept.setdefault(path, os.stat(path))
                 path = os.path.dirname(path)
 
 def reap(*_):
@@ -97,20 +100,61 @@ def reap(*_):
             return
 
 def wipe():
+    # each folder as it was: empty, no extended attribute (ACLs included), its first mode
+    # and times; returns the names of what could not be removed
     left = []
-    for folder, mode in kept.items():
+    for folder, first in kept.items():
         if folder in mounts and folder not in sys.argv[1:]:
             continue  # a mount of the grader's (the channel): emptied from outside
         try:
-            os.chmod(folder, mode)
+            for name in os.listxattr(folder):
+                os.removexattr(folder, name)
+            os.chmod(folder, first.st_mode & 0o7777)
             for name in os.listdir(folder):
                 if os.path.join(folder, name) not in kept:
                     remove_tree(Path(folder, name))
             left += [path for path in (os.path.join(folder, name) for name in os.listdir(folder))
                      if path not in kept]
+            left += [f"{folder}: {name}" for name in os.listxattr(folder)]
+            os.utime(folder, ns=(first.st_atime_ns, first.st_mtime_ns))
         except OSError as error:
             left.append(f"{folder}: {error.strerror}")
     return left
+
+def tidy():
+    # kill every other process of the sandbox, then empty its folders in a child
+    if os.getpid() == 1:  # the sandbox's pid 1: -1 is every process of the sandbox but this
+        # one, killed at once (no process forking meanwhile escapes it)
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        try:
+            while True:
+                os.wait()
+        except ChildProcessError:
+            pass
+        signal.signal(signal.SIGCHLD, reap)
+    reading, writing = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(reading)
+        try:
+            os.write(writing, json.dumps(wipe()).encode()[:60000])
+        finally:
+            os._exit(0)
+    os.close(writing)
+    with os.fdopen(reading, "rb") as handle:
+        reply = handle.read(60001)
+    try:
+        os.waitpid(child, 0)  # gone before the reply: the worker counts what is left
+    except ChildProcessError:
+        pass  # reaped already, by the SIGCHLD handler
+    try:
+        return json.loads(reply)
+    except ValueError:
+        return ["the folders could not be emptied"]
 
 def become_kernel(job):
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -127,8 +171,7 @@ def become_kernel(job):
     except OSError:
         pass
     os.makedirs(os.environ["TMPDIR"], exist_ok=True)
-    with open(job["notebook_path"], "w", encoding="utf-8") as handle:
-        handle.write(job["notebook"])
+    shutil.copyfile(job["notebook"], job["notebook_path"])
     for which, value in ((resource.RLIMIT_AS, job["memory"]), (resource.RLIMIT_FSIZE, job["file_size"]),
                          (resource.RLIMIT_NPROC, job["tasks"]), (resource.RLIMIT_CORE, 0)):
         if value >= 0:
@@ -148,7 +191,7 @@ for line in requests:
     request = json.loads(line)
     if "wipe" in request:
         reap()
-        reply = {"left": wipe()}
+        reply = {"left": tidy()}
     else:
         pid = os.fork()
         if pid == 0:
@@ -309,7 +352,15 @@ class KernelServer:
         limits = self.config.limits
         # RLIMIT_AS as well as the cgroup: one process that asks for too much gets a
         # MemoryError it can recover from; the cgroup bounds the sum of all of them
-        job = {"args": args, "notebook": notebook, "notebook_path": self.notebook_path,
+        # the notebook reaches the kernel as a file in the channel, never through the
+        # server's memory (which every later kernel is a fork of)
+        handed = self.channel / "submission.ipynb"
+        with open(os.open(handed, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w",
+                  encoding="utf-8") as handle:
+            handle.write(notebook)
+        if self.config.run_as >= 0:
+            os.chown(handed, self.config.run_as, self.config.run_as)
+        job = {"args": args, "notebook": str(handed), "notebook_path": self.notebook_path,
                "memory": bytes_or_unlimited(limits.memory_mb),
                "file_size": bytes_or_unlimited(limits.file_size_mb),
                # RLIMIT_NPROC counts every process of the user: only for the sandbox's user

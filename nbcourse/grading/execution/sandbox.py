@@ -324,11 +324,23 @@ def release_channel(channel: Path) -> None:
 
 
 def remove_tree(path: Path) -> None:
-    """Remove ``path`` whatever the modes inside it (a kernel may leave mode-000 folders)."""
-    def fix(function, name, _):
+    """Remove ``path`` whatever the modes inside it (a kernel may leave mode-000 folders).
+
+    Only folders inside ``path`` (or ``path`` itself) are ever made accessible: never its
+    parent, which may be ``/tmp`` (another process removing the same tree at the same
+    time once set /tmp to mode 700 that way)."""
+    top = os.path.abspath(path)
+
+    def fix(function, name, error):
+        if isinstance(error[1], FileNotFoundError):
+            return  # gone already (removed by someone else): nothing to do
         for folder in (os.path.dirname(name), name):
+            folder = os.path.abspath(folder)
+            if folder != top and not folder.startswith(top.rstrip("/") + "/"):
+                continue
             try:
-                os.chmod(folder, 0o700)
+                if os.path.isdir(folder) and not os.path.islink(folder):
+                    os.chmod(folder, 0o700)
             except OSError:
                 pass
         try:
