@@ -94,6 +94,11 @@ EXPECTED.update({
     # kernel (or do to the kernel server) costs nobody a point
     "sandbox_05_poison_next": ("graded", 10.0),
     "sandbox_06_stop_server": ("graded", 10.0),
+    # red team (one sandbox, one submission after another): what a secure grader gives them
+    "sandbox_07_copy_previous": ("answer missing", 0.0),  # no answer of its own
+    "sandbox_08_plant_metadata": ("graded", 10.0),
+    "sandbox_08_find_metadata": ("graded", 10.0),  # 9 when it found what 08_plant left
+    "sandbox_09_fork_chain": ("graded", 10.0),
     # issue 23: what comes back from the kernel is untrusted
     "attack_18_class_name_leak": ("graded", 8.0),
     "attack_19_later_public_case": ("graded", 6.0),

@@ -539,6 +539,73 @@ def test_a_submission_leaves_nothing_for_the_next_one(tmp_path, mode):
     assert list(rows.values()) == [("graded", 10.0)] * len(names), rows
 
 
+@pytest.mark.parametrize("mode", ["bwrap", "off"])
+def test_a_submission_cannot_copy_the_one_graded_before_it(tmp_path, mode):
+    """Red team: the kernel server receives each notebook on its stdin, and every kernel
+    is a fork of the server, so a kernel's memory holds what the server freed but did not
+    erase.  ``sandbox_07_copy_previous`` hands in no answer of its own and runs the answer
+    cells it finds there: graded after a classmate (three times, since what survives in
+    freed memory varies), every one of its answers must still be missing."""
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    for number in range(3):
+        shutil.copyfile(FIXTURES / "correct.ipynb", folder / f"{2 * number:02d}_correct.ipynb")
+        shutil.copyfile(FIXTURES / "sandbox_07_copy_previous.ipynb",
+                        folder / f"{2 * number + 1:02d}_copy.ipynb")
+    batch = grade_batch("01_weather", [folder], tmp_path / "out", jobs=1, sandbox=mode,
+                        progress=None)
+    rows = {r.submission: (r.status, r.total, r.reasons) for r in batch.results}
+    missing = ["not defined after running the notebook: likelihood, joint_scores, predict, "
+               "p_no, p_win_given_free"]
+    assert rows == {**{f"{2 * n:02d}_correct": ("graded", 10.0, []) for n in range(3)},
+                    **{f"{2 * n + 1:02d}_copy": ("answer missing", 0.0, missing)
+                       for n in range(3)}}, rows
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "off"])
+def test_nothing_is_left_on_the_emptied_folders_themselves(tmp_path, mode):
+    """Red team: the wipe empties the home, /tmp and /dev/shm and restores each folder's
+    mode, but an extended attribute or a time stamp set on the folder itself stays for
+    the next submission (here one that shows it as its answer to q4)."""
+    rows = _grade_in_order(["sandbox_08_plant_metadata", "sandbox_08_find_metadata"],
+                           tmp_path, mode)
+    assert list(rows.values()) == [("graded", 10.0)] * 2, rows
+
+
+def _chain_processes() -> list[int]:
+    """Pids of the processes ``sandbox_09_fork_chain`` starts, on the whole machine."""
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as handle:
+                if b"server, notebook = int(sys.argv[1])" in handle.read():
+                    found.append(int(name))
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "off"])
+def test_a_process_that_keeps_forking_does_not_outlive_its_submission(tmp_path, mode):
+    """Red team: ``sandbox_09_fork_chain`` starts a process that forks and exits at once,
+    over and over; each grader scan lists pids, then reads their parents, by which time
+    the one listed is gone and its child was never listed.  When it survives the tidy-up
+    it kills the next classmate's kernel.  Three attacker/classmate pairs: every
+    classmate keeps 10 of 10, and nothing of the chain runs after the batch."""
+    names = ["sandbox_09_fork_chain", "correct"] * 3
+    try:
+        rows = _grade_in_order(names, tmp_path, mode)
+        left = _chain_processes()
+    finally:
+        for pid in _chain_processes():  # never leave one spinning on the machine
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+    assert list(rows.values()) == [("graded", 10.0)] * len(names), rows
+    assert left == []
+
+
 def test_a_clean_submission_hands_its_sandbox_to_the_next(config):
     """The speed of a sandboxed batch comes from reusing one sandbox (and its imports)
     while submissions end cleanly: two honest notebooks, one kernel server, two kernels."""
