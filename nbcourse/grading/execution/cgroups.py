@@ -185,6 +185,38 @@ def kill(paths: list[str], seconds: float = 5.0) -> bool:
     return removed
 
 
+def kill_all_but(paths: list[str], keep: set[int], tasks: int, seconds: float = 5.0) -> bool:
+    """Kill every process of the cgroups but ``keep``, with no new task allowed meanwhile
+    (``pids.max`` 0), so a process that forks and exits over and over cannot slip between
+    two lists of members.  True when only ``keep`` is left; False without a pids cgroup."""
+    limits = [Path(path, "pids.max") for path in paths if Path(path, "pids.max").exists()]
+    if not limits:
+        return False
+    deadline = time.monotonic() + seconds
+    try:
+        for limit in limits:
+            limit.write_text("0")
+        while time.monotonic() < deadline:
+            others = {pid for path in paths for pid in _members(path)} - keep
+            if not others:
+                return True
+            for pid in others:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.01)
+        return False
+    except OSError:
+        return False
+    finally:
+        for limit in limits:
+            try:
+                limit.write_text(str(tasks))
+            except OSError:
+                pass
+
+
 def oom_kills(paths: list[str]) -> int:
     """How many processes of the cgroup the kernel killed for going over its memory limit."""
     for path in paths:

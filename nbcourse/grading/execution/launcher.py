@@ -402,8 +402,11 @@ class KernelServer:
             self.out_of_memory = cgroups.oom_kills(self.cgroup) > self._oom_before
         if self.healthy and self.ready:
             root = psutil.Process(self.pid)
+            if self.cgroup:  # forking stopped while the cgroup's members are killed
+                self.healthy = cgroups.kill_all_but(self.cgroup, self.chain(),
+                                                    self.config.limits.tasks)
             kill_descendants(root, spare=self.chain())
-            reply = self._send({"wipe": True}, timeout=5.0)
+            reply = self._send({"wipe": True}, timeout=5.0) if self.healthy else {}
             self.healthy = reply.get("left") == [] and self._only_chain_left(root)
         if self.channel.is_dir():
             for path in list(self.channel.iterdir()):
