@@ -99,6 +99,7 @@ EXPECTED.update({
     "sandbox_08_plant_metadata": ("graded", 10.0),
     "sandbox_08_find_metadata": ("graded", 10.0),  # 9 when it found what 08_plant left
     "sandbox_09_fork_chain": ("graded", 10.0),
+    "sandbox_10_deep_folders": ("graded", 10.0),
     # issue 23: what comes back from the kernel is untrusted
     "attack_18_class_name_leak": ("graded", 8.0),
     "attack_19_later_public_case": ("graded", 6.0),

@@ -606,6 +606,22 @@ def test_a_process_that_keeps_forking_does_not_outlive_its_submission(tmp_path, 
     assert left == []
 
 
+@pytest.mark.parametrize("mode", ["bwrap", "off"])
+def test_deeply_nested_folders_are_removed_and_cost_nobody_a_point(tmp_path, mode, monkeypatch):
+    """Red team: ``sandbox_10_deep_folders`` nests 3000 folders in its channel and its
+    home.  The batch still grades everyone (the classmate after it keeps 10 of 10) and
+    leaves nothing in the temporary folder; where the channel or the home is a folder on
+    the grader's disk (``--sandbox off``; bwrap for an ordinary user), the grader itself
+    removes them."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    if mode == "off":  # bwrap's user (nobody, from root) must reach the system's one
+        monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    rows = _grade_in_order(["sandbox_10_deep_folders", "correct"], tmp_path, mode)
+    assert list(rows.values()) == [("graded", 10.0)] * 2, rows
+    assert os.listdir(scratch) == []
+
+
 def test_a_clean_submission_hands_its_sandbox_to_the_next(config):
     """The speed of a sandboxed batch comes from reusing one sandbox (and its imports)
     while submissions end cleanly: two honest notebooks, one kernel server, two kernels."""
