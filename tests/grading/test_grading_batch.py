@@ -100,6 +100,9 @@ EXPECTED.update({
     "sandbox_08_find_metadata": ("graded", 10.0),  # 9 when it found what 08_plant left
     "sandbox_09_fork_chain": ("graded", 10.0),
     "sandbox_10_deep_folders": ("graded", 10.0),
+    "sandbox_11_limit_server": ("graded", 10.0),
+    "sandbox_12_nice_server": ("graded", 10.0),
+    "sandbox_12_find_priority": ("graded", 10.0),  # 9 when it starts with a lower priority
     # issue 23: what comes back from the kernel is untrusted
     "attack_18_class_name_leak": ("graded", 8.0),
     "attack_19_later_public_case": ("graded", 6.0),

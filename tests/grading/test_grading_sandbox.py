@@ -572,6 +572,20 @@ def test_nothing_is_left_on_the_emptied_folders_themselves(tmp_path):
     assert list(rows.values()) == [("graded", 10.0)] * 2, rows
 
 
+@pytest.mark.parametrize("mode", ["bwrap", "off"])
+@pytest.mark.parametrize("names", [
+    ["sandbox_11_limit_server", "correct", "correct"],
+    ["sandbox_12_nice_server", "sandbox_12_find_priority"],
+], ids=["open_files_limit", "priority"])
+def test_a_kernel_cannot_change_the_server_for_the_next_kernels(tmp_path, mode, names):
+    """Red team: the kernel server runs as the same user as its kernels, so a kernel may
+    lower the server's limits (``prlimit``) and priority (``setpriority``,
+    ``sched_setscheduler``) although it cannot trace or signal it; every kernel forked
+    afterwards inherits them.  The submissions after it keep 10 of 10."""
+    rows = _grade_in_order(names, tmp_path, mode)
+    assert list(rows.values()) == [("graded", 10.0)] * len(names), rows
+
+
 def _chain_processes() -> list[int]:
     """Pids of the processes ``sandbox_09_fork_chain`` starts, on the whole machine."""
     found = []
