@@ -627,13 +627,46 @@ def test_deeply_nested_folders_are_removed_and_cost_nobody_a_point(tmp_path, mod
     leaves nothing in the temporary folder; where the channel or the home is a folder on
     the grader's disk (``--sandbox off``; bwrap for an ordinary user), the grader itself
     removes them."""
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    if mode == "off":  # bwrap's user (nobody, from root) must reach the system's one
-        monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    rows = _grade_in_order(["sandbox_10_deep_folders", "correct"], tmp_path, mode)
+    # a short path (a ZeroMQ socket's path must fit in 107 bytes), reachable by nobody
+    scratch = Path(tempfile.mkdtemp(prefix="nbcourse-deep-"))
+    os.chmod(scratch, 0o711)
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    try:
+        rows = _grade_in_order(["sandbox_10_deep_folders", "correct"], tmp_path, mode)
+        left = os.listdir(scratch)
+    finally:
+        subprocess.run(["rm", "-rf", str(scratch)], check=False)
     assert list(rows.values()) == [("graded", 10.0)] * 2, rows
-    assert os.listdir(scratch) == []
+    assert left == []
+
+
+def test_deeply_nested_folders_as_an_ordinary_user():
+    """Red team: as an ordinary user the channel is a folder on the grader's disk (no
+    tmpfs of 64 inodes), so the grader removes ``sandbox_10_deep_folders``' 3000 nested
+    folders itself: the batch must finish, grade the classmate, and leave nothing."""
+    folder = Path(tempfile.mkdtemp(prefix="nbcourse-ordinary-"))
+    try:
+        submitted, tmp = folder / "submitted", folder / "tmp"
+        submitted.mkdir()
+        tmp.mkdir()
+        for name in ("sandbox_10_deep_folders", "correct"):
+            shutil.copyfile(FIXTURES / f"{name}.ipynb", submitted / f"{name}.ipynb")
+        command = [sys.executable, "-c", ORDINARY_USER_BATCH, str(submitted), str(folder / "out")]
+        if os.geteuid() == 0:
+            for path in (folder, submitted, tmp, *submitted.iterdir()):
+                os.chown(path, 65534, 65534)
+            command = as_nobody(command, folder)
+        env = {**os.environ, "HOME": str(folder), "TMPDIR": str(tmp)}
+        run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
+                             cwd=folder)
+        left = sorted(os.listdir(tmp))
+    finally:
+        subprocess.run(["rm", "-rf", str(folder)], check=False)
+    assert run.returncode == 0, run.stderr[-1000:]
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    assert found["rows"] == {"sandbox_10_deep_folders": ["graded", 10.0],
+                             "correct": ["graded", 10.0]}
+    assert left == []
 
 
 def test_a_clean_submission_hands_its_sandbox_to_the_next(config):
