@@ -270,6 +270,7 @@ class KernelServer:
         self.ready = False
         self._oom_before = 0
         self._killed = False
+        self._first_state: tuple | None = None
         self.cgroup = cgroups.create(config.cgroups, self.channel.name, config.limits)
         if config.kind == "bwrap":
             prepare_channel(config, self.channel)
@@ -321,7 +322,20 @@ class KernelServer:
             elif self.ready:
                 self.server_pid = self.pid
             self.healthy = self.ready
+            self._first_state = self._server_state() if self.ready else None
         return self.ready
+
+    def _server_state(self) -> tuple | None:
+        """What every kernel inherits from the server and a kernel of the same user could
+        change from outside it: its resource limits, priority, scheduling and CPUs."""
+        try:
+            server = psutil.Process(self.server_pid)
+            with open(f"/proc/{self.server_pid}/limits") as handle:  # prlimit may be refused
+                limits = handle.read()
+            return (limits, server.nice(), tuple(server.ionice()), tuple(server.cpu_affinity()),
+                    os.sched_getscheduler(self.server_pid))
+        except (psutil.Error, OSError):
+            return None
 
     @staticmethod
     def _only_child(pid: int | None) -> int | None:
@@ -407,7 +421,8 @@ class KernelServer:
                                                     self.config.limits.tasks)
             kill_descendants(root, spare=self.chain())
             reply = self._send({"wipe": True}, timeout=5.0) if self.healthy else {}
-            self.healthy = reply.get("left") == [] and self._only_chain_left(root)
+            self.healthy = (reply.get("left") == [] and self._only_chain_left(root)
+                            and self._server_state() == self._first_state is not None)
         if self.channel.is_dir():
             for path in list(self.channel.iterdir()):
                 remove_tree(path)
