@@ -72,9 +72,9 @@ def kill_tree(pid: int) -> None:
 
 
 def kill_descendants(root: psutil.Process | None = None, spare: set[int] = frozenset(),
-                     rounds: int = 50) -> list[int]:
+                     rounds: int = 50, spare_below: int | None = None) -> list[int]:
     """Kill every descendant of ``root`` (default: this process) but the processes ``spare``
-    (not what is below them); reap them.
+    (not what is below them) and, if given, ``spare_below`` with all below it; reap them.
 
     Repeats until none are left, so a process that forks while being killed is caught
     on the next round.  Returns the pids that were killed.
@@ -83,7 +83,8 @@ def kill_descendants(root: psutil.Process | None = None, spare: set[int] = froze
     killed: list[int] = []
     for _ in range(rounds):
         try:
-            children = [p for p in root.children(recursive=True) if p.pid not in spare]
+            children = [p for p in root.children(recursive=True) if p.pid not in spare
+                        and not _below(p, spare_below)]
         except psutil.NoSuchProcess:
             break
         alive = []
@@ -105,6 +106,15 @@ def kill_descendants(root: psutil.Process | None = None, spare: set[int] = froze
             _reap(child.pid)
         time.sleep(0.01)
     return killed
+
+
+def _below(process: psutil.Process, ancestor: int | None) -> bool:
+    if ancestor is None:
+        return False
+    try:
+        return process.pid == ancestor or any(p.pid == ancestor for p in process.parents())
+    except psutil.Error:
+        return False
 
 
 def _reap(pid: int) -> None:

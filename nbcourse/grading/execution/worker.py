@@ -70,8 +70,8 @@ class KernelServers:
         orphans come here); a server whose submission left anything is not used again,
         and its successor starts now, importing while the reply goes out."""
         server = self.server
-        spare = server.keep() if server is not None else set()
-        if kill_descendants(spare=spare) and server is not None:
+        killed = server.sweep_after() if server is not None else kill_descendants()
+        if killed and server is not None:
             server.kill()
         if self.server is None or not self.server.healthy:
             self.close()
