@@ -49,7 +49,7 @@ def warm_kernel_seconds(mode: str, repeats: int = 3) -> float:
     """Median time from starting a warm kernel (``--sandbox MODE``) to its process having
     imported ipykernel, numpy, pandas and nbcourse: what each submission pays, hidden
     behind the previous submission because the worker starts it ahead."""
-    from nbcourse.grading.execution.launcher import WarmKernel
+    from nbcourse.grading.execution.launcher import KernelServer
     from nbcourse.grading.execution.sandbox import make_config, release
 
     config = make_config(mode)
@@ -59,7 +59,7 @@ def warm_kernel_seconds(mode: str, repeats: int = 3) -> float:
     try:
         for _ in range(repeats):
             started = time.perf_counter()
-            warm = WarmKernel(config, base)
+            warm = KernelServer(config, base)
             ready = warm.wait_ready()
             times.append(time.perf_counter() - started)
             warm.kill()

@@ -90,6 +90,10 @@ EXPECTED.update({
     "sandbox_02_memory_forks": ("graded", 10.0),  # 1.2 GB in all: under the 2 GB default
     "sandbox_03_fill_channel": ("graded", 10.0),
     "sandbox_04_locked_folders": ("graded", 10.0),
+    # one sandbox serves one submission after another: what these plant for the next
+    # kernel (or do to the kernel server) costs nobody a point
+    "sandbox_05_poison_next": ("graded", 10.0),
+    "sandbox_06_stop_server": ("graded", 10.0),
     # issue 23: what comes back from the kernel is untrusted
     "attack_18_class_name_leak": ("graded", 8.0),
     "attack_19_later_public_case": ("graded", 6.0),
@@ -517,6 +521,7 @@ SAFE_UNCONFINED = {
     "kernel_killed", "memory_bomb", "megabytes_printed", "monkeypatch", "orphan_child",
     "attack_05_input_transformer", "attack_09_memory_children", "attack_14_revealing_errors",
     "attack_15_quit_at_end", "attack_16_fraction_zero", "sandbox_02_memory_forks",
+    "sandbox_05_poison_next", "sandbox_06_stop_server",
 }
 
 

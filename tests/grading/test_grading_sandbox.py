@@ -269,7 +269,7 @@ def test_a_root_grader_never_runs_a_submission_as_root(config):
     assert expected != 0
     base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
     os.chmod(base, 0o711)
-    warm = launcher.WarmKernel(config, base)
+    warm = launcher.KernelServer(config, base)
     try:
         assert warm.wait_ready()
         inside = psutil.Process(warm.pid).children(recursive=True)
@@ -383,7 +383,7 @@ def test_the_cgroup_counts_the_whole_sandbox_and_kills_everything(config):
     assert config.cgroups, "this machine offers cgroups (v1 memory and pids here)"
     base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
     os.chmod(base, 0o711)
-    warm = launcher.WarmKernel(config, base)
+    warm = launcher.KernelServer(config, base)
     try:
         assert warm.wait_ready()
         members = [int(p) for path in warm.cgroup
@@ -466,3 +466,99 @@ def test_an_ordinary_user_grades_a_sandboxed_batch():
     assert found["enforced"]["sandbox"] == "bwrap"
     assert found["enforced"]["capabilities"].startswith("none")
     assert left == []  # no channel, connection file, home or locked folder remains
+
+
+# ------------------------------------------------- one sandbox, one submission after another
+def test_only_the_submissions_folders_are_writable_inside(config, tmp_path):
+    """A sandbox serves one submission after another, so every place a kernel may write
+    must be one the kernel server empties: its home, /tmp and /dev/shm (and the channel,
+    emptied from outside).  bwrap's own root and /dev are unsized tmpfs unless remounted
+    read-only, which they are."""
+    found = _inside(config, tmp_path, """
+import json, os
+writable = []
+for place in ("/", "/etc", "/home", "/dev", "/usr", "/var", "/run", "/home/student", "/tmp",
+              "/dev/shm"):
+    try:
+        with open(os.path.join(place, "planted"), "w") as handle:
+            handle.write("x")
+        writable.append(place)
+    except OSError:
+        pass
+print(json.dumps({"writable": writable}))
+""")
+    assert found["writable"] == ["/home/student", "/tmp", "/dev/shm"]
+
+
+def test_objects_that_outlive_their_process_cannot_be_made(config, tmp_path):
+    """System V shared memory, semaphores, message queues and POSIX message queues
+    survive the process that made them: the seccomp filter refuses them."""
+    found = _inside(config, tmp_path, """
+import ctypes, json
+libc = ctypes.CDLL(None, use_errno=True)
+IPC_PRIVATE, IPC_CREAT = 0, 0o1000
+made = {"shm": libc.shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0o600) >= 0,
+        "sem": libc.semget(IPC_PRIVATE, 1, IPC_CREAT | 0o600) >= 0,
+        "msg": libc.msgget(IPC_PRIVATE, IPC_CREAT | 0o600) >= 0}
+try:
+    rt = ctypes.CDLL("librt.so.1", use_errno=True)
+    made["mq"] = rt.mq_open(b"/planted", 0o100 | 2, 0o600, None) >= 0
+except OSError:
+    made["mq"] = libc.mq_open(b"/planted", 0o100 | 2, 0o600, None) >= 0
+print(json.dumps(made))
+""")
+    assert found == {"shm": False, "sem": False, "msg": False, "mq": False}
+
+
+def _grade_in_order(names: list[str], tmp_path: Path, sandbox_mode: str = "bwrap") -> dict:
+    """Grade fixtures one after another in ONE worker (``--jobs 1``), so each submission
+    gets the sandbox its predecessor used, if any is reused at all."""
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    order = {}
+    for number, name in enumerate(names):
+        label = f"{number:02d}_{name}"
+        shutil.copyfile(FIXTURES / f"{name}.ipynb", folder / f"{label}.ipynb")
+        order[label] = name
+    batch = grade_batch("01_weather", [folder], tmp_path / "out", jobs=1,
+                        sandbox=sandbox_mode, progress=None)
+    return {label: (r.status, r.total) for label in order
+            for r in batch.results if r.submission == label}
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "off"])
+def test_a_submission_leaves_nothing_for_the_next_one(tmp_path, mode):
+    """Issue 23 (speed): kernels are forked by a kernel server that serves one
+    submission after another.  What one submission plants for the next (a module that
+    shadows ``fractions``, an IPython start-up file that exits, a daemon that plants them
+    again after the tidy-up, an unwritable home, locked folders), a server stopped or
+    killed by its kernel: the classmate graded next by the same worker keeps 10 of 10."""
+    names = ["sandbox_05_poison_next", "correct", "sandbox_06_stop_server", "correct",
+             "attack_03_daemon_rewrites", "correct"]
+    rows = _grade_in_order(names, tmp_path, mode)
+    assert list(rows.values()) == [("graded", 10.0)] * len(names), rows
+
+
+def test_a_clean_submission_hands_its_sandbox_to_the_next(config):
+    """The speed of a sandboxed batch comes from reusing one sandbox (and its imports)
+    while submissions end cleanly: two honest notebooks, one kernel server, two kernels."""
+    from nbcourse.grading import specs
+    from nbcourse.grading.execution.runner import run_submission
+    from nbcourse.grading.execution.worker import KernelServers
+
+    exercise = specs.load("01_weather")
+    base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
+    os.chmod(base, 0o711)
+    servers = KernelServers(config, base, "token")
+    seen = []
+    try:
+        for name in ("correct", "wrong", "correct"):
+            report = run_submission(FIXTURES / f"{name}.ipynb", exercise.probe_plan(),
+                                    config.limits, servers.take)
+            servers.after_submission()
+            seen.append((report.kernel.value, servers.server.pid, servers.server.healthy))
+    finally:
+        servers.close()
+        shutil.rmtree(base, ignore_errors=True)
+    assert [outcome for outcome, _, _ in seen] == ["ok"] * 3
+    assert len({pid for _, pid, _ in seen}) == 1 and all(healthy for _, _, healthy in seen)

@@ -211,7 +211,7 @@ def test_a_slow_notebook_is_timed_out_within_its_time_sandboxed(tmp_path):
     """Probes fit in the notebook's own time: a slow notebook's row says timed out, and
     the run ends near its limit (the batch kills a worker 120 s after it: a grader error)."""
     from nbcourse.grading.execution.sandbox import make_config, release, remove_tree
-    from nbcourse.grading.execution.worker import WarmKernels
+    from nbcourse.grading.execution.worker import KernelServers
 
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(SLOW)])
     path = tmp_path / "slow.ipynb"
@@ -220,7 +220,7 @@ def test_a_slow_notebook_is_timed_out_within_its_time_sandboxed(tmp_path):
     config = make_config("bwrap", limits)
     base = Path(tempfile.mkdtemp(prefix="nbcourse-grading-"))
     os.chmod(base, 0o711)  # the sandbox's user reaches its channel through it
-    kernels = WarmKernels(config, base, "token")
+    kernels = KernelServers(config, base, "token")
     try:
         ready = kernels.take()  # started now: only the notebook's own time is measured
         report = run_submission(path, EXERCISE.probe_plan(), limits, lambda: ready,

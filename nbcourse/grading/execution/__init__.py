@@ -4,7 +4,7 @@
 - ``sandbox``: one bubblewrap sandbox per submission (seccomp, no capability, its channel)
   and a start-up self-test;
 - ``cgroups``: memory and tasks counted per sandbox, and ending it by its cgroup;
-- ``launcher``: the one kernel launcher and environment, sandboxed or not (``WarmKernel``);
+- ``launcher``: the one kernel launcher and environment, sandboxed or not (``KernelServer``);
 - ``notebook_file``: reading a submitted file without trusting it;
 - ``runner``: one notebook in one kernel, cell by cell, then the probes for the answers;
 - ``probe_source``: the code that reads an answer inside the kernel, as JSON;

@@ -73,7 +73,8 @@ def kill_tree(pid: int) -> None:
 
 def kill_descendants(root: psutil.Process | None = None, spare: set[int] = frozenset(),
                      rounds: int = 50) -> list[int]:
-    """Kill every descendant of ``root`` (default: this process) but ``spare``; reap them.
+    """Kill every descendant of ``root`` (default: this process) but the processes ``spare``
+    (not what is below them); reap them.
 
     Repeats until none are left, so a process that forks while being killed is caught
     on the next round.  Returns the pids that were killed.
@@ -82,7 +83,7 @@ def kill_descendants(root: psutil.Process | None = None, spare: set[int] = froze
     killed: list[int] = []
     for _ in range(rounds):
         try:
-            children = [p for p in root.children(recursive=True) if not _spared(p, spare, root)]
+            children = [p for p in root.children(recursive=True) if p.pid not in spare]
         except psutil.NoSuchProcess:
             break
         alive = []
@@ -104,22 +105,6 @@ def kill_descendants(root: psutil.Process | None = None, spare: set[int] = froze
             _reap(child.pid)
         time.sleep(0.01)
     return killed
-
-
-def _spared(process: psutil.Process, spare: set[int], root: psutil.Process) -> bool:
-    """Is ``process`` in ``spare`` or below one of them (a whole spared subtree)?"""
-    if not spare:
-        return False
-    try:
-        chain = [process] + process.parents()
-    except psutil.Error:
-        return False
-    for member in chain:
-        if member.pid == root.pid:
-            return False
-        if member.pid in spare:
-            return True
-    return False
 
 
 def _reap(pid: int) -> None:

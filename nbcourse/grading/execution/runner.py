@@ -7,9 +7,10 @@ main process.  For one notebook it:
    results, not crashes), and hands its code cells to ``scan_source``, a function the
    grading side passes in (the forbidden-estimator scan, ``grading/forbidden.py``): the
    student's source is parsed here, in the worker, yet this package holds no policy;
-2. starts a fresh IPython kernel through nbclient from a warm process (``launcher``):
-   inside its own bubblewrap sandbox (``sandbox.py``), or, with ``--sandbox off``, in a
-   throw-away home; the same launcher, environment and limits either way;
+2. starts a fresh IPython kernel through nbclient, forked by the worker's kernel server
+   (``launcher``) inside its bubblewrap sandbox (``sandbox.py``), or, with
+   ``--sandbox off``, in a throw-away home; the same launcher, environment and limits
+   either way;
 3. runs the student's code cells one by one with a per-cell timeout and a wall-clock
    limit for the whole notebook; a cell that times out is interrupted, and a kernel
    that ignores the interrupt is killed;
@@ -17,8 +18,8 @@ main process.  For one notebook it:
    inputs (``probe_source``), as a user expression of an empty request, so IPython's
    input transformers and hooks never see the probe; the reply is accepted only between
    two copies of a marker that is random for every run;
-5. kills the kernel with everything it started (its cgroup, its sandbox's PID namespace,
-   its process group).
+5. kills the kernel with everything it started, and has the sandbox's writable folders
+   emptied (``KernelServer.end_kernel``; a sandbox where that does not hold is ended).
 
 It returns a typed ``RunReport`` (which cell failed, what each probe replied); scoring
 happens in the instructor's process, where the expected values are.
@@ -136,44 +137,44 @@ def _notebook_client_class():
     return LimitedClient
 
 
-def _warm_provisioner(km, warm, notebook: str):
-    """A jupyter_client provisioner whose kernel is the waiting process ``warm``."""
+def _server_provisioner(km, server, notebook: str):
+    """A jupyter_client provisioner whose kernel is forked by ``server``."""
     from jupyter_client.provisioning import LocalProvisioner
 
-    class WarmProvisioner(LocalProvisioner):
+    class ServerProvisioner(LocalProvisioner):
         async def launch_kernel(self, cmd, **kwargs):
             # cmd is [python, *KERNEL_OPTIONS] with the connection file filled in
-            if warm.config.run_as >= 0:  # the kernel's user must read its connection file
-                os.chown(km.connection_file, warm.config.run_as, warm.config.run_as)
-            warm.start_kernel(list(cmd[1:]), notebook)
-            self.process = warm.process
-            self.pid = warm.pid
-            self.pgid = warm.pid
+            if server.config.run_as >= 0:  # the kernel's user must read its connection file
+                os.chown(km.connection_file, server.config.run_as, server.config.run_as)
+            kernel = server.start_kernel(list(cmd[1:]), notebook)
+            self.process = kernel
+            self.pid = kernel.pid
+            self.pgid = kernel.pid  # the kernel leads a session of its own
             self.cwd = kwargs.get("cwd")
             return self.connection_info
 
-    return WarmProvisioner(kernel_id=km.kernel_id, kernel_spec=km.kernel_spec, parent=km)
+    return ServerProvisioner(kernel_id=km.kernel_id, kernel_spec=km.kernel_spec, parent=km)
 
 
 class KernelSession:
     """One fresh kernel for one submission; always torn down with everything it started.
 
-    ``warm`` (a ready ``launcher.WarmKernel``) becomes the kernel, sandboxed or not.
+    ``server`` (a ready ``launcher.KernelServer``) forks the kernel, sandboxed or not.
     """
 
-    def __init__(self, limits: GradingLimits, warm, notebook: str):
+    def __init__(self, limits: GradingLimits, server, notebook: str):
         from jupyter_client import AsyncKernelManager
         import nbformat
 
         self.limits = limits
-        self.warm = warm
+        self.server = server
         self.nb = nbformat.v4.new_notebook()
         self.km = AsyncKernelManager(
             kernel_name="nbcourse-grading",
             kernel_spec_manager=_kernel_spec_manager(),
             transport="ipc",
-            ip=str(warm.channel / "kernel"),
-            connection_file=str(warm.channel / "connection.json"),
+            ip=str(server.channel / "kernel"),
+            connection_file=str(server.channel / "connection.json"),
         )
         self.client = _notebook_client_class()(
             self.nb, km=self.km, timeout=int(limits.cell_timeout), allow_errors=True,
@@ -191,14 +192,14 @@ class KernelSession:
         self.refused_once = False
         self.pid: int | None = None
         self.km.kernel_id = uuid.uuid4().hex
-        self.km.provisioner = _warm_provisioner(self.km, warm, notebook)
+        self.km.provisioner = _server_provisioner(self.km, server, notebook)
 
     def _remember_reply(self, cell, cell_index, execute_reply):
         self.replies[cell_index] = _as_dict(_dig(execute_reply, "content"))
 
     async def start(self) -> None:
         await self.client.async_start_new_kernel(
-            env={}, cwd=self.warm.home or None,
+            env={}, cwd=self.server.home or None,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.pid = self.km.provisioner.pid if self.km.provisioner else None
         await self.client.async_start_new_kernel_client()
@@ -343,7 +344,8 @@ class KernelSession:
         """Kill the kernel with everything it started, then tidy up.  (Anything that left
         its process group without a sandbox or cgroup is the worker's to sweep: it is a
         child subreaper.)"""
-        self.warm.kill()
+        if self.server.kernel is not None:  # first: nothing of the submission runs on
+            self.server.kernel.kill()
         try:
             if self.client.kc is not None:
                 self.client.kc.stop_channels()
@@ -358,6 +360,7 @@ class KernelSession:
         except Exception:  # noqa: BLE001
             pass
         self.context.destroy(linger=0)
+        self.server.end_kernel()
 
 
 def _error_text(cell) -> str:
@@ -376,7 +379,7 @@ def _error_name(cell) -> str:
 
 
 # ---------------------------------------------------------------------- one run
-async def _run(path: Path, plan: dict, limits: GradingLimits, warm,
+async def _run(path: Path, plan: dict, limits: GradingLimits, server,
                scan_source: SourceScan) -> RunReport:
     report = RunReport()
     verdict, reason, cells = read_cells(path)
@@ -389,8 +392,8 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, warm,
 
     with open(path, "rb") as handle:
         notebook = handle.read(MAX_NOTEBOOK_BYTES).decode("utf-8-sig", errors="replace")
-    warm = warm()  # taken only for a real notebook
-    session = KernelSession(limits, warm, notebook)
+    server = server()  # taken only for a real notebook
+    session = KernelSession(limits, server, notebook)
     started = time.monotonic()
     try:
         try:
@@ -410,7 +413,7 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, warm,
         _stop_refused(report, limits, "")
     finally:
         await session.close()
-    if warm.out_of_memory:  # the cgroup's memory limit was hit
+    if server.out_of_memory:  # the cgroup's memory limit was hit
         report.memory_error = True
         if report.kernel is KernelOutcome.DIED and "memory" not in report.kernel_reason:
             report.kernel_reason += " (after running out of memory)"
@@ -558,16 +561,16 @@ async def _probe(session: KernelSession, question: dict, indices: list[int], lim
     return reply
 
 
-def run_submission(path: str | Path, plan: dict, limits: GradingLimits, warm, *,
+def run_submission(path: str | Path, plan: dict, limits: GradingLimits, server, *,
                    scan_source: SourceScan) -> RunReport:
     """Grade-side facts for one submission; never raises for anything the file contains.
 
-    ``warm`` returns a ready ``launcher.WarmKernel`` (called only for a real notebook).
+    ``server`` returns a ready ``launcher.KernelServer`` (called only for a real notebook).
     ``scan_source(code cells, plan)`` reads the notebook's source before its kernel
     starts; what it returns is the report's ``forbidden`` (the grader passes
     ``forbidden.flagged_answers``, see ``grading/worker_main.py``).
     """
     started = time.monotonic()
-    report = asyncio.run(_run(Path(path), plan, limits, warm, scan_source))
+    report = asyncio.run(_run(Path(path), plan, limits, server, scan_source))
     report.seconds = round(time.monotonic() - started, 3)
     return report

@@ -50,6 +50,9 @@ DENIED_SYSCALLS = (
     "request_key", "bpf", "perf_event_open", "userfaultfd", "open_by_handle_at",
     "name_to_handle_at", "kexec_load", "kexec_file_load", "init_module", "finit_module",
     "delete_module", "swapon", "swapoff", "reboot", "acct", "quotactl", "syslog",
+    # System V and POSIX message-queue objects outlive their processes, and no notebook
+    # needs them: refused, so nothing one submission makes is there for the next
+    "shmget", "semget", "msgget", "mq_open",
 )
 
 
@@ -330,15 +333,15 @@ def remove_tree(path: Path) -> None:
             pass
 
     path = Path(path)
-    if path.is_symlink() or path.is_file():
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, onerror=fix)
+        if path.exists():
+            shutil.rmtree(path, onerror=fix)
+    else:  # a file, a link, a socket, a fifo
         try:
             path.unlink()
         except OSError:
             pass
-    elif path.is_dir():
-        shutil.rmtree(path, onerror=fix)
-        if path.exists():
-            shutil.rmtree(path, onerror=fix)
 
 
 def _stage(channel: Path) -> Path:
@@ -364,7 +367,9 @@ def bwrap_command(config: SandboxConfig, channel: Path,
     if config.run_as >= 0:
         stage = _stage(channel)
         sources = {path: str(stage / str(number)) for number, path in enumerate(config.readonly)}
-    command = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
+    # --as-pid-1: the program is the namespace's pid 1, which no process inside can kill
+    # or stop (the kernel server: see launcher); when it ends, everything inside ends
+    command = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--as-pid-1",
                "--cap-drop", "ALL", "--seccomp", "9", "--die-with-parent", "--new-session",
                "--hostname", "nbcourse-sandbox"]
     for top in ("usr", "bin", "lib", "lib32", "lib64", "libx32", "sbin"):
@@ -384,7 +389,9 @@ def bwrap_command(config: SandboxConfig, channel: Path,
         command += ["--ro-bind", sources[path], path]
     for path in config.hidden:  # an empty folder over what only the instructor may read
         command += ["--tmpfs", path, "--remount-ro", path]
-    command += ["--bind", str(channel), str(channel), "--chdir", HOME, "--clearenv"]
+    # everything else read-only: bwrap's own root and /dev are unsized tmpfs otherwise
+    command += ["--bind", str(channel), str(channel), "--remount-ro", "/dev",
+                "--remount-ro", "/", "--chdir", HOME, "--clearenv"]
     for name, value in kernel_environment(config, HOME).items():
         command += ["--setenv", name, value]
     command += ["--", *program]

@@ -5,10 +5,11 @@ slow imports (nbclient, jupyter_client) happen once per worker, not per submissi
 The worker is a child subreaper (see ``processes``): after each submission every
 process still below it was started by that submission, and is killed.
 
-The worker keeps one *warm* kernel ready (``launcher.WarmKernel``), in its own
-bubblewrap sandbox unless ``--sandbox off``: it is started while the previous
-submission runs, has imported ipykernel, numpy and pandas, and serves exactly one
-submission.  As root, the worker first takes a mount namespace of its own, so every
+The worker keeps one *kernel server* (``launcher.KernelServer``), in its own
+bubblewrap sandbox unless ``--sandbox off``: it has imported ipykernel, numpy and
+pandas once and forks a fresh kernel for each submission; after each one everything
+the submission started is killed and the sandbox's writable folders are emptied, or,
+if anything of that does not hold, the server is replaced by a new one.  As root, the worker first takes a mount namespace of its own, so every
 sandbox's channel is a small tmpfs that vanishes with the worker.  Its folder is inside
 the batch's, which the batch removes whatever happens to the worker.
 
@@ -33,7 +34,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
-from .launcher import WarmKernel
+from .launcher import KernelServer
 from .limits import GradingLimits
 from .processes import TOKEN_VARIABLE, become_subreaper, kill_descendants
 from .report import RunReport
@@ -43,35 +44,43 @@ from .sandbox import SandboxConfig, private_mounts, remove_tree
 CONFIG_VARIABLE = "NBCOURSE_GRADING_SANDBOX"
 
 
-class WarmKernels:
-    """One warm kernel ahead of need; each one is used for a single submission."""
+class KernelServers:
+    """The worker's kernel server (``launcher.KernelServer``): started with the worker,
+    kept while every submission ends cleanly, replaced at once when one does not."""
 
     def __init__(self, config: SandboxConfig, base: Path, token: str):
         self.config = config
         self.base = base
         self.token = token
-        self.spare: WarmKernel | None = WarmKernel(config, base, token)
+        self.server: KernelServer | None = KernelServer(config, base, token)
 
-    def take(self) -> WarmKernel:
-        kernel = self.spare if self.spare is not None else WarmKernel(self.config, self.base,
-                                                                      self.token)
-        self.spare = None
-        ready = kernel.wait_ready()
-        self.spare = WarmKernel(self.config, self.base, self.token)  # imports while it runs
-        if not ready:
-            kernel.kill()
+    def take(self) -> KernelServer:
+        if self.server is None or not self.server.healthy:
+            self.close()
+            self.server = KernelServer(self.config, self.base, self.token)
+        if not self.server.wait_ready():
+            self.close()
             raise RuntimeError("the kernel did not start"
                                + (" (is bubblewrap still working?)"
                                   if self.config.kind == "bwrap" else ""))
-        return kernel
+        return self.server
 
-    def spare_pids(self) -> set[int]:
-        return {self.spare.pid} if self.spare is not None else set()
+    def after_submission(self) -> None:
+        """Kill what a submission left below the worker (without a sandbox, a kernel's
+        orphans come here); a server whose submission left anything is not used again,
+        and its successor starts now, importing while the reply goes out."""
+        server = self.server
+        spare = server.chain() if server is not None and server.healthy else set()
+        if kill_descendants(spare=spare) and server is not None:
+            server.kill()
+        if self.server is None or not self.server.healthy:
+            self.close()
+            self.server = KernelServer(self.config, self.base, self.token)
 
     def close(self) -> None:
-        if self.spare is not None:
-            self.spare.kill()
-            self.spare = None
+        if self.server is not None:
+            self.server.kill()
+            self.server = None
 
 
 def limit_own_memory(megabytes: int) -> None:
@@ -109,7 +118,7 @@ def main(scan_source: SourceScan) -> int:
     base = Path(tempfile.mkdtemp(prefix="worker-", dir=os.getcwd()))
     os.chmod(base, 0o700)
     token = os.environ.get(TOKEN_VARIABLE, "")
-    kernels = WarmKernels(config, base, token)  # its imports overlap with the worker's
+    kernels = KernelServers(config, base, token)  # its imports overlap with the worker's
     import nbclient  # noqa: F401  (slow; imported once, while the kernel warms up)
 
     try:
@@ -127,7 +136,7 @@ def main(scan_source: SourceScan) -> int:
                 report = RunReport.failed(f"{type(error).__name__}: {error}").to_json()
                 report["traceback"] = traceback.format_exc(limit=8)
             finally:
-                kill_descendants(spare=kernels.spare_pids())
+                kernels.after_submission()
             replies.write(json.dumps({"id": job["id"], "report": report}) + "\n")
             replies.flush()
     finally:
