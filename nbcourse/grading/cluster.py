@@ -3,11 +3,12 @@
 ``nbcourse grade ... --scheduler tcp://host:8786`` (or ``local`` for a ``LocalCluster``
 on this machine) sends each submission, as bytes, to a Dask worker.  The worker grades
 it exactly as ``nbcourse grade`` does locally: a grading process of its own
-(``worker_main``, which also runs the forbidden-estimator scan there), a fresh
-bubblewrap sandbox per submission, the same limits, and the same start-up self-test on
-that machine (a worker that cannot isolate fails the batch instead of grading weaker).  What comes back is the run's report: the values
-the kernel returned.  The expected values never leave the instructor's process, where
-the rows are scored and the gradebook is written once.
+(``worker_main``, which also runs the forbidden-estimator scan there), a fresh kernel
+alone in a bubblewrap sandbox, the same limits, and the same start-up self-test on that
+machine (a worker that cannot isolate fails the batch instead of grading weaker).  What
+comes back is the run's report: the values the kernel returned.  The expected values
+never leave the instructor's process, where the rows are scored and the gradebook is
+written once.
 
 A worker that dies mid-submission loses no row: Dask gives its tasks to another worker;
 if a submission kills every worker it is given to (Dask's ``allowed_failures``), its row
@@ -44,7 +45,7 @@ class _WorkerState:
         from .execution.sandbox import make_config
         self.config = make_config(mode, limits)  # this machine's self-test
         self.token = token
-        self.scratch = Path(tempfile.mkdtemp(prefix="nbcourse-dask-"))
+        self.scratch = Path(tempfile.mkdtemp(prefix=_scratch_prefix(token)))
         if self.config.run_as >= 0:
             os.chmod(self.scratch, 0o711)  # the sandbox's user reaches its channel through it
         self.inbox = self.scratch / "submissions"  # the notebooks: for the grader only
@@ -104,12 +105,28 @@ def grade_remote(job: dict, notebook: bytes, mode: str, token: str) -> dict:
     return report
 
 
+def _scratch_prefix(token: str) -> str:
+    return f"nbcourse-dask-{token}-"
+
+
+def remove_scratch(token: str) -> None:
+    """Remove the batch's scratch folders on this machine, also those of Dask workers
+    that died (killed mid-batch, a worker cannot tidy up after itself)."""
+    from .execution.sandbox import remove_tree
+    for folder in Path(tempfile.gettempdir()).glob(_scratch_prefix(token) + "*"):
+        remove_tree(folder)
+
+
 def close_remote(token: str) -> int:
-    """Run on every worker at the end of a batch: stop its grading processes and sandboxes;
-    returns how many processes started by submissions were still running."""
+    """Run on every worker at the end of a batch: stop its grading processes and sandboxes
+    and remove the batch's scratch folders; returns how many processes started by
+    submissions were still running."""
     with _STATE_LOCK:
         state = _STATE.pop(token, None)
-    return state.close() if state is not None else 0
+    try:
+        return state.close() if state is not None else 0
+    finally:
+        remove_scratch(token)
 
 
 def _read_for_worker(path: Path, limit: int, scratch: Path) -> bytes:
@@ -219,4 +236,6 @@ def _clean_up(client, token: str, warnings: list[str]) -> int:
     except Exception as error:  # noqa: BLE001
         warnings.append(f"the Dask workers could not all be cleaned up ({error})")
     # a LocalCluster's (or a killed worker's) leftovers on this machine
-    return leftovers + len(kill_processes_with_token(token))
+    leftovers += len(kill_processes_with_token(token))
+    remove_scratch(token)
+    return leftovers

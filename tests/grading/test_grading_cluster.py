@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import signal
+import tempfile
 import threading
 from pathlib import Path
 
@@ -74,11 +75,16 @@ def test_a_cluster_gives_the_same_gradebook_as_two_local_jobs(tmp_path, client, 
     assert [q.flags for q in flagged.questions[1:4]] == [["uses CategoricalNB"]] * 3
 
 
+def _scratch_folders() -> set[str]:
+    return {path.name for path in Path(tempfile.gettempdir()).glob("nbcourse-dask-*")}
+
+
 def test_killing_a_worker_mid_batch_loses_no_row(tmp_path, client, local):
     local, _ = local
     folder = _class(tmp_path)
     pids = client.run(os.getpid)
     killed = threading.Event()
+    before = _scratch_folders()
 
     def kill_one(result):
         if killed.is_set():
@@ -98,3 +104,5 @@ def test_killing_a_worker_mid_batch_loses_no_row(tmp_path, client, local):
             mine.status == "grader error" and "died" in " ".join(mine.reasons)), mine
     regraded = sum(_row(m) == _row(t) for m, t in zip(remote.results, local.results))
     assert regraded == len(local.results)
+    # the killed worker could not remove its scratch folder: the batch did
+    assert _scratch_folders() == before, "a Dask worker's scratch folder was left on disk"

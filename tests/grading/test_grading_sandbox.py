@@ -563,3 +563,20 @@ def test_a_clean_submission_hands_its_sandbox_to_the_next(config):
         shutil.rmtree(base, ignore_errors=True)
     assert [outcome for outcome, _, _ in seen] == ["ok"] * 3
     assert len({pid for _, pid, _ in seen}) == 1 and all(healthy for _, _, healthy in seen)
+
+
+def test_a_sweep_while_the_server_imports_spares_it(config):
+    """A submission that is not a notebook ends before the worker's kernel server has
+    finished importing: the sweep after it kills nothing of that server."""
+    from nbcourse.grading.execution.worker import KernelServers
+
+    base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
+    os.chmod(base, 0o711)
+    servers = KernelServers(config, base, "token")
+    try:
+        first = servers.server
+        servers.after_submission()  # at once: the server is still importing
+        assert servers.server is first and servers.take() is first and first.healthy
+    finally:
+        servers.close()
+        shutil.rmtree(base, ignore_errors=True)

@@ -1,10 +1,11 @@
 """Running submissions: everything that touches a student's code, apart from judging it.
 
 - ``limits``: ``GradingLimits``, every limit a submission is graded under;
-- ``sandbox``: one bubblewrap sandbox per submission (seccomp, no capability, its channel)
-  and a start-up self-test;
+- ``sandbox``: the bubblewrap sandbox (seccomp, no capability, read-only but for its
+  home, ``/tmp`` and ``/dev/shm``, its channel) and a start-up self-test;
 - ``cgroups``: memory and tasks counted per sandbox, and ending it by its cgroup;
-- ``launcher``: the one kernel launcher and environment, sandboxed or not (``KernelServer``);
+- ``launcher``: the one kernel launcher, sandboxed or not: a kernel server that forks a
+  kernel per submission and empties the sandbox between two (``KernelServer``);
 - ``notebook_file``: reading a submitted file without trusting it;
 - ``runner``: one notebook in one kernel, cell by cell, then the probes for the answers;
 - ``probe_source``: the code that reads an answer inside the kernel, as JSON;

@@ -292,6 +292,18 @@ class KernelServer:
         """The processes that outlive a submission: bwrap and the server (its pid 1)."""
         return {pid for pid in (self.pid, self.init_pid, self.server_pid) if pid}
 
+    def keep(self) -> set[int]:
+        """What a sweep after a submission spares: the chain, or, while the server is still
+        importing (no submission has been inside yet), everything below bwrap."""
+        if not self.healthy:
+            return set()
+        if self.ready:
+            return self.chain()
+        try:
+            return {self.pid} | {p.pid for p in psutil.Process(self.pid).children(recursive=True)}
+        except psutil.Error:
+            return set()
+
     def start_kernel(self, args: list[str], notebook: str) -> ForkedKernel:
         """Fork the kernel for one submission: it starts with ``args`` (ipykernel's options)."""
         limits = self.config.limits

@@ -1,12 +1,14 @@
-"""One bubblewrap sandbox per submission: what it may see, what it may use, and a self-test.
+"""The bubblewrap sandbox a submission runs in: what it may see and use, and a self-test.
 
 A submission's kernel runs inside ``bwrap`` with new user, PID, IPC, UTS, network and
 mount namespaces.  Its file system is built from nothing: the Python environment and
 the ``nbcourse`` package read-only, the data folders the loaders read (read-only), a
-private size-limited home (its own copy of the notebook), ``/tmp`` and ``/dev/shm``,
+private size-limited home (its own copy of the notebook), ``/tmp`` and ``/dev/shm``
+(the only places it can write: bwrap's own root and ``/dev`` are remounted read-only),
 and one folder on the grader's side that holds the kernel's connection file and its
 ZeroMQ sockets: the only way out, opened by the grader for that sandbox alone (a small
-tmpfs of its own when the grader is root).  Nothing else of the machine is there: no
+tmpfs of its own when the grader is root).  A grading worker keeps one sandbox and
+runs one submission after another in it, emptied in between (``launcher``).  Nothing else of the machine is there: no
 course folder, no other submission, no output folder, no home directory, no network
 (not even the host's loopback).
 
@@ -105,6 +107,11 @@ class SandboxConfig:
                 "user_namespaces": "disabled (--disable-userns)",
                 "seccomp": "refuses " + ", ".join(DENIED_SYSCALLS[:12]) + ", ...",
                 "file_size": f"{limits.file_size_mb} MB per file (RLIMIT_FSIZE)",
+                "writable": "the home, /tmp and /dev/shm only",
+                "between_submissions": (
+                    "one sandbox per grading worker; its kernel server (pid 1) forks a "
+                    "kernel per submission; afterwards every other process is killed and "
+                    "the writable folders emptied, or the sandbox is replaced"),
                 "user": f"uid {self.run_as}" if self.run_as >= 0 else "the grader's own user"}
 
 

@@ -70,7 +70,7 @@ class KernelServers:
         orphans come here); a server whose submission left anything is not used again,
         and its successor starts now, importing while the reply goes out."""
         server = self.server
-        spare = server.chain() if server is not None and server.healthy else set()
+        spare = server.keep() if server is not None else set()
         if kill_descendants(spare=spare) and server is not None:
             server.kill()
         if self.server is None or not self.server.healthy:
@@ -101,6 +101,17 @@ def limit_own_memory(megabytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
 
 
+def skip_uri_grammar() -> None:
+    """Keep jsonschema (imported by nbformat) from building its RFC 3987 grammar.
+
+    Where the optional ``rfc3987-syntax`` package is installed (Jupyter's own packages
+    pull it in), ``import jsonschema`` compiles a full IRI grammar: about 3 s of CPU for
+    every worker, three times all its other imports.  A worker never checks that a
+    string is an IRI, so it tells Python the package is not there.
+    """
+    sys.modules.setdefault("rfc3987_syntax", None)
+
+
 def main(scan_source: SourceScan) -> int:
     """Serve jobs until stdin closes.  ``scan_source`` is ``runner.run_submission``'s (the
     grading side's source scan): ``grading/worker_main.py`` is this process's entry point
@@ -119,7 +130,8 @@ def main(scan_source: SourceScan) -> int:
     os.chmod(base, 0o700)
     token = os.environ.get(TOKEN_VARIABLE, "")
     kernels = KernelServers(config, base, token)  # its imports overlap with the worker's
-    import nbclient  # noqa: F401  (slow; imported once, while the kernel warms up)
+    skip_uri_grammar()
+    import nbclient  # noqa: F401  (slow; imported once, while the kernel server starts)
 
     try:
         for line in sys.stdin:
