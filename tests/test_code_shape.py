@@ -153,3 +153,43 @@ def test_the_import_graph_sees_relative_and_lazy_imports():
     assert "nbcourse.grading.specs" in graph["nbcourse.grading.batch"]  # from . import specs
     assert "nbcourse.grading.execution.limits" in graph["nbcourse.grading.batch"]
     assert "nbcourse.grading.hidden" in graph["nbcourse.grading.validate"]  # in a function
+
+
+
+EXECUTION = "nbcourse.grading.execution"
+
+
+def _inside(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def _policy_imports(modules: dict[str, Path]) -> list[str]:
+    """Where a module of ``grading/execution/`` imports ``nbcourse.grading`` outside
+    ``execution`` (the package itself included: ``from .. import x``)."""
+    found = []
+    for name, path in modules.items():
+        if _inside(name, EXECUTION):
+            found += [f"{name} imports {target}" for target in sorted(_imports(name, path))
+                      if _inside(target, "nbcourse.grading") and not _inside(target, EXECUTION)]
+    return found
+
+
+def test_execution_imports_nothing_of_grading_policy():
+    """``grading/execution/`` runs a student's code and reports facts; what is judged, and
+    how, lives in the rest of ``grading/``, which hands execution what it needs (the
+    source scan, as a function).  So execution imports nothing of it."""
+    offenders = _policy_imports(MODULES)
+    assert not offenders, ("grading/execution/ must not import the rest of grading/ (pass "
+                           "what it needs in as a parameter):\n  " + "\n  ".join(offenders))
+
+
+def test_the_layer_check_sees_relative_absolute_and_lazy_imports(tmp_path):
+    fake = tmp_path / "fake_module.py"
+    fake.write_text("from .. import forbidden\nfrom .. import check_for\n"
+                    "from ..scoring import score\nfrom .limits import GradingLimits\n"
+                    "import nbcourse\nfrom nbcourse import datasets\n"
+                    "def later():\n    import nbcourse.grading.specs\n", encoding="utf-8")
+    assert _policy_imports({f"{EXECUTION}.fake_module": fake}) == [
+        f"{EXECUTION}.fake_module imports {target}"
+        for target in ("nbcourse.grading", "nbcourse.grading.forbidden",
+                       "nbcourse.grading.scoring", "nbcourse.grading.specs")]

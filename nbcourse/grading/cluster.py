@@ -3,11 +3,12 @@
 ``nbcourse grade ... --scheduler tcp://host:8786`` (or ``local`` for a ``LocalCluster``
 on this machine) sends each submission, as bytes, to a Dask worker.  The worker grades
 it exactly as ``nbcourse grade`` does locally: a grading process of its own
-(``execution/worker.py``), a fresh kernel alone in a bubblewrap sandbox, the same limits,
-and the same start-up self-test on that machine (a worker that cannot isolate fails
-the batch instead of grading weaker).  What comes back is the run's report: the values
-the kernel returned.  The expected values never leave the instructor's process, where
-the rows are scored and the gradebook is written once.
+(``worker_main``, which also runs the forbidden-estimator scan there), a fresh kernel
+alone in a bubblewrap sandbox, the same limits, and the same start-up self-test on that
+machine (a worker that cannot isolate fails the batch instead of grading weaker).  What
+comes back is the run's report: the values the kernel returned.  The expected values
+never leave the instructor's process, where the rows are scored and the gradebook is
+written once.
 
 A worker that dies mid-submission loses no row: Dask gives its tasks to another worker;
 if a submission kills every worker it is given to (Dask's ``allowed_failures``), its row

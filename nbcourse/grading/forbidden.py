@@ -13,6 +13,12 @@ A forbidden name that is also the name of a function the notebook defines (the a
 ``laplace`` when the library's ``laplace`` is forbidden) counts only when reached as an
 attribute (``smoothing.laplace``): a bare ``laplace`` is then the student's own.
 
+The grader runs it in the grading worker process, next to the kernel and inside the
+worker's own memory limit, never in the instructor's process: ``worker_main`` hands
+``flagged_answers`` to ``execution/worker.py``, which knows nothing of this policy, and
+the runner stores what it returns as the run's ``RunReport.forbidden``.  A student's
+``check()`` runs ``find`` too (``selfcheck``).
+
 This is a note for students acting in good faith, not a security check: code built
 to hide a name (``getattr(module, "Categ" + "oricalNB")``) will not be seen.  Grades
 do not depend on the scan being perfect, because answers are judged on hidden inputs.
@@ -134,3 +140,16 @@ def find(sources: Iterable[str], name: str, forbidden: Iterable[str]) -> list[st
                 if used in notebook.functions or used in notebook.assignments:
                     todo.append(used)
     return sorted(found)
+
+
+def flagged_answers(sources: Iterable[str], plan: dict) -> dict[str, list[str]]:
+    """{question id: the forbidden names its answer uses} for a probe plan
+    (``specs.Exercise.probe_plan``), only the questions whose answer uses one."""
+    sources = list(sources)
+    flagged = {}
+    for question in plan["questions"]:
+        if question.get("forbidden"):
+            found = find(sources, question["name"], question["forbidden"])
+            if found:
+                flagged[question["question"]] = found
+    return flagged

@@ -27,7 +27,7 @@ def grade_answer(exercise: str | specs.Exercise, question: str, answer,
 
     The answer goes through the probe and its JSON report, and is compared in
     ``score_question``; only the forbidden-name scan (which needs the notebook's
-    source) is left out.
+    source, and runs in the grading worker: ``forbidden.flagged_answers``) is left out.
     """
     spec = exercise if isinstance(exercise, specs.Exercise) else specs.load(exercise, source_dir)
     return grade_question(spec.question(question), answer)

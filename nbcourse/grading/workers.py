@@ -1,8 +1,8 @@
 """The grader's side of the worker protocol: one grading process, one job at a time.
 
-``Worker`` starts ``python -m nbcourse.grading.execution.worker`` (the other side), writes
-one job as a line of JSON to its stdin and reads one reply line: a ``RunReport`` of that
-submission.  A worker that dies, hangs past its deadline or answers out of turn is
+``Worker`` starts ``python -m nbcourse.grading.worker_main`` (the other side:
+``execution/worker.py``, given the forbidden-estimator scan), writes one job as a line
+of JSON to its stdin and reads one reply line: a ``RunReport`` of that submission.  A worker that dies, hangs past its deadline or answers out of turn is
 killed with everything below it and started afresh for the next job; its submission
 gets a report that says so, never no row.  Both schedulers (``scheduling`` on this
 machine, ``cluster`` on Dask workers) run their submissions through it.
@@ -38,7 +38,7 @@ class Worker:
                                               dir=self.log_dir)[1])
         self._log = open(self.log_path, "wb")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "nbcourse.grading.execution.worker"],
+            [sys.executable, "-m", "nbcourse.grading.worker_main"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
             text=True, encoding="utf-8", bufsize=1,
             env={**os.environ, TOKEN_VARIABLE: self.token,

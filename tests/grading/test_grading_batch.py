@@ -455,17 +455,8 @@ def test_the_committed_fixtures_are_what_the_script_writes():
 
 def test_flagged_answers_lose_their_points(tmp_path):
     """An answer that calls CategoricalNB is right, but flagged and worth nothing."""
-    notebook = make_fixtures.correct()
-    make_fixtures._replace(notebook, "def joint_scores(", '''
-from nbcourse import CategoricalNB
-
-def joint_scores(table, query, target):
-    model = CategoricalNB(alpha=0).fit(table[list(query)], table[target])
-    row = model.joint_proba(pd.DataFrame([query]), exact=True).iloc[0]
-    return {label: row[label] for label in model.classes_}
-''')
     path = tmp_path / "uses_the_estimator.ipynb"
-    path.write_text(make_fixtures.render(notebook), encoding="utf-8")
+    path.write_text(make_fixtures.render(make_fixtures.uses_the_estimator()), encoding="utf-8")
     batch = grade_batch("01_weather", [path], tmp_path / "out", jobs=1, progress=None)
     (result,) = batch.results
     likelihood, joint, predict, p_no, *others = result.questions

@@ -3,6 +3,7 @@ worker dies.  A ``LocalCluster`` of two worker processes stands in for a real on
 worker sandboxes every submission with bubblewrap exactly as ``--jobs 2`` does here."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import tempfile
@@ -18,7 +19,10 @@ FIXTURES = REPO / "tests" / "fixtures" / "submissions"
 # statuses decided by the input, never by the clock (the machine may be busy)
 NAMES = ["correct", "wrong", "early_exception", "answer_deleted", "answer_renamed", "not_json",
          "empty", "kernel_killed"]
-# three batches of eight sandboxed submissions and a cluster's start on two shared cores
+_spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make_fixtures.py")
+make_fixtures = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(make_fixtures)
+# three batches of nine sandboxed submissions and a cluster's start on two shared cores
 pytestmark = pytest.mark.timeout(900)
 
 
@@ -34,6 +38,9 @@ def _class(root: Path) -> Path:
     folder.mkdir()
     for name in NAMES:
         (folder / f"{name}.ipynb").write_bytes((FIXTURES / f"{name}.ipynb").read_bytes())
+    # flagged by the forbidden-estimator scan, which runs in the grading worker
+    (folder / "uses_the_estimator.ipynb").write_text(
+        make_fixtures.render(make_fixtures.uses_the_estimator()), encoding="utf-8")
     return folder
 
 
@@ -64,6 +71,8 @@ def test_a_cluster_gives_the_same_gradebook_as_two_local_jobs(tmp_path, client, 
         (local_out / "grades.csv").read_bytes()
     assert remote.isolation["sandbox"] == local.isolation["sandbox"] == "bwrap"
     assert remote.isolation["dask_workers"] == 2
+    (flagged,) = [r for r in remote.results if r.submission == "uses_the_estimator"]
+    assert [q.flags for q in flagged.questions[1:4]] == [["uses CategoricalNB"]] * 3
 
 
 def _scratch_folders() -> set[str]:

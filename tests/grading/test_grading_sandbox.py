@@ -675,6 +675,7 @@ def test_a_clean_submission_hands_its_sandbox_to_the_next(config):
     from nbcourse.grading import specs
     from nbcourse.grading.execution.runner import run_submission
     from nbcourse.grading.execution.worker import KernelServers
+    from nbcourse.grading.forbidden import flagged_answers
 
     exercise = specs.load("01_weather")
     base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
@@ -684,7 +685,7 @@ def test_a_clean_submission_hands_its_sandbox_to_the_next(config):
     try:
         for name in ("correct", "wrong", "correct"):
             report = run_submission(FIXTURES / f"{name}.ipynb", exercise.probe_plan(),
-                                    config.limits, servers.take)
+                                    config.limits, servers.take, scan_source=flagged_answers)
             servers.after_submission()
             seen.append((report.kernel.value, servers.server.pid, servers.server.healthy))
     finally:

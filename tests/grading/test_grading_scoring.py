@@ -218,6 +218,20 @@ def test_a_value_answer_is_traced_through_notebook_variables():
     assert forbidden.find(sources, "p_no", ["CategoricalNB"]) == ["CategoricalNB"]
 
 
+def test_the_worker_flags_each_question_whose_answer_uses_a_forbidden_name():
+    """What the grading worker stores as ``RunReport.forbidden``: only flagged questions,
+    by question id, in the plan's order (the scan it is handed by ``worker_main``)."""
+    sources = ["from nbcourse import CategoricalNB",
+               "def likelihood(t, f, v, y, c):\n    return 0.5",
+               "def joint_scores(t, q, y):\n    return CategoricalNB().fit(t, t[y])",
+               "def predict(t, q, y):\n    return max(joint_scores(t, q, y))",
+               "p_no = 0.2"]
+    assert forbidden.flagged_answers(sources, EXERCISE.probe_plan()) == {
+        "q2": ["CategoricalNB"], "q3": ["CategoricalNB"]}
+    assert list(forbidden.flagged_answers(sources, EXERCISE.probe_plan())) == ["q2", "q3"]
+    assert forbidden.flagged_answers(sources[1:], EXERCISE.probe_plan()) == {}
+
+
 def test_exercise_names_resolve_loosely_but_not_ambiguously(tmp_path):
     assert specs.resolve_name("weather") == "01_weather"
     assert specs.resolve_name("1") == specs.resolve_name("01") == "01_weather"

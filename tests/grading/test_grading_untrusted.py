@@ -24,6 +24,7 @@ from nbcourse.grading.execution.limits import GradingLimits
 from nbcourse.grading.execution.runner import (MAX_MESSAGE_BYTES, _bounded_context,
                                                _notebook_client_class, checked_reply,
                                                parse_probe_result, run_submission)
+from nbcourse.grading.forbidden import flagged_answers
 from nbcourse.grading.scoring import score
 from nbcourse.grading.values import encode_input
 
@@ -222,7 +223,8 @@ def test_a_slow_notebook_is_timed_out_within_its_time_sandboxed(tmp_path):
     kernels = KernelServers(config, base, "token")
     try:
         ready = kernels.take()  # started now: only the notebook's own time is measured
-        report = run_submission(path, EXERCISE.probe_plan(), limits, lambda: ready)
+        report = run_submission(path, EXERCISE.probe_plan(), limits, lambda: ready,
+                                scan_source=flagged_answers)
     finally:
         kernels.close()
         release(config)

@@ -10,9 +10,13 @@
 - ``runner``: one notebook in one kernel, cell by cell, then the probes for the answers;
 - ``probe_source``: the code that reads an answer inside the kernel, as JSON;
 - ``replies``: how the grader installs and calls that probe and reads its reply back;
-- ``worker``: a process that runs submissions one at a time for the batch;
+- ``worker``: a process that runs submissions one at a time for the batch (started as
+  ``grading/worker_main.py``, which hands it the forbidden-estimator scan);
 - ``processes``: leave no process behind;
 - ``report``: the typed ``RunReport`` handed to ``scoring`` (the only interface).
+
+Nothing here imports the rest of ``nbcourse.grading`` (``tests/test_code_shape.py``):
+grading policy that must run next to a student's code comes in as a parameter.
 
 Importing this package is cheap; the jupyter machinery is imported by the modules that
 use it.

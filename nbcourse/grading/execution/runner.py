@@ -4,7 +4,9 @@ This module runs inside a grading worker (``worker.py``), never in the instructo
 main process.  For one notebook it:
 
 1. reads the file defensively (``notebook_file``: not JSON, not a notebook, empty are
-   results, not crashes);
+   results, not crashes), and hands its code cells to ``scan_source``, a function the
+   grading side passes in (the forbidden-estimator scan, ``grading/forbidden.py``): the
+   student's source is parsed here, in the worker, yet this package holds no policy;
 2. starts a fresh IPython kernel through nbclient, forked by the worker's kernel server
    (``launcher``) inside its bubblewrap sandbox (``sandbox.py``), or, with
    ``--sandbox off``, in a throw-away home; the same launcher, environment and limits
@@ -34,13 +36,17 @@ import time
 import uuid
 from pathlib import Path
 from queue import Empty
+from typing import Callable
 
-from .. import forbidden as forbidden_names
 from .limits import GradingLimits
 from .notebook_file import MAX_NOTEBOOK_BYTES, read_cells
 from .replies import checked_reply, install_expression, parse_probe_result, probe_expression
 from .report import (CellProblem, KernelOutcome, NotebookVerdict, RunReport, clean_message,
                      describe_cell, first_code_line)
+
+#: (the notebook's code cells, the probe plan) -> {question id: names}: what the grading
+#: side reads in the source, as ``RunReport.forbidden`` (see ``run_submission``).
+SourceScan = Callable[[list, dict], dict]
 
 TIMEOUT_ENAME = "NbcourseCellTimeout"
 #: No message from the kernel larger than this reaches the grader's memory: ZeroMQ drops
@@ -373,7 +379,8 @@ def _error_name(cell) -> str:
 
 
 # ---------------------------------------------------------------------- one run
-async def _run(path: Path, plan: dict, limits: GradingLimits, server) -> RunReport:
+async def _run(path: Path, plan: dict, limits: GradingLimits, server,
+               scan_source: SourceScan) -> RunReport:
     report = RunReport()
     verdict, reason, cells = read_cells(path)
     report.notebook, report.notebook_reason = verdict, reason
@@ -381,12 +388,7 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, server) -> RunRepo
     if verdict is not NotebookVerdict.OK:
         return report
 
-    sources = [text for kind, text in cells if kind == "code"]
-    for question in plan["questions"]:
-        if question.get("forbidden"):
-            found = forbidden_names.find(sources, question["name"], question["forbidden"])
-            if found:
-                report.forbidden[question["question"]] = found
+    report.forbidden = scan_source([text for kind, text in cells if kind == "code"], plan)
 
     with open(path, "rb") as handle:
         notebook = handle.read(MAX_NOTEBOOK_BYTES).decode("utf-8-sig", errors="replace")
@@ -559,12 +561,16 @@ async def _probe(session: KernelSession, question: dict, indices: list[int], lim
     return reply
 
 
-def run_submission(path: str | Path, plan: dict, limits: GradingLimits, server) -> RunReport:
+def run_submission(path: str | Path, plan: dict, limits: GradingLimits, server, *,
+                   scan_source: SourceScan) -> RunReport:
     """Grade-side facts for one submission; never raises for anything the file contains.
 
     ``server`` returns a ready ``launcher.KernelServer`` (called only for a real notebook).
+    ``scan_source(code cells, plan)`` reads the notebook's source before its kernel
+    starts; what it returns is the report's ``forbidden`` (the grader passes
+    ``forbidden.flagged_answers``, see ``grading/worker_main.py``).
     """
     started = time.monotonic()
-    report = asyncio.run(_run(Path(path), plan, limits, server))
+    report = asyncio.run(_run(Path(path), plan, limits, server, scan_source))
     report.seconds = round(time.monotonic() - started, 3)
     return report

@@ -38,7 +38,7 @@ from .launcher import KernelServer
 from .limits import GradingLimits
 from .processes import TOKEN_VARIABLE, become_subreaper, kill_descendants
 from .report import RunReport
-from .runner import run_submission
+from .runner import SourceScan, run_submission
 from .sandbox import SandboxConfig, private_mounts, remove_tree
 
 CONFIG_VARIABLE = "NBCOURSE_GRADING_SANDBOX"
@@ -112,7 +112,10 @@ def skip_uri_grammar() -> None:
     sys.modules.setdefault("rfc3987_syntax", None)
 
 
-def main() -> int:
+def main(scan_source: SourceScan) -> int:
+    """Serve jobs until stdin closes.  ``scan_source`` is ``runner.run_submission``'s (the
+    grading side's source scan): ``grading/worker_main.py`` is this process's entry point
+    and passes it, so the scan runs here, under this worker's memory limit."""
     config = SandboxConfig.from_json(json.loads(os.environ.get(CONFIG_VARIABLE, "{}")))
     limit_own_memory(config.limits.worker_memory_mb)
     if config.private_channel:
@@ -137,7 +140,8 @@ def main() -> int:
             job = json.loads(line)
             try:
                 limits = GradingLimits.from_json(job["limits"])
-                report = run_submission(job["path"], job["plan"], limits, kernels.take)
+                report = run_submission(job["path"], job["plan"], limits, kernels.take,
+                                        scan_source=scan_source)
                 report.isolation = config.describe()
                 report = report.to_json()
             except Exception as error:  # noqa: BLE001 - report it, keep the worker alive
@@ -152,7 +156,3 @@ def main() -> int:
         kill_descendants()
         remove_tree(base)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
