@@ -114,6 +114,33 @@ def _cut_error(content: dict) -> dict:
             "evalue": text(content.get("evalue"), MAX_ERROR_CHARS), "traceback": []}
 
 
+def _quick_ready(kc):
+    """``kc`` whose ``wait_for_ready`` skips jupyter_client's last step, which listens for
+    0.2 s of silence on IOPub after every start (a fifth of a second per submission, most
+    of a kernel's start-up): the grader matches every message to its own request, so a
+    leftover status message of the start-up changes nothing."""
+    async def wait_for_ready(timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            kc.kernel_info()
+            try:
+                reply = await kc.shell_channel.get_msg(timeout=1)
+            except Empty:
+                reply = {}
+            if reply.get("msg_type") == "kernel_info_reply":
+                try:  # a message on IOPub too: it is connected
+                    await kc.iopub_channel.get_msg(timeout=0.2)
+                    return
+                except Empty:
+                    pass
+            if not await kc._async_is_alive():
+                raise RuntimeError("Kernel died before replying to kernel_info")
+        raise RuntimeError(f"Kernel didn't respond in {timeout:.0f} seconds")
+
+    kc.wait_for_ready = wait_for_ready
+    return kc
+
+
 def _notebook_client_class():
     from nbclient import NotebookClient
 
@@ -186,7 +213,8 @@ class KernelSession:
         self.client.on_cell_executed = self._remember_reply
         self.context = _bounded_context()
         make_client = self.km.client
-        self.km.client = lambda **kwargs: make_client(context=self.context, **kwargs)
+        self.km.client = lambda **kwargs: _quick_ready(make_client(context=self.context,
+                                                                   **kwargs))
         self.probe_class = ""
         self.monitors: list = []  # see _watch_connections
         self.refused_once = False
