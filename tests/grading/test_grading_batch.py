@@ -268,11 +268,18 @@ def test_the_batch_finishes_and_exits_zero(batch):
     assert batch["results"]["isolation"]["sandbox"] == "bwrap"
 
 
+#: Rows whose status depends on the machine's speed, and what else they may get.
+#: sandbox_07 reads every page of its kernel's memory: on a loaded machine that outlasts
+#: this batch's 8 s cell limit; either way it gets none of a classmate's answers.
+ALSO_ACCEPTED = {"sandbox_07_copy_previous": {("timed out", 0.0)}}
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_submission_gets_its_status_and_score(batch, name):
     status, total = EXPECTED[name]
     result = _result(batch, name)
-    assert (result["status"], result["total"]) == (status, total), result["reasons"]
+    found = (result["status"], result["total"])
+    assert found == (status, total) or found in ALSO_ACCEPTED.get(name, ()), result["reasons"]
     assert result["maximum"] == 10.0
     if status != "graded":
         assert result["reasons"], "a status other than graded must say why"

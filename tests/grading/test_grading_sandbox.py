@@ -555,11 +555,13 @@ def test_a_submission_cannot_copy_the_one_graded_before_it(tmp_path, mode):
     batch = grade_batch("01_weather", [folder], tmp_path / "out", jobs=1, sandbox=mode,
                         progress=None)
     rows = {r.submission: (r.status, r.total, r.reasons) for r in batch.results}
-    missing = ["not defined after running the notebook: likelihood, joint_scores, predict, "
-               "p_no, p_win_given_free"]
-    assert rows == {**{f"{2 * n:02d}_correct": ("graded", 10.0, []) for n in range(3)},
-                    **{f"{2 * n + 1:02d}_copy": ("answer missing", 0.0, missing)
-                       for n in range(3)}}, rows
+    missing = "not defined after running the notebook: likelihood, joint_scores, predict, " \
+              "p_no, p_win_given_free"
+    assert all(rows[f"{2 * n:02d}_correct"] == ("graded", 10.0, []) for n in range(3)), rows
+    for number in range(3):  # its scan of memory may outlast the cell limit on a busy machine
+        status, total, reasons = rows[f"{2 * number + 1:02d}_copy"]
+        assert total == 0.0 and status in ("answer missing", "timed out"), rows
+        assert missing in reasons, rows
 
 
 def test_nothing_is_left_on_the_emptied_folders_themselves(tmp_path):
