@@ -738,3 +738,30 @@ def test_removing_a_tree_twice_at_once_never_touches_its_parent(tmp_path):
             thread.join()
         assert not tree.exists()
         assert oct(parent.stat().st_mode & 0o7777) == oct(0o1777)
+
+
+def test_corpora_reached_through_a_link_are_found_inside(tmp_path, monkeypatch):
+    """``NBCOURSE_DATA`` may name a folder through a link: the sandbox binds the real
+    folder, so the kernel must be told the real path too (it was told the link's, which
+    does not exist inside: exercise 05 failed on every solution)."""
+    folder = Path(tempfile.mkdtemp(prefix="nbcourse-data-test-"))
+    try:
+        os.chmod(folder, 0o755)
+        real = folder / "real"
+        real.mkdir(mode=0o755)
+        (real / "corpus.txt").write_text("spam\n")
+        os.chmod(real / "corpus.txt", 0o644)
+        (folder / "link").symlink_to(real)
+        monkeypatch.setenv("NBCOURSE_DATA", str(folder / "link"))
+        linked = sandbox.make_config("bwrap")
+        try:
+            found = _inside(linked, tmp_path, """
+import json, os
+place = os.environ["NBCOURSE_DATA"]
+print(json.dumps({"place": place, "files": sorted(os.listdir(place))}))
+""")
+        finally:
+            sandbox.release(linked)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert found == {"place": str(real.resolve()), "files": ["corpus.txt"]}

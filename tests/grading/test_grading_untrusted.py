@@ -21,8 +21,8 @@ from nbcourse.grading import specs
 from nbcourse.grading.execution.probe_source import MAX_REPLY_CHARS
 from nbcourse.grading.execution.report import KernelOutcome, RunReport
 from nbcourse.grading.execution.limits import GradingLimits
-from nbcourse.grading.execution.runner import (MAX_MESSAGE_BYTES, _bounded_context,
-                                               _notebook_client_class, checked_reply,
+from nbcourse.grading.execution.connection import MAX_MESSAGE_BYTES, bounded_context
+from nbcourse.grading.execution.runner import (_notebook_client_class, checked_reply,
                                                parse_probe_result, run_submission)
 from nbcourse.grading.forbidden import flagged_answers
 from nbcourse.grading.scoring import score
@@ -87,7 +87,7 @@ def test_zeromq_drops_a_message_above_the_bound_before_the_grader_reads_it(tmp_p
 
     async def receive() -> list[int]:
         kernel = zmq.Context()
-        grader = _bounded_context()
+        grader = bounded_context()
         sender = kernel.socket(zmq.PUSH)
         sender.linger = 0
         url = f"ipc://{tmp_path}/channel"

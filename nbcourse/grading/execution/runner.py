@@ -38,6 +38,7 @@ from pathlib import Path
 from queue import Empty
 from typing import Callable
 
+from .connection import MAX_MESSAGE_BYTES, bounded_context, quick_ready
 from .limits import GradingLimits
 from .notebook_file import MAX_NOTEBOOK_BYTES, read_cells
 from .replies import checked_reply, install_expression, parse_probe_result, probe_expression
@@ -49,13 +50,6 @@ from .report import (CellProblem, KernelOutcome, NotebookVerdict, RunReport, cle
 SourceScan = Callable[[list, dict], dict]
 
 TIMEOUT_ENAME = "NbcourseCellTimeout"
-#: No message from the kernel larger than this reaches the grader's memory: ZeroMQ drops
-#: it (and the connection it came on) before it is read.  A probe's reply is a few MB; a
-#: cell that prints 10 MB at once is still counted (and its output ignored).
-MAX_MESSAGE_BYTES = 16 * 2**20
-#: Messages ZeroMQ keeps for the grader on one channel before the kernel's are dropped
-#: (the grader reads them as they come; this bounds a burst to a few hundred MB).
-MAX_QUEUED_MESSAGES = 32
 #: What the grader keeps of an error a student's cell raised (its name and message).
 MAX_ERROR_CHARS = 2000
 
@@ -94,17 +88,6 @@ def _as_dict(value) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _bounded_context():
-    """A ZeroMQ context whose sockets refuse oversized messages and queue few of them."""
-    import zmq
-    import zmq.asyncio
-
-    context = zmq.asyncio.Context()
-    context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
-    context.setsockopt(zmq.RCVHWM, MAX_QUEUED_MESSAGES)
-    return context
-
-
 def _cut_error(content: dict) -> dict:
     """An error output as the grader keeps it: name and message, cut; no traceback."""
     def text(value, limit):
@@ -112,33 +95,6 @@ def _cut_error(content: dict) -> dict:
         return value if len(value) <= limit else value[:limit]
     return {"ename": text(content.get("ename"), 200),
             "evalue": text(content.get("evalue"), MAX_ERROR_CHARS), "traceback": []}
-
-
-def _quick_ready(kc):
-    """``kc`` whose ``wait_for_ready`` skips jupyter_client's last step, which listens for
-    0.2 s of silence on IOPub after every start (a fifth of a second per submission, most
-    of a kernel's start-up): the grader matches every message to its own request, so a
-    leftover status message of the start-up changes nothing."""
-    async def wait_for_ready(timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            kc.kernel_info()
-            try:
-                reply = await kc.shell_channel.get_msg(timeout=1)
-            except Empty:
-                reply = {}
-            if reply.get("msg_type") == "kernel_info_reply":
-                try:  # a message on IOPub too: it is connected
-                    await kc.iopub_channel.get_msg(timeout=0.2)
-                    return
-                except Empty:
-                    pass
-            if not await kc._async_is_alive():
-                raise RuntimeError("Kernel died before replying to kernel_info")
-        raise RuntimeError(f"Kernel didn't respond in {timeout:.0f} seconds")
-
-    kc.wait_for_ready = wait_for_ready
-    return kc
 
 
 def _notebook_client_class():
@@ -211,9 +167,9 @@ class KernelSession:
         )
         self.replies: dict[int, dict] = {}
         self.client.on_cell_executed = self._remember_reply
-        self.context = _bounded_context()
+        self.context = bounded_context()
         make_client = self.km.client
-        self.km.client = lambda **kwargs: _quick_ready(make_client(context=self.context,
+        self.km.client = lambda **kwargs: quick_ready(make_client(context=self.context,
                                                                    **kwargs))
         self.probe_class = ""
         self.monitors: list = []  # see _watch_connections

@@ -163,7 +163,11 @@ def _outermost(paths: list[str]) -> list[str]:
 
 
 def _data_paths() -> tuple[list[str], dict[str, str]]:
-    """The corpora the loaders read, read-only, and the variables that point at them."""
+    """The corpora the loaders read, read-only, and the variables that point at them.
+
+    Every path is given resolved, to the sandbox as to the kernel: a folder reached
+    through a link (``NBCOURSE_DATA=/course/data`` where ``/course`` is a link) is bound
+    at its real path, which is the only one that exists inside."""
     from nbcourse import datasets
 
     env: dict[str, str] = {}
@@ -182,6 +186,7 @@ def _data_paths() -> tuple[list[str], dict[str, str]]:
     if Path(cache).is_dir():
         env["NBCOURSE_CACHE"] = cache
         paths.append(cache)
+    env = {name: str(Path(value).resolve()) for name, value in env.items()}
     return [str(Path(p).resolve()) for p in paths], env
 
 
