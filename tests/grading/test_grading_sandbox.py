@@ -431,18 +431,14 @@ print(json.dumps({"uid": os.getuid(), "enforced": batch.limits.enforced,
 """
 
 
-def test_an_ordinary_user_grades_a_sandboxed_batch():
-    """Issue 23: the sandbox holds for a grader that is an ordinary user too, not only for
-    root (CI's case).  As root, the batch runs as nobody (setpriv), with no capability
-    and no cgroup it may create; as anyone else, as that user.  Honest, broken and
-    hostile rows get their usual result, and nothing of the batch is left on disk."""
+def _batch_as_ordinary_user(fixtures: tuple[str, ...]):
+    """Grade ``fixtures`` with ``ORDINARY_USER_BATCH`` as an ordinary user (``nobody`` when
+    the tests run as root): (the finished process, what is left in its TMPDIR)."""
     folder = Path(tempfile.mkdtemp(prefix="nbcourse-ordinary-"))
     try:
         submitted, tmp = folder / "submitted", folder / "tmp"
         submitted.mkdir()
         tmp.mkdir()
-        fixtures = ("correct", "wrong", "kernel_killed", "sandbox_01_escape",
-                    "sandbox_04_locked_folders")
         for name in fixtures:
             shutil.copyfile(FIXTURES / f"{name}.ipynb", submitted / f"{name}.ipynb")
         command = [sys.executable, "-c", ORDINARY_USER_BATCH, str(submitted), str(folder / "out")]
@@ -453,11 +449,20 @@ def test_an_ordinary_user_grades_a_sandboxed_batch():
         env = {**os.environ, "HOME": str(folder), "TMPDIR": str(tmp)}
         run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
                              cwd=folder)
-        assert run.returncode == 0, run.stderr[-3000:]
-        found = json.loads(run.stdout.strip().splitlines()[-1])
-        left = sorted(os.listdir(tmp))
+        return run, sorted(os.listdir(tmp))
     finally:
         subprocess.run(["rm", "-rf", str(folder)], check=False)
+
+
+def test_an_ordinary_user_grades_a_sandboxed_batch():
+    """Issue 23: the sandbox holds for a grader that is an ordinary user too, not only for
+    root (CI's case).  As root, the batch runs as nobody (setpriv), with no capability
+    and no cgroup it may create; as anyone else, as that user.  Honest, broken and
+    hostile rows get their usual result, and nothing of the batch is left on disk."""
+    run, left = _batch_as_ordinary_user(("correct", "wrong", "kernel_killed",
+                                         "sandbox_01_escape", "sandbox_04_locked_folders"))
+    assert run.returncode == 0, run.stderr[-3000:]
+    found = json.loads(run.stdout.strip().splitlines()[-1])
     assert found["uid"] != 0
     assert found["rows"] == {"correct": ["graded", 10.0], "wrong": ["graded", 2.94],
                              "kernel_killed": ["kernel died", 0.0],
@@ -646,24 +651,7 @@ def test_deeply_nested_folders_as_an_ordinary_user():
     """Red team: as an ordinary user the channel is a folder on the grader's disk (no
     tmpfs of 64 inodes), so the grader removes ``sandbox_10_deep_folders``' 3000 nested
     folders itself: the batch must finish, grade the classmate, and leave nothing."""
-    folder = Path(tempfile.mkdtemp(prefix="nbcourse-ordinary-"))
-    try:
-        submitted, tmp = folder / "submitted", folder / "tmp"
-        submitted.mkdir()
-        tmp.mkdir()
-        for name in ("sandbox_10_deep_folders", "correct"):
-            shutil.copyfile(FIXTURES / f"{name}.ipynb", submitted / f"{name}.ipynb")
-        command = [sys.executable, "-c", ORDINARY_USER_BATCH, str(submitted), str(folder / "out")]
-        if os.geteuid() == 0:
-            for path in (folder, submitted, tmp, *submitted.iterdir()):
-                os.chown(path, 65534, 65534)
-            command = as_nobody(command, folder)
-        env = {**os.environ, "HOME": str(folder), "TMPDIR": str(tmp)}
-        run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
-                             cwd=folder)
-        left = sorted(os.listdir(tmp))
-    finally:
-        subprocess.run(["rm", "-rf", str(folder)], check=False)
+    run, left = _batch_as_ordinary_user(("sandbox_10_deep_folders", "correct"))
     assert run.returncode == 0, run.stderr[-1000:]
     found = json.loads(run.stdout.strip().splitlines()[-1])
     assert found["rows"] == {"sandbox_10_deep_folders": ["graded", 10.0],
