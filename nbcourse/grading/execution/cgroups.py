@@ -159,16 +159,7 @@ def kill(paths: list[str], seconds: float = 5.0) -> bool:
             Path(path, "cgroup.kill").write_text("1")
         except OSError:
             pass
-        while time.monotonic() < deadline:
-            members = _members(path)
-            if not members:
-                break
-            for pid in members:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.01)
+    _kill_members(paths, set(), deadline)
     removed = True
     for path in paths:
         while True:
@@ -185,6 +176,21 @@ def kill(paths: list[str], seconds: float = 5.0) -> bool:
     return removed
 
 
+def _kill_members(paths: list[str], keep: set[int], deadline: float) -> bool:
+    """SIGKILL the cgroups' members but ``keep`` until none is left (True) or the deadline."""
+    while time.monotonic() < deadline:
+        others = {pid for path in paths for pid in _members(path)} - keep
+        if not others:
+            return True
+        for pid in others:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.01)
+    return False
+
+
 def kill_all_but(paths: list[str], keep: set[int], tasks: int, seconds: float = 5.0) -> bool:
     """Kill every process of the cgroups but ``keep``, with no new task allowed meanwhile
     (``pids.max`` 0), so a process that forks and exits over and over cannot slip between
@@ -192,21 +198,10 @@ def kill_all_but(paths: list[str], keep: set[int], tasks: int, seconds: float = 
     limits = [Path(path, "pids.max") for path in paths if Path(path, "pids.max").exists()]
     if not limits:
         return False
-    deadline = time.monotonic() + seconds
     try:
         for limit in limits:
             limit.write_text("0")
-        while time.monotonic() < deadline:
-            others = {pid for path in paths for pid in _members(path)} - keep
-            if not others:
-                return True
-            for pid in others:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.01)
-        return False
+        return _kill_members(paths, keep, time.monotonic() + seconds)
     except OSError:
         return False
     finally:
