@@ -6,7 +6,9 @@
     nbcourse validate [EXERCISE]
     nbcourse release [--check]
     nbcourse grade EXERCISE SUBMISSION... --out DIR [--jobs N] [--timeout SECONDS]
-                   [--notebook NAME] [--scheduler ADDRESS] [--format canvas|moodle|questions]
+                   [--notebook NAME] [--scheduler ADDRESS [--tls DIR | --insecure]]
+                   [--format canvas|moodle|questions]
+    nbcourse certs DIR [--days N]
     nbcourse export OUT [--format canvas|moodle|questions] [--canvas-assignment COLUMN]
     nbcourse --version
 
@@ -59,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_init(commands)
     _add_exercise_commands(commands)
     _add_grade(commands)
+    _add_certs(commands)
     _add_export(commands)
     return parser
 
@@ -156,11 +159,35 @@ def _add_grade(commands) -> None:
                             "the exercise's (in submitted/<student>/ folders)")
     grade.add_argument("--scheduler", metavar="ADDRESS", default=None,
                        help="grade on a Dask cluster: the scheduler's address, e.g. "
-                            "tcp://host:8786 (each worker needs nbcourse and bubblewrap)")
+                            "tls://host:8786 with --tls (each worker needs nbcourse and "
+                            "bubblewrap, and is sent every hidden input and notebook), or "
+                            "local:N for N worker processes on this machine")
+    grade.add_argument("--tls", type=Path, default=None, metavar="DIR",
+                       help="the certificates 'nbcourse certs DIR' made: the grader connects "
+                            "to a tls:// scheduler with DIR/client.pem, trusting DIR/ca.pem")
+    grade.add_argument("--insecure", action="store_true",
+                       help="accept a tcp:// scheduler without TLS: any machine that can "
+                            "reach it can join as a worker, read every hidden input and "
+                            "notebook, change any mark and run code in this grader")
     grade.add_argument("--format", metavar="FORMAT", action="append", default=[],
                        choices=("canvas", "moodle", "questions"),
                        help="also write OUT/canvas.csv, OUT/moodle.csv or OUT/questions.csv "
                             "(repeat for several; 'nbcourse export' writes them later)")
+
+
+def _add_certs(commands) -> None:
+    certs = commands.add_parser(
+        "certs", help="make the TLS certificates of a Dask cluster for grading",
+        description="Write into DIR (made with mode 700) a certificate authority (ca.pem) "
+                    "and, signed by it, a certificate and key for the Dask scheduler "
+                    "(scheduler.pem, scheduler-key.pem), the workers (worker.pem, "
+                    "worker-key.pem) and the grader (client.pem, client-key.pem). The "
+                    "authority's own key is not kept: to add a machine, copy the worker's "
+                    "files to it; to replace the certificates, make a new folder.")
+    certs.add_argument("folder", metavar="DIR", type=Path,
+                       help="where to write them (none of the files may exist yet)")
+    certs.add_argument("--days", type=_positive_int, default=365, metavar="N",
+                       help="how long the certificates are valid (default: 365 days)")
 
 
 def _add_export(commands) -> None:
@@ -288,12 +315,23 @@ def _grade(args) -> int:
                         timeout=args.timeout, memory_mb=args.memory_mb,
                         source_dir=_course_source(args), sandbox=args.sandbox,
                         progress=None if args.quiet else sys.stderr,
-                        notebook=args.notebook, scheduler=args.scheduler)
+                        notebook=args.notebook, scheduler=args.scheduler, tls=args.tls,
+                        insecure=args.insecure)
     print(summary(batch))
     if args.format:
         from .grading.export import write_exports
         for path in write_exports(args.out, args.format):
             print(f"  {path.stem}: {path}")
+    return 0
+
+
+def _certs(args) -> int:
+    from .grading.certs import make_certificates
+
+    for path in make_certificates(args.folder, days=args.days):
+        print(f"wrote {path}")
+    print(f"Copy ca.pem, worker.pem and worker-key.pem to every worker, ca.pem and "
+          f"scheduler*.pem to the scheduler; grade with --tls {args.folder} (see the README)")
     return 0
 
 
@@ -309,7 +347,7 @@ def _export(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handlers = {"init": _init, "list": _list, "new": _new, "validate": _validate,
-                "release": _release, "grade": _grade, "export": _export}
+                "release": _release, "grade": _grade, "certs": _certs, "export": _export}
     try:
         return handlers[args.command](args)
     except (FileNotFoundError, FileExistsError, ValueError, RuntimeError,

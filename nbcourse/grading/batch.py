@@ -32,14 +32,17 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
                 source_dir: str | Path | None = None, sandbox: str = "auto",
                 progress: TextIO | None = sys.stderr,
                 on_result: Callable[[SubmissionResult], None] | None = None,
-                notebook: str | None = None, scheduler: str | None = None) -> BatchResult:
+                notebook: str | None = None, scheduler: str | None = None,
+                tls: str | Path | None = None, insecure: bool = False) -> BatchResult:
     """Grade every submission under ``paths`` and write the gradebook into ``out_dir``.
 
     ``sandbox``: ``auto``/``bwrap`` run every submission in a bubblewrap sandbox of its
     own (``SandboxUnavailable`` when it cannot isolate here); ``off`` runs them unconfined.
     ``notebook``: the file name students hand in (default: the exercise's, ``01_weather``).
-    ``scheduler``: a Dask scheduler's address (``tcp://host:8786``) or a ``Client``: each
-    submission is graded on a Dask worker, sandboxed there as here (see ``cluster``).
+    ``scheduler``: a Dask scheduler's address (``tls://host:8786``), ``local:N`` or a
+    ``Client``: each submission is graded on a Dask worker, sandboxed there as here (see
+    ``cluster``).  ``tls``: the folder of ``nbcourse certs``; ``insecure``: accept a
+    scheduler without TLS (``tcp://``), which any machine that reaches it can abuse.
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -51,6 +54,9 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     limits = GradingLimits.from_options(timeout, memory_mb)  # every limit, once
     if sandbox not in SANDBOX_MODES:  # checked here too for a cluster, before any upload
         raise ValueError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
+    if scheduler is not None:  # a scheduler refused before any submission is read
+        from .cluster import check_scheduler
+        check_scheduler(scheduler, tls, insecure)
     out_dir = Path(out_dir)
     submissions, warnings, config, scratch = _prepare(
         exercise, paths, notebook, out_dir, None if scheduler is not None else (sandbox, limits))
@@ -60,7 +66,7 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
         from .cluster import grade_on_cluster
         try:
             isolation, more = grade_on_cluster(scheduler, rows, exercise.probe_plan(), limits,
-                                               sandbox, scratch / "submissions")
+                                               sandbox, scratch / "submissions", tls, insecure)
         finally:
             remove_tree(scratch)
         # what the workers' machines enforced (each made its own config from these limits)

@@ -14,16 +14,31 @@ A worker that dies mid-submission loses no row: Dask gives its tasks to another 
 if a submission kills every worker it is given to (Dask's ``allowed_failures``), its row
 says so (``grader error``).
 
+A worker is sent every hidden input and every notebook, and its report becomes the
+marks: only the instructor's machines may be workers.  A scheduler's address must be
+``tls://`` with the instructor's certificates (``certs``; mutual TLS, so neither a worker
+nor a client without a certificate of the instructor's CA gets in), or ``tcp://`` only
+when told ``insecure``.  ``local:N`` starts its scheduler and workers on 127.0.0.1 with
+throw-away certificates that exist only in this process and its workers, and without the
+HTTP server Dask starts even when the dashboard is off.  What a worker returns is JSON
+text, parsed and checked here (``report_from_worker``); the client refuses any other
+kind of result rather than unpickle it.
+
 What each worker needs: the course's Python environment (``pip install nbcourse``, the
 same version), bubblewrap, and user namespaces, exactly as for local grading.
 """
 from __future__ import annotations
 
+import json
+import logging
 import os
 import queue
 import tempfile
 import threading
 from pathlib import Path
+
+from distributed import Client, Scheduler
+from distributed import Worker as DaskWorker
 
 from .collection import without_outputs
 from .execution.limits import MB, GradingLimits
@@ -84,8 +99,9 @@ def _state(token: str, mode: str, limits: dict) -> _WorkerState:
         return _STATE[token]
 
 
-def grade_remote(job: dict, notebook: bytes, mode: str, token: str) -> dict:
-    """Run on a Dask worker: grade one notebook (its bytes), return the run's report.
+def grade_remote(job: dict, notebook: bytes, mode: str, token: str) -> str:
+    """Run on a Dask worker: grade one notebook (its bytes), return the run's report as
+    JSON text (``report_from_worker`` reads it).
 
     ``job`` is what a local grading process is sent (id, plan, limits), without a path;
     ``token`` names the batch (its state here, and the processes it may leave)."""
@@ -102,7 +118,7 @@ def grade_remote(job: dict, notebook: bytes, mode: str, token: str) -> dict:
         state.idle.put(worker)
         Path(path).unlink(missing_ok=True)
     report["isolation"] = report.get("isolation") or state.config.describe()
-    return report
+    return json.dumps(report)
 
 
 def _scratch_prefix(token: str) -> str:
@@ -141,36 +157,142 @@ def _read_for_worker(path: Path, limit: int, scratch: Path) -> bytes:
         return b""
 
 
-def connect(scheduler):
-    """(client, close) for an address, ``local`` or ``local:N``, or a ``Client`` itself."""
-    from distributed import Client, LocalCluster
-    if not isinstance(scheduler, str):
-        return scheduler, lambda: None
-    if scheduler == "local" or scheduler.startswith("local:"):
-        n = int(scheduler.partition(":")[2] or 2)
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        client = Client(cluster)
+INSECURE = (
+    "a Dask scheduler without TLS lets any machine that can reach it join as a worker: "
+    "that machine is sent every hidden input and every student's notebook, can change "
+    "any mark without a trace, and can run code in this grader")
+
+
+def check_scheduler(scheduler, tls=None, insecure: bool = False) -> None:
+    """Raise ValueError, before any work, for a scheduler that ``connect`` would refuse."""
+    if isinstance(scheduler, str) and (scheduler == "local" or scheduler.startswith("local:")):
+        count = scheduler.partition(":")[2] or "2"
+        if not count.isdigit() or int(count) < 1:
+            raise ValueError(f"--scheduler {scheduler}: local:N needs a number of workers "
+                             "of at least 1")
+        return
+    if isinstance(scheduler, str):
+        address = scheduler
+    elif isinstance(scheduler, Client):
+        address = scheduler.scheduler.address
+    else:
+        raise TypeError(f"scheduler must be an address, local, local:N or a Dask Client, "
+                        f"got {type(scheduler).__name__}")
+    scheme, found, _ = address.partition("://")
+    scheme = scheme if found else ("tls" if tls is not None else "tcp")
+    if scheme == "tls":
+        if tls is None and isinstance(scheduler, str):
+            raise ValueError(f"--scheduler {address} needs --tls DIR: the folder where "
+                             "'nbcourse certs DIR' wrote ca.pem, client.pem and client-key.pem")
+        return
+    if scheme == "tcp":
+        if tls is not None:
+            raise ValueError(f"--tls was given but --scheduler {address} is not tls://")
+        if not insecure:
+            raise ValueError(
+                f"refusing --scheduler {address}: {INSECURE}. Start the scheduler and workers "
+                "with the certificates of 'nbcourse certs DIR' and grade with --scheduler "
+                "tls://HOST:PORT --tls DIR (see the README), or pass --insecure to accept "
+                "this risk on a network that only you can reach")
+        return
+    raise ValueError(f"--scheduler {address}: the address must be tls://HOST:PORT (or "
+                     "tcp://HOST:PORT with --insecure), local or local:N")
+
+
+# What a client accepts from a worker: msgpack's plain data (the worker returns JSON
+# text).  Dask's default also unpickles, which runs whatever code a result names.
+DESERIALIZERS = ["msgpack"]
+
+
+def connect(scheduler, tls=None, insecure: bool = False):
+    """(client, close, security) for an address, ``local`` or ``local:N``, or a ``Client``
+    (whose scheduler is reached again by a client of ours, with its security).
+
+    ``security`` says in words how the connection is protected, for results.json."""
+    check_scheduler(scheduler, tls, insecure)
+    if isinstance(scheduler, str) and (scheduler == "local" or scheduler.startswith("local:")):
+        cluster = _local_cluster(int(scheduler.partition(":")[2] or 2))
+        try:
+            client = Client(cluster, security=cluster.security, deserializers=DESERIALIZERS)
+        except BaseException:
+            cluster.close()
+            raise
 
         def close():
             client.close()
             cluster.close()
-        return client, close
-    client = Client(scheduler, timeout=30)
-    return client, client.close
+        return client, close, "TLS with throw-away certificates (a cluster on this machine)"
+    if isinstance(scheduler, str):
+        address = scheduler if "://" in scheduler else (
+            ("tls://" if tls is not None else "tcp://") + scheduler)
+        if address.startswith("tls://"):
+            from .certs import client_security
+            security = client_security(tls)
+        else:
+            from distributed import Security
+            security = Security(require_encryption=False)
+    else:
+        address, security = scheduler.scheduler.address, scheduler.security
+    client = Client(address, security=security, timeout=30, deserializers=DESERIALIZERS)
+    if address.startswith("tls://"):
+        return client, client.close, "mutual TLS with the instructor's certificates"
+    return client, client.close, "none: plain TCP (--insecure)"
+
+
+class _WithoutHTTP:
+    """A Dask server (scheduler or worker) that starts no HTTP server.
+
+    Dask's scheduler serves HTTP (its info pages, JSON and metrics) on port 8787 even with
+    ``dashboard_address=None``: ``None`` only turns the dashboard's plots off.  That server
+    has no authentication; a cluster of the grader's own needs none of it."""
+
+    def start_http_server(self, routes, dashboard_address, default_port=0, ssl_options=None):
+        from distributed.http.routing import RoutingApplication
+        from tornado.httpserver import HTTPServer
+        self.http_application = RoutingApplication([])
+        self.http_server = HTTPServer(self.http_application)  # never listens
+
+
+class QuietScheduler(_WithoutHTTP, Scheduler):
+    """Dask's scheduler without its HTTP server."""
+
+
+class QuietWorker(_WithoutHTTP, DaskWorker):
+    """Dask's worker without its HTTP server (a class of this module, so that a worker
+    process started by a ``Nanny`` finds it by name)."""
+
+
+def _local_cluster(n: int):
+    """``n`` Dask worker processes and their scheduler on 127.0.0.1, reached only with
+    throw-away certificates (``Security.temporary``: made in memory, handed to the worker
+    processes through their start-up pipes) and serving no HTTP."""
+    from distributed import Nanny, Security, SpecCluster
+
+    security = Security.temporary()
+    common = {"host": "127.0.0.1", "protocol": "tls://", "security": security}
+    scheduler = {"cls": QuietScheduler,
+                 "options": {**common, "port": 0, "dashboard": False, "dashboard_address": None}}
+    worker = {"cls": Nanny,
+              "options": {**common, "nthreads": 1, "dashboard": False,
+                          "worker_class": QuietWorker, "silence_logs": logging.WARN}}
+    return SpecCluster(scheduler=scheduler, workers={i: worker for i in range(n)},
+                       worker=worker, security=security, silence_logs=logging.WARN)
 
 
 def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
-                     scratch: Path) -> tuple[dict, list[str]]:
+                     scratch: Path, tls=None, insecure: bool = False) -> tuple[dict, list[str]]:
     """Grade the submissions of ``rows`` (``scheduling.Rows``) on the cluster, each row
-    finished as its run comes back; (isolation, warnings)."""
+    finished as its run comes back; (isolation, warnings).  ``tls``: the folder of the
+    instructor's certificates; ``insecure``: accept a plain ``tcp://`` scheduler."""
     import secrets
 
     from .scheduling import refused_report
 
-    client, close = connect(scheduler)
+    client, close, security = connect(scheduler, tls, insecure)
     token = secrets.token_hex(12)
     warnings: list[str] = []
+    if not security.startswith(("TLS", "mutual TLS")):
+        warnings.append(f"graded with --insecure: {INSECURE}")
     address, n_workers = client.scheduler.address, len(client.scheduler_info().get("workers", {}))
     futures = {}
     try:
@@ -199,6 +321,7 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
         warnings.append("the Dask workers did not all report the same isolation")
     isolation["dask_scheduler"] = address
     isolation["dask_workers"] = n_workers
+    isolation["dask_security"] = security
     return isolation, warnings
 
 
@@ -210,9 +333,9 @@ def _collect(futures: dict, rows) -> list[dict]:
     for future in as_completed(list(futures)):
         index = futures.pop(future)
         try:
-            data = future.result()
-            isolations.append(data.get("isolation") or {})
-            report = RunReport.from_json(data)
+            report, isolation = report_from_worker(future.result())
+            if isolation is not None:
+                isolations.append(isolation)
         except Exception as error:  # noqa: BLE001 - a row that says what happened
             if type(error).__name__ == "SandboxUnavailable":
                 raise
@@ -225,6 +348,34 @@ def _collect(futures: dict, rows) -> list[dict]:
         future.release()  # done: a worker that dies later need not compute it again
         rows.finish(index, report)
     return isolations
+
+
+def report_from_worker(data) -> tuple[RunReport, dict | None]:
+    """(report, isolation) from what ``grade_remote`` returned: JSON text of a report
+    whose ``isolation`` is a flat table of words and numbers.  Anything else is the
+    row's grader error (and no isolation), never an object built from the worker's data."""
+    def unreadable(why: str) -> tuple[RunReport, None]:
+        return RunReport.failed(f"the Dask worker sent an unreadable report ({why})"), None
+
+    if isinstance(data, (bytes, bytearray)):
+        try:
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError:
+            return unreadable("not UTF-8 text")
+    if not isinstance(data, str):
+        return unreadable(f"{type(data).__name__} instead of JSON text")
+    try:
+        parsed = json.loads(data)
+    except (ValueError, RecursionError):
+        return unreadable("not JSON")
+    if not isinstance(parsed, dict):
+        return unreadable(f"a JSON {type(parsed).__name__}, not an object")
+    isolation = parsed.get("isolation")
+    if not (isinstance(isolation, dict) and all(
+            isinstance(key, str) and (value is None or isinstance(value, (str, int, float)))
+            for key, value in isolation.items())):
+        return unreadable("no table of the isolation it enforced")
+    return RunReport.from_json(parsed), isolation
 
 
 def _clean_up(client, token: str, warnings: list[str]) -> int:
