@@ -1,18 +1,31 @@
-"""Grading on a Dask cluster: the same gradebook as locally, and no row lost when a
-worker dies.  A ``LocalCluster`` of two worker processes stands in for a real one; each
-worker sandboxes every submission with bubblewrap exactly as ``--jobs 2`` does here."""
+"""Grading on a Dask cluster: the same gradebook as locally, no row lost when a worker
+dies, and only the instructor's workers grade.  The cluster of ``--scheduler local:2``
+(two worker processes, throw-away TLS certificates) stands in for a real one; each worker
+sandboxes every submission with bubblewrap exactly as ``--jobs 2`` does here.  A real
+scheduler and worker, started with the README's commands and ``nbcourse certs``, grade
+too, and keep out a worker and a client without the instructor's certificates."""
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import json
 import os
 import signal
+import subprocess
+import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
+import psutil
 import pytest
+from nobody_support import as_nobody
 
+from nbcourse.cli import main
+from nbcourse.grading import cluster
 from nbcourse.grading.batch import grade_batch
+from nbcourse.grading.certs import certificate_files, client_security, make_certificates
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "submissions"
@@ -54,12 +67,12 @@ def local(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client():
-    from distributed import Client, LocalCluster
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           dashboard_address=None)
-    with Client(cluster) as client:
+    """The cluster ``--scheduler local:2`` starts, and a client of it."""
+    client, close, _ = cluster.connect("local:2")
+    try:
         yield client
-    cluster.close()
+    finally:
+        close()
 
 
 def test_a_cluster_gives_the_same_gradebook_as_two_local_jobs(tmp_path, client, local):
@@ -106,3 +119,298 @@ def test_killing_a_worker_mid_batch_loses_no_row(tmp_path, client, local):
     assert regraded == len(local.results)
     # the killed worker could not remove its scratch folder: the batch did
     assert _scratch_folders() == before, "a Dask worker's scratch folder was left on disk"
+
+
+# --------------------------------------------------------------- only the instructor's workers
+def _small_class(root: Path, names: list[str]) -> Path:
+    folder = root / "small"
+    folder.mkdir()
+    for name in names:
+        (folder / f"{name}.ipynb").write_bytes((FIXTURES / f"{name}.ipynb").read_bytes())
+    return folder
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:8786", "127.0.0.1:8786"])
+def test_a_scheduler_without_tls_is_refused_in_words_unless_insecure(tmp_path, capsys, address):
+    """Issue 33, item 2: a plain TCP scheduler lets any machine that reaches it be a worker."""
+    code = main(["grade", "01_weather", str(FIXTURES / "correct.ipynb"), "--out",
+                 str(tmp_path / "out"), "--source", str(REPO / "exercises" / "source"),
+                 "--scheduler", address])
+    error = capsys.readouterr().err
+    assert code == 2
+    for words in ("any machine that can reach it", "every hidden input", "change any mark",
+                  "--insecure", "nbcourse certs"):
+        assert words in error, error
+    assert not (tmp_path / "out").exists()  # refused before anything was read or written
+    cluster.check_scheduler(address, insecure=True)  # told: accepted
+
+
+def test_a_tls_scheduler_needs_the_instructors_certificates(tmp_path):
+    with pytest.raises(ValueError, match="needs --tls DIR"):
+        cluster.check_scheduler("tls://127.0.0.1:8786")
+    with pytest.raises(ValueError, match="is not tls://"):
+        cluster.check_scheduler("tcp://127.0.0.1:8786", tls=tmp_path, insecure=True)
+    with pytest.raises(ValueError, match="must be tls://"):
+        cluster.check_scheduler("ws://127.0.0.1:8786", tls=tmp_path)
+    with pytest.raises(FileNotFoundError, match="nbcourse certs"):
+        client_security(tmp_path)  # an empty folder
+
+
+def test_nbcourse_certs_writes_private_keys_and_never_overwrites(tmp_path, capsys):
+    folder = tmp_path / "certs"
+    assert main(["certs", str(folder)]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == sorted(certificate_files())
+    assert folder.stat().st_mode & 0o777 == 0o700
+    for name in certificate_files():
+        mode = (folder / name).stat().st_mode & 0o777
+        assert mode == (0o600 if name.endswith("-key.pem") else 0o644), name
+    assert not any("BEGIN" in p.read_text() and "PRIVATE" in p.read_text()
+                   for p in folder.iterdir() if not p.name.endswith("-key.pem"))
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert main(["certs", str(folder)]) == 2
+    assert "already holds" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def _started(command: list[str], cwd: Path, log: Path) -> subprocess.Popen:
+    with open(log, "wb") as out:
+        return subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _connects(address: str, security) -> bool:
+    from distributed import Client
+    try:
+        Client(address, security=security, timeout=10).close()
+    except Exception:  # noqa: BLE001 - refused, whatever the way
+        return False
+    return True
+
+
+def test_the_readmes_secured_cluster_grades_and_keeps_out_other_machines(tmp_path, local):
+    """Issue 33, item 2: `dask scheduler` and `dask worker` started as the README says, with
+    the certificates of `nbcourse certs`, grade as locally; a worker or a client holding
+    no certificate of the instructor's CA (another CA's, or none) never gets in."""
+    from distributed import Security
+    local, _ = local
+    certs, other = tmp_path / "certs", tmp_path / "other"
+    make_certificates(certs)
+    make_certificates(other)
+    dask = str(Path(sys.executable).with_name("dask"))
+    scheduler_file = tmp_path / "scheduler.json"
+    tls = ["--tls-ca-file", "ca.pem"]
+    processes = [_started([dask, "scheduler", *tls, "--tls-cert", "scheduler.pem",
+                           "--tls-key", "scheduler-key.pem", "--host", "tls://127.0.0.1",
+                           "--port", "0", "--dashboard-address", "127.0.0.1:0",
+                           "--scheduler-file", str(scheduler_file)], certs, tmp_path / "s.log")]
+    try:
+        for _ in range(600):
+            if scheduler_file.exists() and scheduler_file.stat().st_size:
+                break
+            time.sleep(0.1)
+        address = json.loads(scheduler_file.read_text())["address"]
+        assert address.startswith("tls://127.0.0.1:")
+        worker = [dask, "worker", address, "--nthreads", "1", "--no-dashboard"]
+        processes.append(_started(worker + [*tls, "--tls-cert", "worker.pem", "--tls-key",
+                                            "worker-key.pem"], certs, tmp_path / "w.log"))
+        rogues = [_started(worker + [*tls, "--tls-cert", "worker.pem", "--tls-key",
+                                     "worker-key.pem"], other, tmp_path / "rogue-ca.log"),
+                  _started([dask, "worker", "tcp://" + address.partition("://")[2],
+                            "--nthreads", "1", "--no-dashboard"], tmp_path,
+                           tmp_path / "rogue-tcp.log")]
+        processes += rogues
+        from distributed import Client
+        with Client(address, security=client_security(certs), timeout=60) as ours:
+            ours.wait_for_workers(1, timeout=300)
+            remote = grade_batch("01_weather", [_small_class(tmp_path, ["correct", "wrong"])],
+                                 tmp_path / "dask", timeout=30, sandbox="bwrap",
+                                 progress=None, scheduler=address, tls=certs)
+            for rogue in rogues:  # each gave up: no certificate the scheduler trusts
+                rogue.wait(timeout=300)
+            workers = ours.scheduler_info()["workers"]
+        assert len(workers) == 1 and all(rogue.returncode != 0 for rogue in rogues)
+        theirs = {r.submission: _row(r) for r in local.results}
+        assert [_row(r) for r in remote.results] == [theirs["correct"], theirs["wrong"]]
+        assert remote.isolation["dask_security"] == "mutual TLS with the instructor's certificates"
+        assert not remote.warnings
+        # a client with another CA's certificate (trusting ours), or with none
+        stranger = Security(require_encryption=True, tls_ca_file=str(certs / "ca.pem"),
+                            tls_client_cert=str(other / "client.pem"),
+                            tls_client_key=str(other / "client-key.pem"))
+        assert not _connects(address, stranger)
+        assert not _connects("tcp://" + address.partition("://")[2], None)
+        assert _connects(address, client_security(certs))  # the control: ours gets in
+    finally:
+        for process in reversed(processes):
+            _stop(process)
+
+
+def test_insecure_grades_on_a_plain_scheduler_and_says_what_that_allowed(tmp_path, local):
+    from distributed import LocalCluster
+    local, _ = local
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as plain:
+        remote = grade_batch("01_weather", [_small_class(tmp_path, ["correct"])],
+                             tmp_path / "dask", timeout=30, sandbox="bwrap", progress=None,
+                             scheduler=plain.scheduler_address, insecure=True)
+    theirs = {r.submission: _row(r) for r in local.results}
+    assert [_row(r) for r in remote.results] == [theirs["correct"]]
+    assert remote.isolation["dask_security"] == "none: plain TCP (--insecure)"
+    assert any("--insecure" in w and "every hidden input" in w for w in remote.warnings)
+
+
+# ------------------------------------------------------------------- the local cluster
+def _listening(pids: set[int] | None = None) -> set[tuple[int, str, int]]:
+    me = psutil.Process()
+    found = set()
+    for process in [me, *me.children(recursive=True)]:
+        try:
+            connections = process.net_connections(kind="inet")
+        except psutil.Error:
+            continue
+        found |= {(process.pid, c.laddr.ip, c.laddr.port) for c in connections
+                  if c.status == psutil.CONN_LISTEN}
+    return found
+
+
+NOBODY_CONNECTS = r"""
+import asyncio, json, sys
+from distributed import Security
+from distributed.core import rpc
+
+async def identity(address, security):
+    async with rpc(address, timeout=10,
+                   connection_args=security.get_connection_args("client")) as server:
+        return await server.identity()
+
+found = {}
+for address in sys.argv[1:]:
+    rest = address.partition("://")[2]
+    for url, security in [("tcp://" + rest, Security(require_encryption=False)),
+                          ("tls://" + rest, Security.temporary())]:
+        try:
+            asyncio.run(asyncio.wait_for(identity(url, security), 60))
+            found[url] = "connected"
+        except Exception as error:
+            found[url] = type(error).__name__
+print(json.dumps(found))
+"""
+
+
+def test_another_local_user_cannot_reach_the_local_cluster(tmp_path):
+    """Issue 33, item 3: as nobody, neither plain TCP nor TLS with a certificate of one's
+    own reaches the scheduler, nannies or workers of `--scheduler local:1`; nothing else
+    listens (no HTTP server on 8787 or elsewhere)."""
+    if os.geteuid() != 0:
+        pytest.fail("CI runs as root; this test drops to nobody with setpriv")
+    before = _listening()
+    client, close, security = cluster.connect("local:1")
+    try:
+        info = client.scheduler_info()
+        addresses = {info["address"]}
+        for address, worker in info["workers"].items():
+            addresses |= {address, worker["nanny"]}
+        new = {(ip, port) for _, ip, port in _listening() - before}
+        assert new == {tuple(a.partition("://")[2].rsplit(":", 1)[:1]) + (int(a.rsplit(":", 1)[1]),)
+                       for a in addresses}, "something else listens"
+        assert all(a.startswith("tls://127.0.0.1:") for a in addresses)
+        assert client.run(os.getpid)  # the grader's own client gets in
+        run = subprocess.run(as_nobody([sys.executable, "-c", NOBODY_CONNECTS, *addresses],
+                                       tmp_path), capture_output=True, text=True, timeout=600)
+    finally:
+        close()
+    assert run.returncode == 0, run.stderr[-2000:]
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    assert len(found) == 2 * len(addresses)
+    assert "connected" not in found.values(), found
+    assert security == "TLS with throw-away certificates (a cluster on this machine)"
+
+
+# ------------------------------------------------------------------- what a worker returns
+class _Runs:
+    """An object whose unpickling would leave a file: the grader must never build it."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))
+
+
+@pytest.mark.parametrize("data, why", [
+    ("not JSON {", "not JSON"),
+    ('["a", "list"]', "a JSON list, not an object"),
+    ('{"notebook": "ok"}', "no table of the isolation"),
+    ('{"isolation": {"sandbox": ["nested"]}}', "no table of the isolation"),
+    (b"\xff\xfe", "not UTF-8 text"),
+    ({"notebook": "ok", "isolation": {}}, "dict instead of JSON text"),
+    (_Runs(Path("/nonexistent")), "_Runs instead of JSON text"),
+])
+def test_a_report_that_is_not_json_text_of_the_right_shape_is_a_grader_error(data, why):
+    report, isolation = cluster.report_from_worker(data)
+    assert isolation is None
+    assert report.grader_error == f"the Dask worker sent an unreadable report ({why})"
+
+
+def test_a_report_as_json_text_is_read():
+    text = json.dumps({"notebook": "ok", "code_cells": 3, "isolation": {"sandbox": "bwrap"}})
+    for data in (text, text.encode()):
+        report, isolation = cluster.report_from_worker(data)
+        assert (report.code_cells, report.grader_error, isolation) == (3, "", {"sandbox": "bwrap"})
+
+
+ROGUE = """
+import json
+from pathlib import Path
+from distributed.protocol.serialize import Serialized, serialize
+import nbcourse.grading.cluster as cluster
+
+class Runs:
+    def __reduce__(self):
+        return (Path.touch, (Path(MARKER),))
+
+def rogue(job, notebook, mode, token):
+    kind = job["id"] % 4
+    if kind == 0:
+        return "not JSON {"
+    if kind == 1:
+        return json.dumps(["a", "list"])
+    if kind == 2:
+        return Runs()
+    return Serialized(*serialize(Runs(), serializers=["pickle"]))  # a pickle, sent as is
+
+cluster.honest = getattr(cluster, "honest", cluster.grade_remote)
+cluster.grade_remote = rogue
+"""
+
+
+def test_what_a_worker_returns_is_parsed_as_json_never_unpickled(tmp_path, client):
+    """Issue 33, item 2: task results are JSON text read here.  Workers that return text
+    that is not a report, an object, or a pickle (which unpickled would create a file in
+    the grader) give those submissions a grader-error row, and nothing is unpickled."""
+    marker = tmp_path / "unpickled-in-the-grader"
+    folder = _small_class(tmp_path, ["correct"])
+    for name in ("a", "b", "c"):
+        (folder / f"{name}.ipynb").write_bytes((FIXTURES / "correct.ipynb").read_bytes())
+    client.run(exec, ROGUE.replace("MARKER", repr(str(marker))), {})
+    try:
+        remote = grade_batch("01_weather", [folder], tmp_path / "dask", timeout=30,
+                             sandbox="bwrap", progress=None, scheduler=client)
+    finally:
+        client.run(exec, "import nbcourse.grading.cluster as c\n"
+                         "c.grade_remote = getattr(c, 'honest', c.grade_remote)", {})
+    assert not marker.exists(), "the grader unpickled a worker's result"
+    assert [r.status for r in remote.results] == ["grader error"] * 4
+    reasons = sorted(" ".join(r.reasons) for r in remote.results)
+    assert sum("unreadable report (not JSON)" in r for r in reasons) == 1, reasons
+    assert sum("a JSON list, not an object" in r for r in reasons) == 1, reasons
+    assert not marker.exists()
