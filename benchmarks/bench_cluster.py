@@ -2,8 +2,9 @@
 overhead per submission of going through Dask instead of local worker processes.
 
 The batch is bench_grading's 40 submissions of exercise 1 (16 correct, 12 wrong, 12
-broken).  It is graded sandboxed (``--sandbox bwrap``) on a ``LocalCluster`` of 1 and 2
-worker processes (one thread each), and locally with ``--jobs`` 1 and 2 in the same run,
+broken).  It is graded sandboxed (``--sandbox bwrap``) on the cluster of ``--scheduler
+local:N`` (TLS with throw-away certificates) with 1 and 2 worker processes (one thread
+each), and locally with ``--jobs`` 1 and 2 in the same run,
 alternating.  Overhead per submission = (Dask seconds - local seconds) / submissions at
 the same parallelism: shipping the notebook and the plan to a worker, the task's round
 trip, and the worker's own start.  On one machine the cluster competes for the same cores
@@ -33,14 +34,16 @@ def one_run(n_workers: int, sandbox: str, dask: bool) -> dict:
         folder.mkdir()
         n = make_batch(folder)
         if dask:
-            from distributed import Client, LocalCluster
-            with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                              dashboard_address=None) as cluster, Client(cluster) as client:
+            from nbcourse.grading.cluster import connect
+            client, close, _ = connect(f"local:{n_workers}")
+            try:
                 client.wait_for_workers(n_workers)
                 started = time.perf_counter()
                 batch = grade_batch("01_weather", [folder], out, timeout=30, sandbox=sandbox,
                                     progress=None, scheduler=client)
                 seconds = time.perf_counter() - started
+            finally:
+                close()
         else:
             started = time.perf_counter()
             batch = grade_batch("01_weather", [folder], out, jobs=n_workers, timeout=30,
