@@ -41,10 +41,8 @@ def make_certificates(folder: str | Path, days: int = 365) -> list[Path]:
 
     The folder is made with mode 700 (or must hold none of the files already); each key is
     written with mode 600.  Returns the files written."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
     if not isinstance(days, int) or isinstance(days, bool) or days < 1:
         raise ValueError(f"days must be a whole number of at least 1, got {days!r}")
@@ -55,56 +53,60 @@ def make_certificates(folder: str | Path, days: int = 365) -> list[Path]:
         raise FileExistsError(f"{folder} already holds {', '.join(present)}: choose an empty "
                               "folder (the old certificates stay valid until they expire)")
     now = datetime.datetime.now(datetime.timezone.utc)
-    start, end = now - datetime.timedelta(minutes=5), now + datetime.timedelta(days=days)
-
-    def name(text: str) -> x509.Name:
-        return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "nbcourse grading"),
-                          x509.NameAttribute(NameOID.COMMON_NAME, text)])
-
+    valid = (now - datetime.timedelta(minutes=5), now + datetime.timedelta(days=days))
     ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_name = name("nbcourse grading CA")
-    ca_cert = (
-        x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name)
-        .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(start).not_valid_after(end)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False,
-                                     key_encipherment=False, data_encipherment=False,
-                                     key_agreement=False, key_cert_sign=True, crl_sign=True,
-                                     encipher_only=False, decipher_only=False), critical=True)
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()),
-                       critical=False)
-        .sign(ca_key, hashes.SHA256()))
+    ca_cert = _certificate(ca_key, "CA", ca_key, valid)
     written = [_write(folder / CA_FILE, ca_cert.public_bytes(serialization.Encoding.PEM), 0o644)]
     for role in ROLES:
         key = ec.generate_private_key(ec.SECP256R1())
-        cert = (
-            x509.CertificateBuilder().subject_name(name(f"nbcourse grading {role}"))
-            .issuer_name(ca_name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(start).not_valid_after(end)
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=False,
-                                         key_encipherment=False, data_encipherment=False,
-                                         key_agreement=True, key_cert_sign=False,
-                                         crl_sign=False, encipher_only=False,
-                                         decipher_only=False), critical=True)
-            # every Dask role both listens and connects (a worker to the scheduler and to
-            # other workers), so each certificate serves as a server's and as a client's
-            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH,
-                                                  ExtendedKeyUsageOID.CLIENT_AUTH]),
-                           critical=False)
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName(f"nbcourse-{role}")]),
-                           critical=False)
-            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(
-                ca_key.public_key()), critical=False)
-            .sign(ca_key, hashes.SHA256()))
+        cert = _certificate(key, role, ca_key, valid)
         written.append(_write(folder / cert_file(role),
                               cert.public_bytes(serialization.Encoding.PEM), 0o644))
         written.append(_write(folder / key_file(role), key.private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
             serialization.NoEncryption()), 0o600))
     return written
+
+
+def _name(role: str):
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+    return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "nbcourse grading"),
+                      x509.NameAttribute(NameOID.COMMON_NAME, f"nbcourse grading {role}")])
+
+
+def _certificate(key, role: str, ca_key, valid: tuple):
+    """The CA's own certificate (``key is ca_key``), or ``role``'s signed by the CA."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.x509.oid import ExtendedKeyUsageOID
+
+    is_ca = key is ca_key
+    usage = dict(digital_signature=not is_ca, content_commitment=False, key_encipherment=False,
+                 data_encipherment=False, key_agreement=not is_ca, key_cert_sign=is_ca,
+                 crl_sign=is_ca, encipher_only=False, decipher_only=False)
+    builder = (
+        x509.CertificateBuilder().subject_name(_name(role)).issuer_name(_name("CA"))
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(valid[0]).not_valid_after(valid[1])
+        .add_extension(x509.BasicConstraints(ca=is_ca, path_length=0 if is_ca else None),
+                       critical=True)
+        .add_extension(x509.KeyUsage(**usage), critical=True))
+    if is_ca:
+        builder = builder.add_extension(
+            x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+    else:
+        builder = (
+            # every Dask role both listens and connects (a worker to the scheduler and to
+            # other workers), so each certificate serves as a server's and as a client's
+            builder.add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH,
+                                                         ExtendedKeyUsageOID.CLIENT_AUTH]),
+                                  critical=False)
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(f"nbcourse-{role}")]),
+                           critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(
+                ca_key.public_key()), critical=False))
+    return builder.sign(ca_key, hashes.SHA256())
 
 
 def _write(path: Path, data: bytes, mode: int) -> Path:

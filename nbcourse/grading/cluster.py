@@ -199,6 +199,11 @@ def check_scheduler(scheduler, tls=None, insecure: bool = False) -> None:
                      "tcp://HOST:PORT with --insecure), local or local:N")
 
 
+# how the grader reached the cluster, in results.json's isolation (dask_security)
+LOCAL_TLS = "TLS with throw-away certificates (a cluster on this machine)"
+INSTRUCTOR_TLS = "mutual TLS with the instructor's certificates"
+NO_TLS = "none: plain TCP (--insecure)"
+
 # What a client accepts from a worker: msgpack's plain data (the worker returns JSON
 # text).  Dask's default also unpickles, which runs whatever code a result names.
 DESERIALIZERS = ["msgpack"]
@@ -208,7 +213,8 @@ def connect(scheduler, tls=None, insecure: bool = False):
     """(client, close, security) for an address, ``local`` or ``local:N``, or a ``Client``
     (whose scheduler is reached again by a client of ours, with its security).
 
-    ``security`` says in words how the connection is protected, for results.json."""
+    ``security`` says in words how the connection is protected (``LOCAL_TLS``,
+    ``INSTRUCTOR_TLS`` or ``NO_TLS``)."""
     check_scheduler(scheduler, tls, insecure)
     if isinstance(scheduler, str) and (scheduler == "local" or scheduler.startswith("local:")):
         cluster = _local_cluster(int(scheduler.partition(":")[2] or 2))
@@ -221,7 +227,7 @@ def connect(scheduler, tls=None, insecure: bool = False):
         def close():
             client.close()
             cluster.close()
-        return client, close, "TLS with throw-away certificates (a cluster on this machine)"
+        return client, close, LOCAL_TLS
     if isinstance(scheduler, str):
         address = scheduler if "://" in scheduler else (
             ("tls://" if tls is not None else "tcp://") + scheduler)
@@ -234,9 +240,7 @@ def connect(scheduler, tls=None, insecure: bool = False):
     else:
         address, security = scheduler.scheduler.address, scheduler.security
     client = Client(address, security=security, timeout=30, deserializers=DESERIALIZERS)
-    if address.startswith("tls://"):
-        return client, client.close, "mutual TLS with the instructor's certificates"
-    return client, client.close, "none: plain TCP (--insecure)"
+    return client, client.close, INSTRUCTOR_TLS if address.startswith("tls://") else NO_TLS
 
 
 class _WithoutHTTP:
@@ -291,7 +295,7 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
     client, close, security = connect(scheduler, tls, insecure)
     token = secrets.token_hex(12)
     warnings: list[str] = []
-    if not security.startswith(("TLS", "mutual TLS")):
+    if security == NO_TLS:
         warnings.append(f"graded with --insecure: {INSECURE}")
     address, n_workers = client.scheduler.address, len(client.scheduler_info().get("workers", {}))
     futures = {}

@@ -240,7 +240,7 @@ def test_the_readmes_secured_cluster_grades_and_keeps_out_other_machines(tmp_pat
         assert len(workers) == 1 and all(rogue.returncode != 0 for rogue in rogues)
         theirs = {r.submission: _row(r) for r in local.results}
         assert [_row(r) for r in remote.results] == [theirs["correct"], theirs["wrong"]]
-        assert remote.isolation["dask_security"] == "mutual TLS with the instructor's certificates"
+        assert remote.isolation["dask_security"] == cluster.INSTRUCTOR_TLS
         assert not remote.warnings
         # a client with another CA's certificate (trusting ours), or with none
         stranger = Security(require_encryption=True, tls_ca_file=str(certs / "ca.pem"),
@@ -264,7 +264,7 @@ def test_insecure_grades_on_a_plain_scheduler_and_says_what_that_allowed(tmp_pat
                              scheduler=plain.scheduler_address, insecure=True)
     theirs = {r.submission: _row(r) for r in local.results}
     assert [_row(r) for r in remote.results] == [theirs["correct"]]
-    assert remote.isolation["dask_security"] == "none: plain TCP (--insecure)"
+    assert remote.isolation["dask_security"] == cluster.NO_TLS
     assert any("--insecure" in w and "every hidden input" in w for w in remote.warnings)
 
 
@@ -333,7 +333,7 @@ def test_another_local_user_cannot_reach_the_local_cluster(tmp_path):
     found = json.loads(run.stdout.strip().splitlines()[-1])
     assert len(found) == 2 * len(addresses)
     assert "connected" not in found.values(), found
-    assert security == "TLS with throw-away certificates (a cluster on this machine)"
+    assert security == cluster.LOCAL_TLS
 
 
 # ------------------------------------------------------------------- what a worker returns
