@@ -350,6 +350,7 @@ EXERCISE = Exercise(
                  ]),
         Question("q3", "choose_alpha", points=2, title="choosing alpha on the validation part",
                  reference=ref_choose_alpha, forbidden=EVALUATION,
+                 calls=("fraction_correct",),
                  hint="fit on the training part for each alpha, score on the validation part, "
                       "keep the best (the smallest alpha on a tie)",
                  mistakes=[
@@ -377,6 +378,7 @@ EXERCISE = Exercise(
                  ]),
         Question("q4", "spam_experiment", points=2, title="the recipe as a function",
                  reference=ref_experiment, forbidden=EVALUATION,
+                 calls=("split_indices", "choose_alpha", "fraction_correct"),
                  hint="split with your split_indices; fit the BagOfWords on the training texts "
                       "only; choose alpha with your choose_alpha on the validation part; fit on "
                       "the training part and score the test part once",
@@ -417,6 +419,7 @@ EXERCISE = Exercise(
         Question("q5", "best_alpha", points=1, kind="value",
                  title="the alpha chosen for the SMS corpus",
                  reference=lambda: sms_result("best_alpha"),
+                 calls=("spam_experiment",),
                  hint="run your spam_experiment on the SMS messages with seed 0",
                  mistakes=[
                      Mistake("alpha scored on the training part", lambda: ref_experiment(
@@ -432,6 +435,7 @@ EXERCISE = Exercise(
         Question("q6", "test_accuracy", points=2, kind="value",
                  title="the test accuracy of the chosen model",
                  reference=lambda: sms_result("test_accuracy"),
+                 calls=("spam_experiment",),
                  # closer than one message of the test part (1/558 = 0.0018 on the SMS
                  # corpus), so the validation accuracy or another alpha's does not pass
                  tolerance=Tolerance(rel=0.0, abs_=1e-6),

@@ -11,6 +11,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
+from . import follow_through
 from .diagnosis import FORM_NOTES, IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .specs import FAILED, Exercise
@@ -56,6 +57,7 @@ class QuestionResult:
     withheld: float = 0.0  # points the tests earned but a flag took away
     mistakes: list[str] = field(default_factory=list)  # known mistakes the answer makes
     diagnosis: str = ""  # the words that name them
+    follow_through: list[str] = field(default_factory=list)  # failed callees it was right without
 
 
 @dataclass
@@ -364,6 +366,8 @@ def score(exercise: Exercise, expected: dict[str, list], report: RunReport, subm
     statuses, reasons, notes = set(), [], []
     stubs_left = _notebook_problems(exercise, report, statuses, reasons, notes)
     questions = _score_answers(exercise, expected, report, stubs_left, statuses)
+    follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,
+                          score_question)
     reasons += _answer_reasons(questions)
     status = next((s for s in PRECEDENCE if s in statuses), Status.GRADED)
     total = _round(sum(Fraction(str(q.score)) for q in questions))
