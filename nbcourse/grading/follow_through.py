@@ -175,12 +175,14 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
             result.status = AnswerStatus.FOLLOW_THROUGH
             result.mistakes, result.diagnosis = [], ""
             result.follow_through = [c.id for c in blamed]
+            how = "it fails only because it calls" if question.kind == "function" else \
+                "it is wrong only because its cell calls"
             result.notes.append(
-                f"Your `{question.name}` is right: it fails only because it calls your "
-                f"{_named(blamed)}. With the right "
+                f"Your `{question.name}` is right: {how} your {_named(blamed)}. With the right "
                 f"{'function' if len(blamed) == 1 else 'functions'} in place it passes every "
                 f"test, so it earns {_points(result.score)} of its {_points(question.points)} "
-                "points (follow-through marking); fix the function named here.")
+                f"point{'' if question.points == 1 else 's'} (follow-through marking); fix "
+                f"{'that function' if len(blamed) == 1 else 'those functions'} instead.")
         else:
             result.mistakes, result.diagnosis = again.mistakes, again.diagnosis
             for case, other in zip(result.cases, again.cases):

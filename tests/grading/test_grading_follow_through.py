@@ -150,3 +150,53 @@ def test_a_value_is_read_again_from_the_cell_that_assigns_it_without_redefinitio
     assert "p_no = joint_scores()" in source and "def joint_scores" not in source
     assert "%time" not in source
     assert assigning_cell(cells, "nothing", []) is None
+
+
+def _solved(exercise: str, replace: dict[str, str]) -> str:
+    """The instructor's solution of ``exercise`` as a student hands it in, with the cells
+    that define each name in ``replace`` replaced by its code."""
+    notebook = json.loads((REPO / "exercises" / "source" / f"{exercise}.ipynb").read_text())
+    cells = []
+    for cell in notebook["cells"]:
+        text = "".join(cell["source"])
+        if "BEGIN HIDDEN TESTS" in text:
+            continue
+        for name, code in replace.items():
+            if cell["cell_type"] == "code" and f"def {name}(" in text:
+                cell = dict(cell, source=code, outputs=[], execution_count=None)
+        cells.append(cell)
+    return json.dumps(dict(notebook, cells=cells))
+
+
+ERROR_RATE = '''
+def fraction_correct(y_true, y_pred):
+    return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))  # the error rate
+'''
+
+
+def test_one_wrong_accuracy_function_costs_only_its_own_point(tmp_path):
+    """Issue 34: a wrong fraction_correct cost 7.8 of 12 points, with hints to rewrite
+    choose_alpha, spam_experiment and the values computed from them."""
+    path = tmp_path / "error_rate.ipynb"
+    path.write_text(_solved("05_spam", {"fraction_correct": ERROR_RATE}), encoding="utf-8")
+    batch = grade_batch("05_spam", [path], tmp_path / "out", jobs=1, progress=None)
+    (result,) = batch.results
+    q = _questions(result)
+    assert q["fraction_correct"].score < 1.0
+    assert q["fraction_correct"].mistakes == ["the error rate"]
+    for name in ("choose_alpha", "spam_experiment", "best_alpha", "test_accuracy"):
+        assert q[name].status == "right given the functions it calls", (name, q[name].notes)
+        assert q[name].score == q[name].points and q[name].follow_through == ["q2"]
+        assert not q[name].mistakes
+        assert not any(note.startswith("hint: ") for note in q[name].notes)
+    assert result.total == batch.exercise.maximum - 1 + q["fraction_correct"].score
+
+
+def test_no_alpha_choice_at_all_is_not_called_choosing_on_the_test_part():
+    from nbcourse.grading.hidden import grade_question
+    exercise = specs.load("05_spam")
+    question = exercise.question("q4")
+    mistake = next(m for m in question.mistakes if m.name == "no alpha chosen: alpha = 1")
+    result = grade_question(question, mistake.reference)
+    assert result.mistakes == ["no alpha chosen: alpha = 1"]
+    assert "alpha chosen on the test part" not in result.diagnosis
