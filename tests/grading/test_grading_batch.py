@@ -82,7 +82,8 @@ EXPECTED.update({
     "attack_08_corpus_rewrite": ("graded", 10.0),
     "attack_09_memory_children": ("graded", 10.0),
     "attack_10_fill_tmp": ("graded", 10.0),
-    "attack_14_revealing_errors": ("cell error", 2.0),
+    # q5, and q4 by follow-through: its cell is right, given a right joint_scores
+    "attack_14_revealing_errors": ("cell error", 3.0),
     "attack_15_quit_at_end": ("graded", 10.0),
     "attack_16_fraction_zero": ("graded", 9.0),
     # round two (issue 23): each keeps its 8 points only where the sandbox held

@@ -200,3 +200,18 @@ def test_no_alpha_choice_at_all_is_not_called_choosing_on_the_test_part():
     result = grade_question(question, mistake.reference)
     assert result.mistakes == ["no alpha chosen: alpha = 1"]
     assert "alpha chosen on the test part" not in result.diagnosis
+
+
+def test_validate_warns_when_a_called_function_has_no_solution(tmp_path):
+    from nbcourse.grading.validate import validate
+    source = REPO / "exercises" / "source"
+    for suffix in (".grading.py", ".ipynb"):
+        (tmp_path / f"01_weather{suffix}").write_bytes((source / f"01_weather{suffix}").read_bytes())
+    assert not [p for p in validate("01_weather", tmp_path) if "follow-through" in p.message]
+    notebook = json.loads((tmp_path / "01_weather.ipynb").read_text())
+    for cell in notebook["cells"]:
+        cell["source"] = "".join(cell["source"]).replace("def likelihood(", "def likelihood_(")
+    (tmp_path / "01_weather.ipynb").write_text(json.dumps(notebook))
+    warned = [p for p in validate("01_weather", tmp_path) if "follow-through" in p.message]
+    assert [p.level for p in warned] == ["warning"] * 3  # q2, q3, q4
+    assert "q2 calls likelihood" in warned[0].message
