@@ -106,7 +106,8 @@ EXPECTED.update({
     "sandbox_12_find_priority": ("graded", 10.0),  # 9 when it starts with a lower priority
     # issue 23: what comes back from the kernel is untrusted
     "attack_18_class_name_leak": ("graded", 8.0),
-    "attack_19_later_public_case": ("graded", 6.0),
+    # predict's 2 points by follow-through: it fails only through joint_scores
+    "attack_19_later_public_case": ("graded", 8.0),
     "attack_20_own_exec": ("graded", 3.0),  # it wrote its own text into every case
     "attack_21_forged_report": ("answers unreadable", 7.11),
     # a 1.5 GB message: refused at the grading worker's own memory limit, the kernel stopped
