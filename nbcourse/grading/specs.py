@@ -343,8 +343,15 @@ class Exercise:
 
     def publish(self) -> dict:
         """The student side of the spec, as plain JSON (see ``selfcheck``)."""
+        questions = []
+        for question in self.questions:
+            entry = question.publish()
+            callees = self.callees(question)
+            if callees:  # check() says when one of them is why this answer fails
+                entry["calls"] = [q.id for q in callees]
+            questions.append(entry)
         return {"format": 1, "exercise": self.name, "title": self.title,
-                "questions": [q.publish() for q in self.questions]}
+                "questions": questions}
 
 
 # ----------------------------------------------------------------------- finding specs

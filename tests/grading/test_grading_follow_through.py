@@ -215,3 +215,34 @@ def test_validate_warns_when_a_called_function_has_no_solution(tmp_path):
     warned = [p for p in validate("01_weather", tmp_path) if "follow-through" in p.message]
     assert [p.level for p in warned] == ["warning"] * 3  # q2, q3, q4
     assert "q2 calls likelihood" in warned[0].message
+
+
+def test_check_blames_the_function_that_fails_not_the_one_that_calls_it():
+    """check("q3", predict) with a wrong likelihood: no "always the most common label",
+    no hint to rewrite predict, and the name of the function to fix."""
+    from nbcourse.grading.selfcheck import Checker
+    namespace: dict = {}
+    exec("from fractions import Fraction\n" + make_fixtures.WRONG_LIKELIHOOD + """
+def joint_scores(table, query, target):
+    scores = {}
+    for label in table[target].unique():
+        score = Fraction(int((table[target] == label).sum()), len(table))
+        for feature, value in query.items():
+            score *= likelihood(table, feature, value, target, label)
+        scores[label] = score
+    return scores
+
+def predict(table, query, target):
+    scores = joint_scores(table, query, target)
+    return max(scores, key=scores.get)
+""", namespace)
+    checker = Checker("01_weather", path=REPO / "exercises" / "01_weather.checks.json")
+    report = checker.run("q3", namespace["predict"], sources=[])
+    assert not report.all_passed  # the wrong likelihood shows
+    assert report.mistakes == [] and report.diagnosis == ""
+    assert report.callees_failing == "`likelihood` (q1)"
+    text = str(report)
+    assert "hint:" not in text and "fix that first" in text
+    # the function to fix is still told its own mistake
+    assert checker.run("q1", namespace["likelihood"], sources=[]).mistakes == \
+        ["divided by the whole table"]
