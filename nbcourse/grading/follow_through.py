@@ -129,6 +129,12 @@ def plan(exercise) -> list[dict]:
 
 
 # ------------------------------------------------------------------------ scoring
+#: The ordinary readings follow-through may raise: a wrong answer, or a value whose cell
+#: failed (through the function it calls, if it is right that way).  An answer that timed
+#: out, could not be read or is still the stub keeps its reading.
+_WRONG = (AnswerStatus.FAILED, AnswerStatus.PARTLY_PASSED, AnswerStatus.MISSING)
+
+
 def _failed(result) -> bool:
     return result.status not in (AnswerStatus.PASSED, AnswerStatus.FOLLOW_THROUGH)
 
@@ -150,7 +156,7 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
     for question in _order(exercise):
         result = by_id[question.id]
         callees = exercise.callees(question)
-        if not callees or result.status in (AnswerStatus.PASSED,) or \
+        if not callees or result.status not in _WRONG or \
                 not any(by_id[c.id].status != AnswerStatus.PASSED for c in callees):
             continue
         reply = replies.get(question.id)

@@ -366,8 +366,6 @@ def score(exercise: Exercise, expected: dict[str, list], report: RunReport, subm
     statuses, reasons, notes = set(), [], []
     stubs_left = _notebook_problems(exercise, report, statuses, reasons, notes)
     questions = _score_answers(exercise, expected, report, stubs_left, statuses)
-    follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,
-                          score_question)
     reasons += _answer_reasons(questions)
     status = next((s for s in PRECEDENCE if s in statuses), Status.GRADED)
     total = _round(sum(Fraction(str(q.score)) for q in questions))
@@ -434,6 +432,10 @@ def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunRep
             result.notes = [f"`{question.name}` is not defined: not answered yet (a cell "
                             "still raises NotImplementedError)"]
         questions.append(result)
+    # a value missing only because its cell called a wrong graded function is not missing
+    follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,
+                          score_question)
+    for result in questions:
         if result.status == AnswerStatus.MISSING:
             statuses.add(Status.ANSWER_MISSING)
         elif result.status == AnswerStatus.UNREADABLE:

@@ -24,7 +24,8 @@ _spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make
 make_fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_fixtures)
 
-BUILDERS = ("only_likelihood_wrong", "likelihood_and_predict_wrong", "follow_through_talks")
+BUILDERS = ("only_likelihood_wrong", "likelihood_and_predict_wrong", "follow_through_talks",
+            "likelihood_raises")
 
 
 @pytest.fixture(scope="module")
@@ -67,11 +68,23 @@ def test_right_answers_that_call_a_wrong_likelihood_keep_their_points(graded):
     assert "Known mistake" not in predict_section and "known mistake" not in predict_section
 
 
+def test_a_value_whose_cell_failed_through_a_wrong_function_is_not_missing(graded):
+    _, results, _, _ = graded
+    result = results["likelihood_raises"]
+    q = _questions(result)
+    assert q["likelihood"].score == 0.0
+    for name in ("joint_scores", "predict", "p_no"):
+        assert q[name].status == "right given the functions it calls", (name, q[name].notes)
+    assert result.total == 3 + 2 + 1 + 2
+    assert result.status == "cell error"  # the cells that raised are still reported
+    assert not any("not defined" in reason for reason in result.reasons)
+
+
 def test_the_class_report_counts_the_cause_not_the_symptom(graded):
     batch, _, _, _ = graded
     table = {row["id"]: row for row in question_table(batch)}
     assert table["q1"]["mistakes"] == [("divided by the whole table", 3)]
-    assert table["q2"]["mistakes"] == [] and table["q2"]["right_given_callees"] == 3
+    assert table["q2"]["mistakes"] == [] and table["q2"]["right_given_callees"] == 4
     assert table["q2"]["unrecognised"] == 0
     # predict is wrong on its own in one submission: that one mistake is counted
     assert batch_summary(batch.results, batch.exercise)["q3"] == {"the smallest score": 1}
