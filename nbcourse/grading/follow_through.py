@@ -151,6 +151,7 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
     ``score_question`` is ``scoring.score_question``, which judges the second reading
     the way it judges the first.
     """
+    from .scoring import points_text as _points  # scoring imports this module
     replies = report.follow_through if isinstance(report.follow_through, dict) else {}
     by_id = {r.id: r for r in results}
     for question in _order(exercise):
@@ -198,7 +199,3 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
                 "some tests, so it has a mistake of its own as well.")
             result.notes += [n for n in again.notes if n == again.diagnosis or
                              n.startswith("hint: ")]
-
-
-def _points(value) -> str:
-    return f"{float(value):.2f}".rstrip("0").rstrip(".")

@@ -131,7 +131,8 @@ class Question:
 
     def __post_init__(self):
         if isinstance(self.calls, str):
-            raise TypeError(f"question {self.id}: calls must be a list of names, got {self.calls!r}")
+            raise TypeError(f"question {self.id}: calls must be a list of names, "
+                            f"got {self.calls!r}")
         self.calls = tuple(self.calls)
         if not 0 <= self.follow_through <= 1:
             raise ValueError(f"question {self.id}: follow_through must be between 0 and 1, "

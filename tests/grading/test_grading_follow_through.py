@@ -219,7 +219,8 @@ def test_validate_warns_when_a_called_function_has_no_solution(tmp_path):
     from nbcourse.grading.validate import validate
     source = REPO / "exercises" / "source"
     for suffix in (".grading.py", ".ipynb"):
-        (tmp_path / f"01_weather{suffix}").write_bytes((source / f"01_weather{suffix}").read_bytes())
+        name = f"01_weather{suffix}"
+        (tmp_path / name).write_bytes((source / name).read_bytes())
     assert not [p for p in validate("01_weather", tmp_path) if "follow-through" in p.message]
     notebook = json.loads((tmp_path / "01_weather.ipynb").read_text())
     for cell in notebook["cells"]:
