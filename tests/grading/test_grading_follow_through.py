@@ -260,3 +260,19 @@ def predict(table, query, target):
     # the function to fix is still told its own mistake
     assert checker.run("q1", namespace["likelihood"], sources=[]).mistakes == \
         ["divided by the whole table"]
+
+
+def test_the_probe_puts_the_students_functions_back():
+    from nbcourse.grading.execution import probe_source
+    namespace: dict = {}
+    exec("def f(x):\n    return -1\n\ndef g(x):\n    return f(x) + 1\n", namespace)
+    own = namespace["f"]
+    request = {"question": "q2", "name": "g", "kind": "function", "replace": ["f"],
+               "graded": ["f", "g"], "reference": "def f(x):\n    return 2 * x\n",
+               "cases": [{"args": [3], "kwargs": {"$dict": []}}]}
+    report = probe_source._report(namespace, request)
+    assert report["cases"] == [{"value": 7}]
+    assert namespace["f"] is own and namespace["g"](3) == 0
+    # a reference that cannot be defined: no reading, and still the student's own f
+    report = probe_source._report(namespace, dict(request, reference="def f(:"))
+    assert "unreadable" in report and namespace["f"] is own
