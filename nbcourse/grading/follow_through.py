@@ -145,13 +145,13 @@ def _named(questions) -> str:
 
 
 def credit(exercise, expected: dict, report, results: list, penalty: float,
-           score_question) -> None:
+           score_question, points_text) -> None:
     """Follow-through credit and diagnosis, in place, for the ``results`` of one run.
 
     ``score_question`` is ``scoring.score_question``, which judges the second reading
-    the way it judges the first.
+    the way it judges the first; ``points_text`` is ``scoring.points_text`` (scoring
+    calls this module, not the other way round).
     """
-    from .scoring import points_text as _points  # scoring imports this module
     replies = report.follow_through if isinstance(report.follow_through, dict) else {}
     by_id = {r.id: r for r in results}
     for question in _order(exercise):
@@ -187,7 +187,8 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
             result.notes.append(
                 f"Your `{question.name}` is right: {how} your {_named(blamed)}. With the right "
                 f"{'function' if len(blamed) == 1 else 'functions'} in place it passes every "
-                f"test, so it earns {_points(result.score)} of its {_points(question.points)} "
+                f"test, so it earns {points_text(result.score)} of its "
+                f"{points_text(question.points)} "
                 f"point{'' if question.points == 1 else 's'} (follow-through marking); fix "
                 f"{'that function' if len(blamed) == 1 else 'those functions'} instead.")
         else:

@@ -434,7 +434,7 @@ def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunRep
         questions.append(result)
     # a value missing only because its cell called a wrong graded function is not missing
     follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,
-                          score_question)
+                          score_question, points_text)
     for result in questions:
         if result.status == AnswerStatus.MISSING:
             statuses.add(Status.ANSWER_MISSING)
