@@ -183,6 +183,7 @@ EXERCISE = Exercise(
         Question(
             "q2", "joint_scores", points=3, title="the joint scores P(y) * prod P(x_k | y)",
             reference=ref_joint_scores, forbidden=("CategoricalNB",),
+            calls=("likelihood",),
             hint="start from the prior of each class and multiply one likelihood per feature "
                  "of the query",
             mistakes=[
@@ -213,6 +214,7 @@ EXERCISE = Exercise(
         Question(
             "q3", "predict", points=2, title="the predicted class for a query",
             reference=ref_predict, forbidden=("CategoricalNB",),
+            calls=("joint_scores",),
             hint="the prediction is the label whose joint score (prior included) is largest",
             mistakes=[
                 Mistake("the class prior left out", predict_without_prior, NO_PRIOR),
@@ -246,6 +248,7 @@ EXERCISE = Exercise(
         Question(
             "q4", "p_no", points=1, kind="value", title="the posterior P(play = no | the lesson's day)",
             reference=ref_p_no, forbidden=("CategoricalNB",),
+            calls=("joint_scores",),
             hint="a posterior is a joint score divided by the sum of the joint scores",
             mistakes=[
                 Mistake("P(yes | day) instead of P(no | day)",

@@ -258,6 +258,7 @@ EXERCISE = Exercise(
                  ]),
         Question("q2", "map_estimate", points=2, title="the MAP estimate (posterior mode)",
                  reference=ref_map, cases=COIN_CASES, forbidden=SMOOTHING,
+                 calls=("posterior_parameters",),
                  hint="the MAP is where the posterior density peaks: the mode (a - 1) / "
                       "(a + b - 2) of the posterior Beta(a + heads, b + tails). " + FROM_Q1,
                  mistakes=[
@@ -273,6 +274,7 @@ EXERCISE = Exercise(
                  ]),
         Question("q3", "posterior_mean", points=2, title="the posterior mean",
                  reference=ref_mean, cases=COIN_CASES, forbidden=SMOOTHING,
+                 calls=("posterior_parameters",),
                  hint="take the mean of the posterior Beta(a + heads, b + tails), not of the "
                       "prior. " + FROM_Q1,
                  mistakes=[
@@ -361,6 +363,7 @@ EXERCISE = Exercise(
         Question("q6", "smoothed_p_no", points=1, kind="value",
                  title="the smoothed posterior P(play = no | the lesson's day)",
                  reference=ref_smoothed_p_no, forbidden=("CategoricalNB",) + SMOOTHING,
+                 calls=("smoothed_likelihood",),
                  hint="smooth each likelihood as (count + 1) / (class size + number of values "
                       "of that feature in the whole table); the prior P(play) stays the plain "
                       "share of rows; then divide the score of 'no' by the sum of both scores",

@@ -271,6 +271,21 @@ def choose_fitting_on_validation_too(X_train, y_train, X_validation, y_validatio
         y_validation, MultinomialNB(alpha=a).fit(X_both, y_both).predict(X_validation)))
 
 
+def experiment_without_choice(texts, labels, alphas, seed, *, pick):
+    """The recipe with no alpha chosen at all: ``pick(alphas)`` whatever the data."""
+    texts, labels = list(texts), np.asarray(labels)
+    train, _, test = ref_split(len(texts), seed)
+    vectorizer = BagOfWords().fit([texts[i] for i in train])
+    alpha = pick(alphas)
+    model = MultinomialNB(alpha=alpha).fit(vectorizer.transform([texts[i] for i in train]),
+                                           labels[train])
+    return alpha, ref_fraction_correct(labels[test],
+                                       model.predict(vectorizer.transform([texts[i] for i in test])))
+
+
+NO_CHOICE = ("Your alpha is the same whatever the messages: no alpha is chosen. Try every alpha "
+             "of the list, score each on the validation part (your choose_alpha does that) and "
+             "keep the best: see lesson 05, §5.")
 ON_TRAINING = ("You chose alpha by its accuracy on the training part, where the model has seen "
                "every message, so the weakest smoothing always looks best. Score each alpha on "
                "the validation part: see lesson 05, §5.")
@@ -350,6 +365,7 @@ EXERCISE = Exercise(
                  ]),
         Question("q3", "choose_alpha", points=2, title="choosing alpha on the validation part",
                  reference=ref_choose_alpha, forbidden=EVALUATION,
+                 calls=("fraction_correct",),
                  hint="fit on the training part for each alpha, score on the validation part, "
                       "keep the best (the smallest alpha on a tie)",
                  mistakes=[
@@ -377,6 +393,7 @@ EXERCISE = Exercise(
                  ]),
         Question("q4", "spam_experiment", points=2, title="the recipe as a function",
                  reference=ref_experiment, forbidden=EVALUATION,
+                 calls=("split_indices", "choose_alpha", "fraction_correct"),
                  hint="split with your split_indices; fit the BagOfWords on the training texts "
                       "only; choose alpha with your choose_alpha on the validation part; fit on "
                       "the training part and score the test part once",
@@ -391,6 +408,12 @@ EXERCISE = Exercise(
                              "reported the accuracy on that same part: the test part must play "
                              "no role in any choice. Choose on the validation part: see lesson "
                              "05, §5 and §7."),
+                     Mistake("no alpha chosen: the first of the list", lambda *args:
+                             experiment_without_choice(*args, pick=lambda alphas: alphas[0]),
+                             NO_CHOICE),
+                     Mistake("no alpha chosen: alpha = 1", lambda *args:
+                             experiment_without_choice(*args, pick=lambda alphas: 1.0),
+                             NO_CHOICE),
                      Mistake("(accuracy, alpha) instead of (alpha, accuracy)",
                              lambda *args: ref_experiment(*args)[::-1],
                              "Your pair is in the wrong order: return (best_alpha, "
@@ -417,6 +440,7 @@ EXERCISE = Exercise(
         Question("q5", "best_alpha", points=1, kind="value",
                  title="the alpha chosen for the SMS corpus",
                  reference=lambda: sms_result("best_alpha"),
+                 calls=("spam_experiment",),
                  hint="run your spam_experiment on the SMS messages with seed 0",
                  mistakes=[
                      Mistake("alpha scored on the training part", lambda: ref_experiment(
@@ -432,6 +456,7 @@ EXERCISE = Exercise(
         Question("q6", "test_accuracy", points=2, kind="value",
                  title="the test accuracy of the chosen model",
                  reference=lambda: sms_result("test_accuracy"),
+                 calls=("spam_experiment",),
                  # closer than one message of the test part (1/558 = 0.0018 on the SMS
                  # corpus), so the validation accuracy or another alpha's does not pass
                  tolerance=Tolerance(rel=0.0, abs_=1e-6),

@@ -507,6 +507,7 @@ EXERCISE = Exercise(
                  ]),
         Question("q6", "calibration_error", points=1, title="the expected calibration error",
                  reference=ref_calibration_error, forbidden=CALIBRATION,
+                 calls=("reliability_bins",),
                  hint="sum over non-empty bins of (count / N) x |share of positives - mean of p|",
                  mistakes=[
                      Mistake("bins not weighted by their counts", ece_unweighted,

@@ -2,7 +2,8 @@
 
 ``report.html`` beside ``grades.csv``: the distribution of totals, the pass rate and
 the known mistakes of every question (and how many failed it with no mistake the spec
-recognises, the cases worth reading by hand), the slowest submissions, and the
+recognises, the cases worth reading by hand; an answer right but for a graded function
+it calls is counted apart, its mistake under that function), the slowest submissions, and the
 isolation and limits the batch ran with.  Every number comes from the same rows as
 ``grades.csv``; the plots are PNGs inside the page, so it opens offline, from a mail
 attachment or a USB stick.
@@ -68,7 +69,10 @@ def question_table(batch) -> list[dict]:
     for question in batch.exercise.questions:
         answers = [q for r in rows for q in r.questions if q.id == question.id]
         passed = sum(1 for q in answers if q.status == AnswerStatus.PASSED)
-        failed = [q for q in answers if q.status != AnswerStatus.PASSED]
+        # right with the right functions it calls: their mistake, counted where it is
+        carried = sum(1 for q in answers if q.status == AnswerStatus.FOLLOW_THROUGH)
+        failed = [q for q in answers if q.status not in (AnswerStatus.PASSED,
+                                                         AnswerStatus.FOLLOW_THROUGH)]
         mistakes: dict[str, int] = {}
         for answer in answers:
             for name in answer.mistakes:
@@ -76,7 +80,7 @@ def question_table(batch) -> list[dict]:
         table.append({
             "id": question.id, "name": question.name, "title": question.title,
             "points": question.points, "n": len(answers), "passed": passed,
-            "failed": len(failed),
+            "failed": len(failed), "right_given_callees": carried,
             "unrecognised": sum(1 for q in failed if not q.mistakes),
             "mean": sum(q.score for q in answers) / len(answers) if answers else 0.0,
             "mistakes": sorted(mistakes.items(), key=lambda item: (-item[1], item[0])),
@@ -134,7 +138,8 @@ def _questions_section(batch, n: int) -> list[str]:
                                        [q["passed"] / q["n"] if q["n"] else 0 for q in table])
                      + '">')
     parts.append('<table id="questions"><tr><th>question</th><th>points</th><th>mean</th>'
-                 "<th>passed</th><th>failed</th><th>failed with no recognised mistake</th>"
+                 "<th>passed</th><th>right given the functions it calls</th><th>failed</th>"
+                 "<th>failed with no recognised mistake</th>"
                  "<th>known mistakes (how many made each)</th></tr>")
     for q in table:
         mistakes = "<br>".join(f"{escape(name)}: {count}" for name, count in q["mistakes"]) \
@@ -143,7 +148,8 @@ def _questions_section(batch, n: int) -> list[str]:
             f'<tr id="q-{escape(q["id"])}"><td>{escape(q["id"])} <code>{escape(q["name"])}'
             f'</code><br><span class="small">{escape(q["title"])}</span></td>'
             f'<td class="n">{points_text(q["points"])}</td><td class="n">{q["mean"]:.2f}</td>'
-            f'<td class="n">{q["passed"]} of {q["n"]}</td><td class="n">{q["failed"]}</td>'
+            f'<td class="n">{q["passed"]} of {q["n"]}</td>'
+            f'<td class="n">{q["right_given_callees"]}</td><td class="n">{q["failed"]}</td>'
             f'<td class="n">{q["unrecognised"]} of {q["n"]} failed with no recognised '
             f"mistake</td><td>{mistakes}</td></tr>")
     parts.append("</table>")

@@ -11,6 +11,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
+from . import follow_through
 from .diagnosis import FORM_NOTES, IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .specs import FAILED, Exercise
@@ -56,6 +57,7 @@ class QuestionResult:
     withheld: float = 0.0  # points the tests earned but a flag took away
     mistakes: list[str] = field(default_factory=list)  # known mistakes the answer makes
     diagnosis: str = ""  # the words that name them
+    follow_through: list[str] = field(default_factory=list)  # failed callees it was right without
 
 
 @dataclass
@@ -430,6 +432,10 @@ def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunRep
             result.notes = [f"`{question.name}` is not defined: not answered yet (a cell "
                             "still raises NotImplementedError)"]
         questions.append(result)
+    # a value missing only because its cell called a wrong graded function is not missing
+    follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,
+                          score_question, points_text)
+    for result in questions:
         if result.status == AnswerStatus.MISSING:
             statuses.add(Status.ANSWER_MISSING)
         elif result.status == AnswerStatus.UNREADABLE:

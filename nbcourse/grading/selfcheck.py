@@ -56,6 +56,7 @@ class CheckResult:
     diagnosis: str = ""  # the known mistake the answer makes, in words
     mistakes: list[str] = field(default_factory=list)
     graded_later: bool = False  # a value only the grader can judge: check() tests its form
+    callees_failing: str = ""  # graded functions it calls that fail their own checks
 
     @property
     def passed(self) -> int:
@@ -96,10 +97,17 @@ class CheckResult:
             if outcome.message:
                 line += f": {outcome.message}"
             lines.append(line)
-            if outcome.hint and not outcome.passed and not self.diagnosis:
+            if outcome.hint and not outcome.passed and not self.diagnosis \
+                    and not self.callees_failing:
                 lines.append(f"      hint: {outcome.hint}")
         if self.diagnosis:
             lines.append(f"  {self.diagnosis}")
+        if self.callees_failing:
+            lines.append(f"  {self.name} calls your {self.callees_failing}, which "
+                         f"{'fail their' if ' and ' in self.callees_failing else 'fails its'} "
+                         "own public tests: fix that first. Until then these results cannot tell "
+                         f"whether {self.name} itself is right (when graded, an answer wrong "
+                         "only because of a function it calls keeps its points).")
         if not self.graded_later:
             lines.append("Hidden tests with other inputs run when your notebook is graded; "
                          "passing these is a good sign, not a guarantee.")
@@ -121,6 +129,7 @@ class PublicQuestion:
     judge: Any = None
     feedback: dict = field(default_factory=dict)  # mistake name -> its explanation
     graded_later: bool = False
+    calls: Sequence[str] = ()  # ids of the graded functions it calls
 
     @classmethod
     def from_json(cls, data: dict) -> "PublicQuestion":
@@ -129,7 +138,7 @@ class PublicQuestion:
                    Tolerance(*data.get("tolerance", (1e-6, 1e-9))), data.get("exact", False),
                    from_json(data.get("judge")),
                    {m["name"]: m["feedback"] for m in data.get("mistakes", ())},
-                   bool(data.get("graded_later", False)))
+                   bool(data.get("graded_later", False)), tuple(data.get("calls", ())))
 
     def compare(self, actual, expected, judge=None) -> str | None:
         judge = judge or self.judge
@@ -234,7 +243,33 @@ class Checker:
                          lambda a, b, i: spec.same(a, b), skip=(missing,))
         result.mistakes = names
         result.diagnosis = explain(names, spec.feedback)
+        failing = self._failing_callees(spec, answer) if not result.all_passed else []
+        if failing:  # the mistake may be theirs: naming one here would blame the wrong code
+            result.mistakes, result.diagnosis = [], ""
+            result.callees_failing = " and ".join(f"`{q.name}` ({q.id})" for q in failing)
         return result
+
+    def _failing_callees(self, spec: PublicQuestion, answer) -> list[PublicQuestion]:
+        """The graded functions ``answer`` calls (``spec.calls``) whose own public tests
+        fail, looked up where the answer looks them up (a value: the notebook's names)."""
+        namespace = getattr(answer, "__globals__", None) if spec.kind == "function" else None
+        if namespace is None:
+            ipython = sys.modules.get("IPython")
+            shell = ipython.get_ipython() if ipython is not None else None
+            namespace = getattr(shell, "user_ns", None)
+        if not isinstance(namespace, dict):
+            return []
+        failing, roots = [], []
+        for callee_id in spec.calls:
+            callee = self.questions.get(callee_id)
+            function = namespace.get(callee.name) if callee is not None else None
+            if callable(function):
+                checked = self.run(callee_id, function, sources=[])
+                if not checked.all_passed:
+                    failing.append(callee)
+                    if not checked.callees_failing:  # not itself failing through another
+                        roots.append(callee)
+        return roots or failing
 
     @staticmethod
     def _run_case(spec: PublicQuestion, case: dict, answer) -> tuple[TestOutcome, Any]:

@@ -105,6 +105,12 @@ class Question:
     public "is it a probability" case and a hidden exact one).  ``forbidden`` lists
     names the answer must not use (the estimator it re-implements); see
     ``Exercise.forbidden_penalty``.  ``mistakes`` are the known wrong answers.
+
+    ``calls`` names the graded functions this answer calls (``predict`` calls
+    ``joint_scores``; a value, the functions its cell calls): when one of them fails, the
+    answer is graded again with their references in place (follow-through marking, see
+    ``grading/follow_through.py``), and right that way it earns ``follow_through`` of
+    its points (1.0: all of them).
     """
     id: str
     name: str
@@ -119,9 +125,18 @@ class Question:
     forbidden: Sequence[str] = ()
     hint: str = ""
     mistakes: Sequence[Mistake] = ()
+    calls: Sequence[str] = ()
+    follow_through: float = 1.0
     origin: tuple = field(default_factory=_origin, repr=False, compare=False)
 
     def __post_init__(self):
+        if isinstance(self.calls, str):
+            raise TypeError(f"question {self.id}: calls must be a list of names, "
+                            f"got {self.calls!r}")
+        self.calls = tuple(self.calls)
+        if not 0 <= self.follow_through <= 1:
+            raise ValueError(f"question {self.id}: follow_through must be between 0 and 1, "
+                             f"got {self.follow_through}")
         if self.kind not in ("function", "value"):
             raise ValueError(f"question {self.id}: kind must be 'function' or 'value', got {self.kind!r}")
         if self.points <= 0:
@@ -282,6 +297,29 @@ class Exercise:
             raise ValueError("an exercise needs at least one question")
         if not 0 <= self.forbidden_penalty <= 1:
             raise ValueError("forbidden_penalty must be between 0 and 1")
+        functions = {q.name for q in self.questions if q.kind == "function"}
+        for question in self.questions:
+            for name in question.calls:
+                if name == question.name or name not in functions:
+                    raise ValueError(f"question {question.id}: calls names {name!r}, which is "
+                                     "not another graded function of this exercise")
+            if question in self.callees(question):
+                raise ValueError(f"question {question.id}: its calls lead back to "
+                                 f"{question.name!r} (a cycle)")
+
+    def callees(self, question: Question) -> list[Question]:
+        """The graded functions ``question`` calls, directly or through one another, in
+        the exercise's order."""
+        by_name = {q.name: q for q in self.questions}
+        found, todo = set(), list(question.calls)
+        while todo:
+            name = todo.pop()
+            if name in found or name not in by_name:
+                continue
+            found.add(name)
+            if name != question.name:
+                todo.extend(by_name[name].calls)
+        return [q for q in self.questions if q.name in found]
 
     @property
     def maximum(self) -> float:
@@ -295,15 +333,26 @@ class Exercise:
                        f"it has {[q.id for q in self.questions]}")
 
     def probe_plan(self) -> dict:
-        return {"exercise": self.name, "questions": [q.probe_request() for q in self.questions]}
+        """What the grading worker asks the kernel: every answer, then the follow-through
+        probes (``follow_through.plan``), which run after every answer is read."""
+        from .follow_through import plan
+        return {"exercise": self.name, "questions": [q.probe_request() for q in self.questions],
+                "follow_through": plan(self)}
 
     def expected(self) -> dict[str, list]:
         return {q.id: q.expected() for q in self.questions}
 
     def publish(self) -> dict:
         """The student side of the spec, as plain JSON (see ``selfcheck``)."""
+        questions = []
+        for question in self.questions:
+            entry = question.publish()
+            callees = self.callees(question)
+            if callees:  # check() says when one of them is why this answer fails
+                entry["calls"] = [q.id for q in callees]
+            questions.append(entry)
         return {"format": 1, "exercise": self.name, "title": self.title,
-                "questions": [q.publish() for q in self.questions]}
+                "questions": questions}
 
 
 # ----------------------------------------------------------------------- finding specs

@@ -54,6 +54,8 @@ class AnswerStatus(_Words):
     """What happened to one answer (a question of the exercise)."""
     PASSED = "passed"
     PARTLY_PASSED = "partly passed"  # a function that passes some of its cases
+    # failed, but passes every case with the right functions it calls (follow-through)
+    FOLLOW_THROUGH = "right given the functions it calls"
     FAILED = "failed"
     NOT_ANSWERED = "not answered"    # still the stub that raises NotImplementedError
     MISSING = "missing"              # the name is not defined after running the notebook

@@ -15,7 +15,9 @@ one, the notebook cell or the spec line, so the instructor can go straight to it
 * every public case can be shipped to students (plain-data inputs, a judge from
   ``nbcourse.grading.judges``);
 * every known mistake runs on every case, loses points, is caught by a hidden case
-  (function questions) and is recognised by the diagnosis.
+  (function questions) and is recognised by the diagnosis;
+* a question that declares ``calls`` finds the solutions of what it calls in the source
+  notebook (follow-through marking).
 """
 from __future__ import annotations
 
@@ -124,6 +126,22 @@ def validate(name: str, source_dir: Path | None = None) -> list[Problem]:
         if notebook_path.is_file() else set()
     for question in exercise.questions:
         problems += _check_question(question, spec_path, notebook_path, defined)
+    problems += _check_follow_through(exercise, spec_path)
+    return problems
+
+
+def _check_follow_through(exercise, spec_path: Path) -> list[Problem]:
+    """A question that declares ``calls`` needs the solutions of what it calls, as
+    top-level functions of the source notebook, or follow-through marking is off for it."""
+    from .follow_through import reference_source
+    problems = []
+    for question in exercise.questions:
+        callees = [q.name for q in exercise.callees(question)]
+        if callees and reference_source(exercise, callees) is None:
+            problems.append(Problem("warning", _at(question.origin, spec_path), (
+                f"{question.id} calls {', '.join(callees)}, but the source notebook does not "
+                "define them all as top-level functions: no follow-through marking for "
+                f"{question.id}")))
     return problems
 
 

@@ -82,7 +82,8 @@ EXPECTED.update({
     "attack_08_corpus_rewrite": ("graded", 10.0),
     "attack_09_memory_children": ("graded", 10.0),
     "attack_10_fill_tmp": ("graded", 10.0),
-    "attack_14_revealing_errors": ("cell error", 2.0),
+    # q5, and q4 by follow-through: its cell is right, given a right joint_scores
+    "attack_14_revealing_errors": ("cell error", 3.0),
     "attack_15_quit_at_end": ("graded", 10.0),
     "attack_16_fraction_zero": ("graded", 9.0),
     # round two (issue 23): each keeps its 8 points only where the sandbox held
@@ -105,7 +106,8 @@ EXPECTED.update({
     "sandbox_12_find_priority": ("graded", 10.0),  # 9 when it starts with a lower priority
     # issue 23: what comes back from the kernel is untrusted
     "attack_18_class_name_leak": ("graded", 8.0),
-    "attack_19_later_public_case": ("graded", 6.0),
+    # predict's 2 points by follow-through: it fails only through joint_scores
+    "attack_19_later_public_case": ("graded", 8.0),
     "attack_20_own_exec": ("graded", 3.0),  # it wrote its own text into every case
     "attack_21_forged_report": ("answers unreadable", 7.11),
     # a 1.5 GB message: refused at the grading worker's own memory limit, the kernel stopped

@@ -184,8 +184,57 @@ def _call_case(answer, case):
         return {"unreadable": _describe(error)}
 
 
+_ABSENT = object()
+
+
+def _builtins_copy():
+    found = globals().get("__builtins__")
+    return dict(found) if isinstance(found, dict) else dict(vars(found))
+
+
+def _follow_through(user_ns, request):
+    """The answer again, with the graded functions it calls replaced by their solutions.
+
+    Asked only after every answer has been read (``grading/follow_through.py``).  The
+    solutions are defined in a namespace of their own (the source notebook's imports,
+    the student's other graded functions), bound in ``user_ns`` for this probe only,
+    and the student's own functions are put back afterwards.  A value is read after its
+    cell (``request["cell"]``, sent by the grader) has run again.
+    """
+    replace = list(request["replace"])
+    saved = {name: user_ns.get(name, _ABSENT) for name in replace}
+    report = {"question": request["question"], "name": request["name"]}
+    try:
+        scope = {"__builtins__": _builtins_copy(), "__name__": "nbcourse_reference"}
+        exec(compile(request["reference"], "<reference>", "exec"), scope)
+        for name in request.get("graded", []):
+            if name not in replace and name in user_ns:
+                scope[name] = user_ns[name]
+        for name in replace:
+            user_ns[name] = scope[name]
+        if request["kind"] == "value":
+            if not isinstance(request.get("cell"), str):
+                report["unreadable"] = "no cell assigns this value"
+                return report
+            exec(compile(request["cell"], "<follow-through>", "exec"), user_ns)
+        return _report(user_ns, {k: v for k, v in request.items() if k != "replace"})
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # noqa: BLE001 - the answer simply cannot be read again
+        report["unreadable"] = _describe(error)
+        return report
+    finally:
+        for name, value in saved.items():
+            if value is _ABSENT:
+                user_ns.pop(name, None)
+            else:
+                user_ns[name] = value
+
+
 def _report(user_ns, request):
     """What the probe says about the answer ``request`` names in ``user_ns``."""
+    if "replace" in request:
+        return _follow_through(user_ns, request)
     name = request["name"]
     report = {"question": request["question"], "name": name}
     if name not in user_ns:

@@ -48,7 +48,8 @@ class RunReport:
     """Facts about one run; ``scoring`` turns them into a status and points.
 
     ``probes`` maps a question id to the probe's JSON reply for it (values and errors
-    as the student's kernel produced them, or why there is no reply).  ``isolation``
+    as the student's kernel produced them, or why there is no reply);
+    ``follow_through`` the same for the follow-through probes (``grading/follow_through.py``).  ``isolation``
     says how the submission was confined (sandbox, memory limit that applied).
     ``grader_error`` is set when the grading machinery itself failed.
     """
@@ -61,6 +62,7 @@ class RunReport:
     memory_error: bool = False
     output_bytes: int = 0
     probes: dict = field(default_factory=dict)
+    follow_through: dict = field(default_factory=dict)  # question id -> second reading
     forbidden: dict = field(default_factory=dict)
     isolation: dict = field(default_factory=dict)
     grader_error: str = ""

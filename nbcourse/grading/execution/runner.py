@@ -18,7 +18,8 @@ main process.  For one notebook it:
    inputs (``probe_source``), as a user expression of an empty request, so IPython's
    input transformers and hooks never see the probe; the reply is accepted only between
    two copies of a marker that is random for every run;
-5. kills the kernel with everything it started, and has the sandbox's writable folders
+5. then, every answer read, the follow-through probes (``follow_through``);
+6. kills the kernel with everything it started, and has the sandbox's writable folders
    emptied (``KernelServer.end_kernel``; a sandbox where that does not hold is ended).
 
 It returns a typed ``RunReport`` (which cell failed, what each probe replied); scoring
@@ -39,6 +40,7 @@ from queue import Empty
 from typing import Callable
 
 from .connection import MAX_MESSAGE_BYTES, bounded_context, quick_ready
+from .follow_through import run_follow_through
 from .limits import GradingLimits
 from .notebook_file import MAX_NOTEBOOK_BYTES, read_cells
 from .replies import checked_reply, install_expression, parse_probe_result, probe_expression
@@ -379,6 +381,7 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, server,
     server = server()  # taken only for a real notebook
     session = KernelSession(limits, server, notebook)
     started = time.monotonic()
+    stopped = False  # by a follow-through probe: its memory is not the submission's
     try:
         try:
             await session.start()
@@ -392,12 +395,14 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, server,
             return report
         await _run_student_cells(session, cells, limits, started, report)
         await _run_probes(session, plan, limits, report, started + limits.total_timeout)
+        stopped = await run_follow_through(session, plan, cells, limits, report,
+                                           started + limits.total_timeout, _probe)
         report.output_bytes = getattr(session.client, "student_bytes", 0)
     except MemoryError:  # what the kernel sent took this worker over its own limit
         _stop_refused(report, limits, "")
     finally:
         await session.close()
-    if server.out_of_memory:  # the cgroup's memory limit was hit
+    if server.out_of_memory and not stopped:  # the cgroup's memory limit was hit
         report.memory_error = True
         if report.kernel is KernelOutcome.DIED and "memory" not in report.kernel_reason:
             report.kernel_reason += " (after running out of memory)"
@@ -499,8 +504,9 @@ async def _run_probes(session: KernelSession, plan: dict, limits: GradingLimits,
 
 
 async def _probe(session: KernelSession, question: dict, indices: list[int], limits: GradingLimits,
-                 report: RunReport, deadline: float) -> dict:
-    """One probe of ``question`` on the cases at ``indices``: its checked reply, or why not."""
+                 report: RunReport, deadline: float, extra: dict | None = None) -> dict:
+    """One probe of ``question`` on the cases at ``indices``: its checked reply, or why not.
+    ``extra`` joins the request (a follow-through probe's, see ``follow_through``)."""
     if report.kernel is not KernelOutcome.OK:
         return {"not_run": report.kernel_reason or "the kernel stopped"}
     # an interrupted probe may need two grace periods more (the interrupt, the check)
@@ -516,6 +522,7 @@ async def _probe(session: KernelSession, question: dict, indices: list[int], lim
         request["cases"] = [{"args": question["cases"][i]["args"],
                              "kwargs": question["cases"][i].get("kwargs", {"$dict": []})}
                             for i in indices]
+    request.update(extra or {})
     mark = f"@@nbcourse-{secrets.token_hex(16)}@@"
     outcome, result = await session.probe(
         probe_expression(session.probe_class, mark, request), timeout)

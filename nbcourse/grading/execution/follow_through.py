@@ -1,0 +1,89 @@
+"""The worker's side of follow-through marking: the second reading of calling answers.
+
+``grading/follow_through.py`` decides what to ask (``plan["follow_through"]``: each
+calling answer, the names to replace, the solutions' source) and what the replies are
+worth.  Here the runner asks, after every answer has been read the ordinary way: one
+probe per calling answer, all its cases at once, in the plan's order.  A value is read
+after the student's cell that assigns it runs again, without the statements that
+define a replaced name (so the student's own definition does not undo the swap).
+
+Nothing here can change an ordinary answer or the run's status: when a probe times
+out or the kernel dies, the run's kernel outcome is put back as it was, the
+follow-through probes left are not run, and the ordinary grade stands.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from .report import KernelOutcome
+
+_MAGIC = re.compile(r"^\s*[%!]|^\s*\w+\s*=\s*[%!]")
+_DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_SCOPES = _DEFINES + (ast.Lambda,)
+
+
+def _parse(source: str):
+    lines = ["" if _MAGIC.match(line) else line for line in source.splitlines()]
+    try:
+        return ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _bound(node: ast.AST) -> set[str]:
+    """Names a top-level statement binds (outside functions and classes it defines)."""
+    if isinstance(node, _DEFINES):
+        return {node.name}
+    names, todo = set(), [node]
+    while todo:
+        child = todo.pop()
+        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+            names.add(child.id)
+        elif isinstance(child, ast.alias):
+            names.add((child.asname or child.name).split(".")[0])
+        elif isinstance(child, _SCOPES):
+            if isinstance(child, _DEFINES):
+                names.add(child.name)
+            continue
+        todo.extend(ast.iter_child_nodes(child))
+    return names
+
+
+def assigning_cell(cells: list, name: str, replaced: list[str]) -> str | None:
+    """The last code cell that assigns ``name``, as Python source without its top-level
+    statements that bind a ``replaced`` name; None if no cell assigns it."""
+    for kind, source in reversed(cells):
+        if kind != "code":
+            continue
+        tree = _parse(source)
+        if tree is None or not any(name in _bound(node) for node in tree.body):
+            continue
+        body = [node for node in tree.body if not _bound(node) & set(replaced)]
+        return ast.unparse(ast.Module(body=body, type_ignores=[]))
+    return None
+
+
+async def run_follow_through(session, plan: dict, cells: list, limits, report, deadline: float,
+                             probe) -> bool:
+    """The follow-through probes into ``report.follow_through``; whether one of them
+    stopped the kernel (its outcome is then put back: see the module's notes).
+
+    ``probe`` is the runner's ``_probe``.
+    """
+    requests = plan.get("follow_through") or []
+    if not requests or report.kernel is not KernelOutcome.OK:
+        return False
+    before = (report.kernel, report.kernel_reason, report.memory_error)
+    for request in requests:
+        extra = {k: request[k] for k in ("replace", "reference", "graded")}
+        if request["kind"] == "value":
+            extra["cell"] = assigning_cell(cells, request["name"], request["replace"])
+        indices = list(range(len(request.get("cases", []))))
+        reply = await probe(session, request, indices, limits, report, deadline, extra)
+        if (report.kernel, report.kernel_reason, report.memory_error) != before:
+            report.kernel, report.kernel_reason, report.memory_error = before
+            report.follow_through[request["question"]] = {"not_run": "stopped"}
+            return True
+        report.follow_through[request["question"]] = reply
+    return False

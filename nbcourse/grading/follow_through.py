@@ -1,0 +1,202 @@
+"""Follow-through marking ("error carried forward"): a right answer is not marked down
+for the mistake of a graded function it calls.
+
+A spec declares which graded answers call which (``Question.calls``: ``predict`` calls
+``joint_scores``, which calls ``likelihood``).  When the grading worker has read every
+answer the ordinary way, it runs one more probe per calling answer (``plan``): the
+functions it calls, directly or not, are replaced in the student's namespace by the
+instructor's solutions of them, taken from the source notebook, and the answer is
+evaluated again on the same cases (a value: its cell is run again).  Nothing it does
+then can change an answer already read.
+
+Scoring (``credit``) uses that second reading only where it may: the answer failed, and
+a function it calls failed too.  Right on every case with the solutions in place, the
+answer earns ``Question.follow_through`` of its points (all of them by default) and its
+feedback names the function to blame; still wrong, it keeps its ordinary points, and the
+diagnosis of its mistake is made on that second reading, its own logic alone.  Every
+message this adds is fixed text made of the spec's names: what the kernel sends back
+in this phase is never shown.
+
+What the kernel receives: the solutions of the called functions only (never the
+calling answer's own, never an expected value), each defined in a namespace of its own
+holding the source notebook's imports, so the calling answer cannot reach any other
+solution through them.  The probes run callees first: an answer is evaluated before
+any probe that brings its own solution into the kernel.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+from fractions import Fraction
+
+from .statuses import AnswerStatus
+
+_MAGIC = re.compile(r"^\s*[%!]|^\s*\w+\s*=\s*[%!]")
+HIDDEN_MARK = "BEGIN HIDDEN TESTS"
+
+
+def parse_cell(source: str) -> ast.Module | None:
+    """A code cell as Python, IPython magics (``%time``, ``!pip``) blanked; None if not Python."""
+    lines = ["" if _MAGIC.match(line) else line for line in source.splitlines()]
+    try:
+        return ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _source_cells(exercise) -> list[ast.Module]:
+    """The instructor notebook's code cells (hidden tests left out), parsed."""
+    path = getattr(exercise, "source", None)
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8")) if path else None
+    except (OSError, ValueError):
+        return []
+    cells = []
+    for cell in (notebook or {}).get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        text = cell.get("source", "")
+        text = "".join(text) if isinstance(text, list) else str(text)
+        if HIDDEN_MARK not in text:
+            tree = parse_cell(text)
+            if tree is not None:
+                cells.append(tree)
+    return cells
+
+
+def reference_source(exercise, names: list[str]) -> str | None:
+    """Python source defining the solutions of ``names`` (graded functions) after the
+    source notebook's imports, with the notebook's own helper functions they use; None
+    when the notebook lacks one of them."""
+    imports, functions = [], {}
+    for tree in _source_cells(exercise):
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                module = getattr(node, "module", None) or ""
+                if not module.startswith("nbcourse.grading"):
+                    imports.append(node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                functions[node.name] = node
+    graded = {q.name for q in exercise.questions}
+    wanted, todo = [], list(names)
+    while todo:  # the helpers a solution uses, never another graded answer's solution
+        name = todo.pop(0)
+        if name in wanted:
+            continue
+        if name not in functions:
+            return None
+        wanted.append(name)
+        used = {n.id for n in ast.walk(functions[name]) if isinstance(n, ast.Name)}
+        todo += sorted(n for n in used if n in functions and n not in graded)
+    module = ast.Module(body=imports + [functions[name] for name in wanted], type_ignores=[])
+    return ast.unparse(module)
+
+
+def _order(exercise) -> list:
+    """The exercise's questions, every called function before its callers."""
+    done, ordered = set(), []
+
+    def visit(question):
+        if question.id in done:
+            return
+        done.add(question.id)
+        for callee in exercise.callees(question):
+            visit(callee)
+        ordered.append(question)
+
+    for question in exercise.questions:
+        visit(question)
+    return ordered
+
+
+def plan(exercise) -> list[dict]:
+    """The follow-through probes, in the order they must run (see the module's notes)."""
+    graded = [q.name for q in exercise.questions if q.kind == "function"]
+    probes = []
+    for question in _order(exercise):
+        callees = [q.name for q in exercise.callees(question)]
+        if not callees:
+            continue
+        source = reference_source(exercise, callees)
+        if source is None:  # no solution to put in place: ordinary marking only
+            continue
+        request = question.probe_request()
+        request.pop("forbidden", None)
+        request.update(replace=callees, reference=source, graded=graded)
+        probes.append(request)
+    return probes
+
+
+# ------------------------------------------------------------------------ scoring
+#: The ordinary readings follow-through may raise: a wrong answer, or a value whose cell
+#: failed (through the function it calls, if it is right that way).  An answer that timed
+#: out, could not be read or is still the stub keeps its reading.
+_WRONG = (AnswerStatus.FAILED, AnswerStatus.PARTLY_PASSED, AnswerStatus.MISSING)
+
+
+def _failed(result) -> bool:
+    return result.status not in (AnswerStatus.PASSED, AnswerStatus.FOLLOW_THROUGH)
+
+
+def _named(questions) -> str:
+    names = [f"`{q.name}` ({q.id})" for q in questions]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def credit(exercise, expected: dict, report, results: list, penalty: float,
+           score_question, points_text) -> None:
+    """Follow-through credit and diagnosis, in place, for the ``results`` of one run.
+
+    ``score_question`` is ``scoring.score_question``, which judges the second reading
+    the way it judges the first; ``points_text`` is ``scoring.points_text`` (scoring
+    calls this module, not the other way round).
+    """
+    replies = report.follow_through if isinstance(report.follow_through, dict) else {}
+    by_id = {r.id: r for r in results}
+    for question in _order(exercise):
+        result = by_id[question.id]
+        callees = exercise.callees(question)
+        if not callees or result.status not in _WRONG or \
+                not any(by_id[c.id].status != AnswerStatus.PASSED for c in callees):
+            continue
+        reply = replies.get(question.id)
+        if not isinstance(reply, dict):
+            continue  # no second reading: ordinary marking
+        again = score_question(question, reply, expected[question.id], 0.0, [])
+        if again.status not in (AnswerStatus.PASSED, AnswerStatus.FAILED,
+                                AnswerStatus.PARTLY_PASSED):
+            continue  # not judged the second time (stopped, unreadable): ordinary marking
+        blamed = [c for c in callees if _failed(by_id[c.id])] or \
+            [c for c in callees if by_id[c.id].status != AnswerStatus.PASSED]
+        ordinary_words = {result.diagnosis, *(n for n in result.notes if n.startswith("hint: "))}
+        result.notes = [n for n in result.notes if n not in ordinary_words]
+        for case in result.cases:
+            case.mistakes = []
+        if again.status == AnswerStatus.PASSED:
+            share = Fraction(str(question.follow_through))
+            earned = Fraction(str(question.points)) * share
+            if result.flags:  # a forbidden name costs the same as in ordinary marking
+                earned -= earned * Fraction(str(penalty))
+            result.score = max(result.score, float(round(earned, 2)))
+            result.status = AnswerStatus.FOLLOW_THROUGH
+            result.mistakes, result.diagnosis = [], ""
+            result.follow_through = [c.id for c in blamed]
+            how = "it fails only because it calls" if question.kind == "function" else \
+                "it is wrong only because its cell calls"
+            result.notes.append(
+                f"Your `{question.name}` is right: {how} your {_named(blamed)}. With the right "
+                f"{'function' if len(blamed) == 1 else 'functions'} in place it passes every "
+                f"test, so it earns {points_text(result.score)} of its "
+                f"{points_text(question.points)} "
+                f"point{'' if question.points == 1 else 's'} (follow-through marking); fix "
+                f"{'that function' if len(blamed) == 1 else 'those functions'} instead.")
+        else:
+            result.mistakes, result.diagnosis = again.mistakes, again.diagnosis
+            for case, other in zip(result.cases, again.cases):
+                case.mistakes = list(other.mistakes)
+            result.notes.append(
+                f"With the right {_named(blamed)} in place, `{question.name}` still fails "
+                "some tests, so it has a mistake of its own as well.")
+            result.notes += [n for n in again.notes if n == again.diagnosis or
+                             n.startswith("hint: ")]

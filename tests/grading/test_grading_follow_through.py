@@ -1,0 +1,278 @@
+"""Follow-through marking: an answer that is right but calls a wrong graded function.
+
+The sandboxed test grades three fixtures of exercise 1 through the real grader; the
+others check the spec's declarations and the plan sent to the kernel.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from nbcourse.grading import specs
+from nbcourse.grading.batch import grade_batch
+from nbcourse.grading.class_report import question_table
+from nbcourse.grading.diagnosis import batch_summary
+from nbcourse.grading.execution.follow_through import assigning_cell
+from nbcourse.grading.specs import Case, Exercise, Question
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures" / "submissions"
+_spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make_fixtures.py")
+make_fixtures = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(make_fixtures)
+
+BUILDERS = ("only_likelihood_wrong", "likelihood_and_predict_wrong", "follow_through_talks",
+            "likelihood_raises")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("follow-through")
+    paths = []
+    for name in BUILDERS:
+        path = folder / f"{name}.ipynb"
+        path.write_text(make_fixtures.render(getattr(make_fixtures, name)()), encoding="utf-8")
+        paths.append(path)
+    batch = grade_batch("01_weather", paths, folder / "out", jobs=1, progress=None)
+    results = {r.submission: r for r in batch.results}
+    pages = {name: (folder / "out" / "feedback" / f"{name}.html").read_text(encoding="utf-8")
+             for name in BUILDERS}
+    return batch, results, pages, folder / "out"
+
+
+def _questions(result):
+    return {q.name: q for q in result.questions}
+
+
+def test_right_answers_that_call_a_wrong_likelihood_keep_their_points(graded):
+    _, results, pages, _ = graded
+    result = results["only_likelihood_wrong"]
+    assert result.status == "graded", result.reasons
+    q = _questions(result)
+    assert q["likelihood"].score < 2
+    for name, points in (("joint_scores", 3.0), ("predict", 2.0), ("p_no", 1.0)):
+        assert q[name].score == points, (name, q[name].notes)
+        assert q[name].status == "right given the functions it calls"
+        assert q[name].follow_through == ["q1"]
+        assert q[name].mistakes == [] and q[name].diagnosis == ""
+        assert not any(note.startswith("hint: ") for note in q[name].notes)
+    assert result.total == q["likelihood"].score + 3 + 2 + 1 + 2
+    page = pages["only_likelihood_wrong"]
+    assert "Your `predict` is right: it fails only because it calls your `likelihood` (q1)" \
+        in page.replace("&#x27;", "'")
+    # the symptom is not blamed on predict: no "always the most common label" and co.
+    predict_section = page.split("<h2>q3")[1].split("<h2>")[0]
+    assert "Known mistake" not in predict_section and "known mistake" not in predict_section
+
+
+def test_a_value_whose_cell_failed_through_a_wrong_function_is_not_missing(graded):
+    _, results, _, _ = graded
+    result = results["likelihood_raises"]
+    q = _questions(result)
+    assert q["likelihood"].score == 0.0
+    for name in ("joint_scores", "predict", "p_no"):
+        assert q[name].status == "right given the functions it calls", (name, q[name].notes)
+    assert result.total == 3 + 2 + 1 + 2
+    assert result.status == "cell error"  # the cells that raised are still reported
+    assert not any("not defined" in reason for reason in result.reasons)
+
+
+def test_the_class_report_counts_the_cause_not_the_symptom(graded):
+    batch, _, _, _ = graded
+    table = {row["id"]: row for row in question_table(batch)}
+    assert table["q1"]["mistakes"] == [("divided by the whole table", 3)]
+    assert table["q2"]["mistakes"] == [] and table["q2"]["right_given_callees"] == 4
+    assert table["q2"]["unrecognised"] == 0
+    # predict is wrong on its own in one submission: that one mistake is counted
+    assert batch_summary(batch.results, batch.exercise)["q3"] == {"the smallest score": 1}
+
+
+def test_a_caller_wrong_on_its_own_gets_no_follow_through_credit(graded):
+    _, results, pages, _ = graded
+    q = _questions(results["likelihood_and_predict_wrong"])
+    assert q["joint_scores"].score == 3.0 and q["p_no"].score == 1.0
+    predict = q["predict"]
+    assert predict.status in ("failed", "partly passed") and predict.score < 2.0
+    assert predict.follow_through == []
+    # its mistake is named from its own logic, with the right likelihood in place
+    assert predict.mistakes == ["the smallest score"]
+    assert any("still fails some tests, so it has a mistake of its own" in note
+               for note in predict.notes)
+
+
+def test_what_the_kernel_says_during_follow_through_never_reaches_a_page(graded):
+    _, results, pages, out = graded
+    q = _questions(results["follow_through_talks"])
+    assert q["predict"].follow_through == [] and q["predict"].score < 2.0
+    assert q["joint_scores"].score == 3.0
+    texts = [pages["follow_through_talks"], (out / "results.json").read_text(),
+             (out / "grades.csv").read_text()]
+    for text in texts:
+        assert "FOLLOW-THROUGH-SAYS" not in text
+    # what is said about predict is the ordinary reading and fixed text
+    assert any("still fails some tests, so it has a mistake of its own" in note
+               for note in q["predict"].notes)
+
+
+def _exercise(**calls):
+    def question(qid, name, kind="function"):
+        return Question(qid, name, points=1, title=name, kind=kind, reference=lambda *a: 1,
+                        cases=[Case("a case", (1,))] if kind == "function" else (),
+                        calls=calls.get(name, ()))
+    return Exercise("t", [question("q1", "f"), question("q2", "g"), question("q3", "h"),
+                          question("q4", "v", kind="value")])
+
+
+def test_calls_must_name_other_graded_functions_without_cycles():
+    assert [q.name for q in _exercise(g=("f",), h=("g",)).callees(
+        _exercise(g=("f",), h=("g",)).question("q3"))] == ["f", "g"]
+    with pytest.raises(ValueError, match="not another graded function"):
+        _exercise(g=("nothing",))
+    with pytest.raises(ValueError, match="not another graded function"):
+        _exercise(g=("v",))  # a value is not called
+    with pytest.raises(ValueError, match="cycle"):
+        _exercise(f=("g",), g=("h",), h=("f",))
+    with pytest.raises(ValueError, match="follow_through"):
+        Question("q1", "f", points=1, title="f", reference=lambda: 1,
+                 cases=[Case("a", (1,))], follow_through=1.5)
+
+
+def test_the_kernel_gets_the_callees_solutions_only_and_callees_first():
+    exercise = specs.load("01_weather")
+    probes = exercise.probe_plan()["follow_through"]
+    assert [p["question"] for p in probes] == ["q2", "q3", "q4"]
+    by_id = {p["question"]: p for p in probes}
+    assert by_id["q2"]["replace"] == ["likelihood"]
+    assert "def likelihood(" in by_id["q2"]["reference"]
+    assert "def joint_scores(" not in by_id["q2"]["reference"]  # q2's own solution
+    assert "def predict(" not in by_id["q3"]["reference"]
+    for probe in probes:
+        assert "expected" not in json.dumps(probe)
+        assert "BEGIN" not in probe["reference"]  # markers and comments are gone
+
+
+def test_a_value_is_read_again_from_the_cell_that_assigns_it_without_redefinitions():
+    cells = [("code", "def likelihood(t):\n    return 0\nx = 1"),
+             ("markdown", "p_no = 2"),
+             ("code", "%time y = 1\ndef joint_scores():\n    pass\np_no = joint_scores()"),
+             ("code", "print(p_no)")]
+    source = assigning_cell(cells, "p_no", ["joint_scores"])
+    assert "p_no = joint_scores()" in source and "def joint_scores" not in source
+    assert "%time" not in source
+    assert assigning_cell(cells, "nothing", []) is None
+
+
+def _solved(exercise: str, replace: dict[str, str]) -> str:
+    """The instructor's solution of ``exercise`` as a student hands it in, with the cells
+    that define each name in ``replace`` replaced by its code."""
+    notebook = json.loads((REPO / "exercises" / "source" / f"{exercise}.ipynb").read_text())
+    cells = []
+    for cell in notebook["cells"]:
+        text = "".join(cell["source"])
+        if "BEGIN HIDDEN TESTS" in text:
+            continue
+        for name, code in replace.items():
+            if cell["cell_type"] == "code" and f"def {name}(" in text:
+                cell = dict(cell, source=code, outputs=[], execution_count=None)
+        cells.append(cell)
+    return json.dumps(dict(notebook, cells=cells))
+
+
+ERROR_RATE = '''
+def fraction_correct(y_true, y_pred):
+    return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))  # the error rate
+'''
+
+
+def test_one_wrong_accuracy_function_costs_only_its_own_point(tmp_path):
+    """Issue 34: a wrong fraction_correct cost 7.8 of 12 points, with hints to rewrite
+    choose_alpha, spam_experiment and the values computed from them."""
+    path = tmp_path / "error_rate.ipynb"
+    path.write_text(_solved("05_spam", {"fraction_correct": ERROR_RATE}), encoding="utf-8")
+    batch = grade_batch("05_spam", [path], tmp_path / "out", jobs=1, progress=None)
+    (result,) = batch.results
+    q = _questions(result)
+    assert q["fraction_correct"].score < 1.0
+    assert q["fraction_correct"].mistakes == ["the error rate"]
+    for name in ("choose_alpha", "spam_experiment", "best_alpha", "test_accuracy"):
+        assert q[name].status == "right given the functions it calls", (name, q[name].notes)
+        assert q[name].score == q[name].points and q[name].follow_through == ["q2"]
+        assert not q[name].mistakes
+        assert not any(note.startswith("hint: ") for note in q[name].notes)
+    assert result.total == batch.exercise.maximum - 1 + q["fraction_correct"].score
+
+
+def test_no_alpha_choice_at_all_is_not_called_choosing_on_the_test_part():
+    from nbcourse.grading.hidden import grade_question
+    exercise = specs.load("05_spam")
+    question = exercise.question("q4")
+    mistake = next(m for m in question.mistakes if m.name == "no alpha chosen: alpha = 1")
+    result = grade_question(question, mistake.reference)
+    assert result.mistakes == ["no alpha chosen: alpha = 1"]
+    assert "alpha chosen on the test part" not in result.diagnosis
+
+
+def test_validate_warns_when_a_called_function_has_no_solution(tmp_path):
+    from nbcourse.grading.validate import validate
+    source = REPO / "exercises" / "source"
+    for suffix in (".grading.py", ".ipynb"):
+        name = f"01_weather{suffix}"
+        (tmp_path / name).write_bytes((source / name).read_bytes())
+    assert not [p for p in validate("01_weather", tmp_path) if "follow-through" in p.message]
+    notebook = json.loads((tmp_path / "01_weather.ipynb").read_text())
+    for cell in notebook["cells"]:
+        cell["source"] = "".join(cell["source"]).replace("def likelihood(", "def likelihood_(")
+    (tmp_path / "01_weather.ipynb").write_text(json.dumps(notebook))
+    warned = [p for p in validate("01_weather", tmp_path) if "follow-through" in p.message]
+    assert [p.level for p in warned] == ["warning"] * 3  # q2, q3, q4
+    assert "q2 calls likelihood" in warned[0].message
+
+
+def test_check_blames_the_function_that_fails_not_the_one_that_calls_it():
+    """check("q3", predict) with a wrong likelihood: no "always the most common label",
+    no hint to rewrite predict, and the name of the function to fix."""
+    from nbcourse.grading.selfcheck import Checker
+    namespace: dict = {}
+    exec("from fractions import Fraction\n" + make_fixtures.WRONG_LIKELIHOOD + """
+def joint_scores(table, query, target):
+    scores = {}
+    for label in table[target].unique():
+        score = Fraction(int((table[target] == label).sum()), len(table))
+        for feature, value in query.items():
+            score *= likelihood(table, feature, value, target, label)
+        scores[label] = score
+    return scores
+
+def predict(table, query, target):
+    scores = joint_scores(table, query, target)
+    return max(scores, key=scores.get)
+""", namespace)
+    checker = Checker("01_weather", path=REPO / "exercises" / "01_weather.checks.json")
+    report = checker.run("q3", namespace["predict"], sources=[])
+    assert not report.all_passed  # the wrong likelihood shows
+    assert report.mistakes == [] and report.diagnosis == ""
+    assert report.callees_failing == "`likelihood` (q1)"
+    text = str(report)
+    assert "hint:" not in text and "fix that first" in text
+    # the function to fix is still told its own mistake
+    assert checker.run("q1", namespace["likelihood"], sources=[]).mistakes == \
+        ["divided by the whole table"]
+
+
+def test_the_probe_puts_the_students_functions_back():
+    from nbcourse.grading.execution import probe_source
+    namespace: dict = {}
+    exec("def f(x):\n    return -1\n\ndef g(x):\n    return f(x) + 1\n", namespace)
+    own = namespace["f"]
+    request = {"question": "q2", "name": "g", "kind": "function", "replace": ["f"],
+               "graded": ["f", "g"], "reference": "def f(x):\n    return 2 * x\n",
+               "cases": [{"args": [3], "kwargs": {"$dict": []}}]}
+    report = probe_source._report(namespace, request)
+    assert report["cases"] == [{"value": 7}]
+    assert namespace["f"] is own and namespace["g"](3) == 0
+    # a reference that cannot be defined: no reading, and still the student's own f
+    report = probe_source._report(namespace, dict(request, reference="def f(:"))
+    assert "unreadable" in report and namespace["f"] is own
