@@ -409,3 +409,18 @@ def test_lesson_04_says_the_sms_corpus_ships_and_uses_it():
     assert (SHARED_DATA / "sms_spam" / "SMSSpamCollection").is_file()
     assert output_of(notebook, "sms = datasets.load_sms_spam_or_mini()").startswith(
         "SMS Spam Collection v.1 - 5574 messages")
+
+
+def test_lesson_04_puts_the_smaller_weights_on_the_penalty_not_on_dependence():
+    from lesson_outputs import lesson, markdown_with, number_after, output_of
+
+    notebook = lesson("04_")
+    printed = output_of(notebook, "for C in (1, 100, 10_000):")
+    weights = [number_after(printed, f"C = {c:>6,}: w_win =") for c in (1, 100, 10_000)]
+    assert weights == [1.04, 4.48, 8.66]              # weaker penalty, larger weight, past NB's 1.49
+    assert weights[1] > 1.4917
+    answer = markdown_with(notebook, "Their size is set\nby the penalty alone")
+    assert "a line separates these seven messages perfectly" in answer
+    assert "does not count \"win\" and \"cash\" as\nindependent evidence" not in answer
+    question = markdown_with(notebook, "You duplicate every training message (each now appears twice)")
+    assert "copy every training message twice" not in question and "every count doubles" in question

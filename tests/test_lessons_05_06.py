@@ -182,6 +182,22 @@ def test_05_cost_rule_and_test_set_numbers(lesson05):
                   "The two criteria disagree: accuracy preferred `alpha = 0.2`, the cost prefers `alpha = 1`")
 
 
+def test_05_test_cost_is_read_as_an_estimate_not_as_proof_of_the_choice(lesson05):
+    validation = lesson05.printed('for name, decided in (("most probable class"')
+    assert "least expected cost: total cost   70, ham lost 0, spam missed 7" in validation
+    confusion = lesson05.table("decided_test = ")
+    assert confusion["spam"]["ham"] == 8 and confusion["ham"]["spam"] == 0    # 80 = 8 x 10
+    assert 8 * 10 - 7 * 10 == 10                                               # one missed spam apart
+    lesson05.says("It does not show that `alpha = 1` was the best choice",
+                  "so 70 and 80 differ by one missed spam message")
+    assert "holds up on messages" not in lesson05.flat_prose
+
+
+def test_05_says_dependence_can_cost_accuracy_and_points_to_calibration(lesson05):
+    lesson05.says("which pushes posteriors towards 0 and 1 and can cost accuracy too",
+                  "Notebook 06 separates the two causes on e-mails (there the misfit dominates)")
+
+
 def test_05_unseen_word_weighs_about_one_for_spam_and_cross_validation_prefers_002(lesson05):
     assert "log(theta_spam / theta_ham) = +0.99 per occurrence" in lesson05.printed("theta_new =")
     lesson05.says("every never-seen word would add about 1 to the log-odds of spam")
