@@ -183,3 +183,15 @@ def test_bad_scores_and_targets_are_refused():
         PlattScaling().fit(["a", "b"], [0, 1])
     with pytest.raises(ValueError, match="weights must be positive"):
         pool_adjacent_violators([1, 2], [1, 0])
+
+
+def test_exercise_06_flags_an_ece_answer_that_calls_the_library():
+    # The library now computes the ECE that exercise 06 asks students to write with numpy.
+    from nbcourse.grading import forbidden, specs
+
+    question = next(q for q in specs.load("06_gaussian").questions if q.name == "calibration_error")
+    assert "expected_calibration_error" in question.forbidden
+    answer = ("from nbcourse.calibration import expected_calibration_error\n"
+              "def calibration_error(is_positive, p, n_bins):\n"
+              "    return expected_calibration_error(is_positive, p, True, n_bins)\n")
+    assert forbidden.find([answer], "calibration_error", question.forbidden) == ["expected_calibration_error"]
