@@ -91,13 +91,13 @@ ALT_TEXTS = [
      "Ten small 8 by 8 pixel images in two rows, one per handwritten digit 0 to 9, with a grey "
      "scale from white (probability 0) to black (probability 1) of a pixel being on in that "
      "digit. Each looks like a blurred digit: 0 is a dark ring around a white middle; 1 is a "
-     "dark vertical bar just right of centre; 2 has an arc at the top, a diagonal and a dark "
+     "dark vertical bar near the centre; 2 has an arc at the top, a diagonal and a dark "
      "bottom row; 3 has a top bar and a dark right side with a notch in the middle; 4 has a "
      "left stroke, a crossbar and a stem going down; 5 has a top bar, a left stroke and a "
      "lower bowl; 6 a curved left stroke ending in a loop at the bottom; 7 a dark top bar and "
      "a stroke down the middle; 8 two stacked loops with a dark centre; 9 a loop at the top "
-     "and a stem at the right. Pixels along the edges are white in every digit, and grey "
-     "pixels mark where writers differ."),
+     "and a stem at the right. The outermost columns are nearly white in every digit, and "
+     "grey pixels mark where writers differ."),
     ("04_naive_bayes_is_linear", "plot_top_weights(",
      "Horizontal bars of the 20 words with the largest naive Bayes weights, the change in "
      "log-odds per occurrence, on the SMS Spam Collection. Ten push towards spam (orange, "
