@@ -8,6 +8,7 @@ fetches it as a student's loader does (or from a small generated archive).
 from __future__ import annotations
 
 import csv
+import gzip
 import hashlib
 import shutil
 
@@ -98,12 +99,12 @@ def test_every_shipped_file_is_documented_with_its_checksum_in_the_data_readme()
     shipped = sorted(str(p.relative_to(REPO / "data")) for p in (REPO / "data").rglob("*")
                      if p.is_file() and p.name not in ("README.md", ".gitattributes"))
 
-    assert shipped == ["picnic.csv", "sms_mini.tsv", "sms_spam/SMSSpamCollection", "sms_spam/readme",
+    assert shipped == ["digits/digits.csv.gz", "picnic.csv", "sms_mini.tsv", "sms_spam/SMSSpamCollection", "sms_spam/readme",
                        "spambase/spambase.DOCUMENTATION", "spambase/spambase.data",
                        "spambase/spambase.names", "weather.csv"]
     for name in shipped:
         assert f"`{name}`" in readme, name
-    for corpus_file in ("sms_spam/SMSSpamCollection", "spambase/spambase.data"):
+    for corpus_file in ("sms_spam/SMSSpamCollection", "spambase/spambase.data", "digits/digits.csv.gz"):
         assert hashlib.sha256((REPO / "data" / corpus_file).read_bytes()).hexdigest() in readme
     assert "CC BY 4.0" in readme and "https://creativecommons.org/licenses/by/4.0/" in readme
 
@@ -113,6 +114,8 @@ def test_shipped_corpora_are_the_published_files_kept_byte_for_byte():
     assert hashlib.sha256(SPAMBASE_FILE.read_bytes()).hexdigest() == datasets.SPAMBASE_SHA256
     attributes = (REPO / "data" / ".gitattributes").read_text(encoding="utf-8")
     assert "sms_spam/** -text" in attributes and "spambase/** -text" in attributes
+    assert hashlib.sha256((SHIPPED / "digits" / "digits.csv.gz").read_bytes()).hexdigest() == datasets.DIGITS_SHA256
+    assert "digits/** -text" in attributes
 
 
 def test_shipped_data_folder_is_the_checkout_data_folder_unless_overridden(monkeypatch, tmp_path):
@@ -430,3 +433,51 @@ def test_newsgroups_hostile_archive_writes_nothing_outside_and_fails_its_checksu
         datasets.load_20newsgroups(path=archive, cache_dir=cache)
     assert files_under(cache) == []
     assert not (tmp_path / "escaped.txt").exists() and not (tmp_path / "escaped2.txt").exists()
+
+
+# -- handwritten digits (shipped, CC BY 4.0) -----------------------------------------------------
+
+def test_digits_are_the_uci_test_part_and_agree_with_scikit_learn():
+    from sklearn.datasets import load_digits as sklearn_digits
+
+    digits = datasets.load_digits()
+    assert digits.shape == (1797, 65) and list(digits.columns[:2]) == ["pixel_0_0", "pixel_0_1"]
+    assert digits["label"].value_counts().sort_index().tolist() == [178, 182, 177, 183, 181, 182, 181,
+                                                                   179, 174, 180]
+    theirs = sklearn_digits()
+    np.testing.assert_array_equal(digits.drop(columns="label").to_numpy(), theirs.data)
+    np.testing.assert_array_equal(digits["label"].to_numpy(), theirs.target)
+    readme = (REPO / "data" / "README.md").read_text(encoding="utf-8")
+    assert "Alpaydin" in readme and "Kaynak" in readme and datasets.DIGITS_SHA256 in readme
+
+
+def test_digits_from_nbcourse_data_come_first_and_a_different_copy_warns(monkeypatch, tmp_path):
+    folder = tmp_path / "data" / "digits"
+    folder.mkdir(parents=True)
+    raw = gzip.decompress((SHIPPED / "digits" / "digits.csv.gz").read_bytes()).splitlines()[:20]
+    (folder / "digits.csv.gz").write_bytes(gzip.compress(b"\n".join(raw) + b"\n"))
+    monkeypatch.setenv("NBCOURSE_DATA", str(tmp_path / "data"))
+    with pytest.warns(UserWarning, match="not byte-identical"):
+        assert len(datasets.load_digits()) == 20
+
+
+def test_a_damaged_shipped_digits_file_is_not_used(monkeypatch, tmp_path):
+    folder = tmp_path / "shipped"
+    (folder / "digits").mkdir(parents=True)
+    shutil.copy(SHIPPED / "weather.csv", folder / "weather.csv")
+    (folder / "digits" / "digits.csv.gz").write_bytes(gzip.compress(b"0,1\n"))
+    monkeypatch.setenv("NBCOURSE_SHIPPED_DATA", str(folder))
+    with pytest.warns(UserWarning, match="damaged"), pytest.raises(datasets.CorpusNotFoundError,
+                                                                   match="data/digits/digits.csv.gz"):
+        datasets.load_digits()
+
+
+@pytest.mark.parametrize("content, problem", [(b"not gzip", "not the gzipped CSV"),
+                                              (gzip.compress(b"1,2,3\n"), "expected 64 pixel counts")])
+def test_a_wrong_digits_file_is_rejected_with_a_clear_message(tmp_path, content, problem):
+    wrong = tmp_path / "digits.csv.gz"
+    wrong.write_bytes(content)
+    with pytest.raises(ValueError, match=problem), pytest.warns(UserWarning):
+        datasets.load_digits(wrong)
+    with pytest.raises(FileNotFoundError, match="is not the digits file"):
+        datasets.load_digits(tmp_path / "missing.csv.gz")

@@ -244,3 +244,28 @@ def test_lesson_07_uses_the_course_table_of_symbols():
     # the pooled variance is weighted by the shard sizes N_A and N_B, the letters of section 5
     answer = " ".join(markdown_with(notebook, "variances 1 and 9").split())
     assert "weighted by the shard sizes $N_A$ and $N_B$" in answer
+
+
+def test_lesson_07_reads_the_hashing_table_with_its_spread():
+    from lesson_outputs import lesson, markdown_with, output_of
+
+    notebook = lesson("07_")
+    printed = output_of(notebook, "spam_words = int(")
+    assert "measured on: 558, so one message is 0.0018 of accuracy" in printed
+    table = output_of(notebook, "def accuracy_tomorrow(M, alpha):")
+
+    def alpha_1(label):
+        # pandas wraps the wide table: a row's accuracies (alpha = 1, alpha = 0.1) end its last line
+        line = [line for line in table.splitlines() if line.startswith(label)][-1]
+        return float(line.split()[-2])
+
+    first, h8, h12, h14, h18 = (alpha_1(label) for label in (
+        "first-pass vocabulary", "hashed, d = 2^8 ", "hashed, d = 2^12", "hashed, d = 2^14", "hashed, d = 2^18"))
+    assert round((first - h8) * 558) == 23 and round((h14 - h18) * 558) == 8 and round((h14 - h12) * 558) == 2
+    text = markdown_with(notebook, "How sure are these differences?")
+    for quoted in ("558 messages", "0.0018 of accuracy", "23 messages behind", "8 messages\nbehind",
+                   "differ by 2 with `alpha = 1`"):
+        assert quoted in text, quoted
+    tree_table = markdown_with(notebook, "| accurate when |")
+    assert "the features are nearly independent given the class |" not in tree_table
+    assert "notebook 06 shows both ways it can fail" in tree_table

@@ -323,3 +323,39 @@ def test_lessons_use_k_v_and_m_as_the_table_says(stem):
     for old in ("z_1, \\dots, z_K", "$K$ is the size", "An attribute with $K$ values", "$m$ keywords",
                 "\\bmod m", "sizes $m$", "$2 + 2m$", "$C$ the number of classes", "Lidstone $\\beta$"):
         assert old not in text, (stem, old)
+
+
+def test_lesson_01_counts_the_likelihood_table_apart_from_the_prior():
+    from lesson_outputs import lesson, markdown, markdown_with, output_of
+
+    notebook = lesson("01_")
+    row = next(line.split() for line in output_of(notebook, "def full_joint(d, K):").splitlines()
+               if line.split()[:2] == ["0", "6"])
+    full, naive = int(row[2]), int(row[3])
+    d, K = 6, 2
+    assert full == 2 ** d * K - 1 == 127 and naive == 13
+    likelihood = (2 ** d - 1) * K                      # P(x | y) alone; the prior adds K - 1
+    assert likelihood == 126 and likelihood + (K - 1) == full
+    recap = markdown_with(notebook, "## Recap")
+    assert "$P(\\mathbf{x} \\mid y)$ needs $(2^d - 1)K$ numbers (126" in recap
+    assert "full model needs $2^d K - 1$ (127)" in recap
+    assert "table $P(\\mathbf{x} \\mid y)$ needs $2^d K - 1$" not in markdown(notebook)
+
+
+def test_lesson_01_does_not_promise_that_dependence_spares_the_decisions():
+    from lesson_outputs import lesson, markdown
+
+    text = " ".join(markdown(lesson("01_")).split())
+    assert "but its decisions are often still good" not in text
+    assert "its probabilities become too extreme, and its decisions can get worse too" in text
+
+
+def test_lessons_02_and_03_write_a_class_count_as_n_c():
+    from lesson_outputs import lesson, markdown_with
+
+    dirichlet = markdown_with(lesson("02_"), "## 8. More than two outcomes")
+    assert "$N_c = \\sum_j n_j$" in dirichlet and "{N_c + J\\alpha}" in dirichlet and "$N_c = 5$" in dirichlet
+    assert "$(n_j + \\alpha)/(N_c + J\\alpha)$" in markdown_with(lesson("02_"), "## Recap")
+    gaussian = markdown_with(lesson("03_"), "## 7. The Gaussian case")
+    assert "x_1, \\dots, x_{N_c}" in gaussian and "\\frac{1}{N_c} \\sum_n x_n" in gaussian
+    assert "\\frac{1}{N}" not in gaussian and "divides by $N_c$, not $N_c - 1$" in gaussian

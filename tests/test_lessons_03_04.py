@@ -409,3 +409,45 @@ def test_lesson_04_says_the_sms_corpus_ships_and_uses_it():
     assert (SHARED_DATA / "sms_spam" / "SMSSpamCollection").is_file()
     assert output_of(notebook, "sms = datasets.load_sms_spam_or_mini()").startswith(
         "SMS Spam Collection v.1 - 5574 messages")
+
+
+def test_lesson_04_puts_the_smaller_weights_on_the_penalty_not_on_dependence():
+    from lesson_outputs import lesson, markdown_with, number_after, output_of
+
+    notebook = lesson("04_")
+    printed = output_of(notebook, "for C in (1, 100, 10_000):")
+    weights = [number_after(printed, f"C = {c:>6,}: w_win =") for c in (1, 100, 10_000)]
+    assert weights == [1.04, 4.48, 8.66]              # weaker penalty, larger weight, past NB's 1.49
+    assert weights[1] > 1.4917
+    answer = markdown_with(notebook, "Their size is set\nby the penalty alone")
+    assert "a line separates these seven messages perfectly" in answer
+    assert "does not count \"win\" and \"cash\" as\nindependent evidence" not in answer
+    question = markdown_with(notebook, "You duplicate every training message (each now appears twice)")
+    assert "copy every training message twice" not in question and "every count doubles" in question
+
+
+def test_lesson_04_draws_bernoulli_parameters_of_the_digits_as_pictures():
+    from lesson_outputs import lesson, markdown_with, number_after, output_of
+
+    from nbcourse.datasets import load_digits
+    from nbcourse.evaluation import accuracy, stratified_split
+    from nbcourse.naive_bayes import BernoulliNB
+
+    notebook = lesson("04_")
+    printed = output_of(notebook, "digit_model = BernoulliNB()")
+    assert number_after(printed, "test accuracy") == 0.913 and "on 450 images" in printed
+    assert number_after(printed, "always the most common digit:") == 0.102
+    # the picture is the model's P(pixel on | digit): recompute it and look at two digits
+    digits = load_digits()
+    on = (digits.drop(columns="label").to_numpy() >= 8).astype(int)
+    digit = digits["label"].to_numpy()
+    fit_rows, test_rows = stratified_split(digit, sizes=(0.75, 0.25), seed=0)
+    model = BernoulliNB().fit(on[fit_rows], digit[fit_rows])
+    assert round(accuracy(digit[test_rows], model.predict(on[test_rows])), 3) == 0.913
+    p = np.exp(model.feature_log_prob_).reshape(10, 8, 8)
+    assert p[0, 3:5, 3:5].max() < 0.2 < 0.8 < p[0, 1:7, 1:7].max()    # "a ring with an empty middle"
+    assert p[1][:, 3:5].mean() > 2 * p[1][:, [0, 1, 6, 7]].mean()       # "a vertical bar"
+    text = markdown_with(notebook, "*is* the model's knowledge")
+    assert "names 0.913 of the 450 test images correctly" in text and "would\nget 0.102" in text
+    cell = next(c for c in notebook.cells if c.cell_type == "code" and "plot_class_images(" in c.source)
+    assert "handwritten digit" in cell.metadata["mystnb"]["image"]["alt"]

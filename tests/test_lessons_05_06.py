@@ -182,6 +182,22 @@ def test_05_cost_rule_and_test_set_numbers(lesson05):
                   "The two criteria disagree: accuracy preferred `alpha = 0.2`, the cost prefers `alpha = 1`")
 
 
+def test_05_test_cost_is_read_as_an_estimate_not_as_proof_of_the_choice(lesson05):
+    validation = lesson05.printed('for name, decided in (("most probable class"')
+    assert "least expected cost: total cost   70, ham lost 0, spam missed 7" in validation
+    confusion = lesson05.table("decided_test = ")
+    assert confusion["spam"]["ham"] == 8 and confusion["ham"]["spam"] == 0    # 80 = 8 x 10
+    assert 8 * 10 - 7 * 10 == 10                                               # one missed spam apart
+    lesson05.says("It does not show that `alpha = 1` was the best choice",
+                  "so 70 and 80 differ by one missed spam message")
+    assert "holds up on messages" not in lesson05.flat_prose
+
+
+def test_05_says_dependence_can_cost_accuracy_and_points_to_calibration(lesson05):
+    lesson05.says("which pushes posteriors towards 0 and 1 and can cost accuracy too",
+                  "Notebook 06 separates the two causes on e-mails (there the misfit dominates)")
+
+
 def test_05_unseen_word_weighs_about_one_for_spam_and_cross_validation_prefers_002(lesson05):
     assert "log(theta_spam / theta_ham) = +0.99 per occurrence" in lesson05.printed("theta_new =")
     lesson05.says("every never-seen word would add about 1 to the log-odds of spam")
@@ -239,6 +255,50 @@ def test_06_all_57_features_stay_near_certain_with_the_dependence_shuffled_away(
                   "98.5 % of the posteriors are still above 0.99 and the log loss is infinite in all 20 shuffles",
                   "\"above 0.99\" is right only 91.4 % of the time. Dependence still costs something (81.8 % instead of 91.4 %)",
                   "98.8 % of the posteriors are above 0.99, and still 98.5 % after the within-class shuffle")
+
+
+def test_06_dependence_can_cost_accuracy_too(lesson06):
+    # The story is one: misfit dominates on 57 features; dependence inflates the confidence
+    # and, for the correlated capital trio, lowers the accuracy too.
+    one = lesson06.table("np.tile(longest, 5)")["1 feature"]
+    trio = lesson06.table("correlated, _ = score(model_3")["3 correlated features"]
+    assert (round(one["accuracy"], 3), trio["accuracy"]) == (0.737, 0.726)
+    lesson06.says("lowered the accuracy from 0.737 to 0.726",
+                  "adding the two correlated capital features to the longest run lowered it from 0.737 to 0.726")
+    assert "accuracy barely notices" not in lesson06.flat_prose
+    assert "what does not (the accuracy)" not in lesson06.flat_prose
+
+
+def test_06_logistic_regression_is_the_baseline_on_the_same_split(lesson06):
+    printed = lesson06.printed("baseline = LogisticRegression()")
+    assert "Gaussian naive Bayes 0.817, logistic regression 0.927" in printed
+    assert lesson06.table("model_57 = GaussianNB()")["57 raw features"]["accuracy"] == 0.817
+    lesson06.says("Logistic regression is right on 0.927 of the test e-mails, against 0.817 for naive Bayes: eleven points",
+                  "logistic regression reaches 0.927 on the same 57 features and split")
+
+
+def test_06_calibration_on_validation_emails_repairs_the_probabilities(lesson06):
+    code = "".join(lesson06.cell("CalibratedClassifier(naive")["source"])
+    assert "fit(raw[val_rows], y[val_rows])" in code and "fit(raw[test]" not in code
+    printed = lesson06.printed("CalibratedClassifier(naive")
+    assert "2,588 e-mails to fit naive Bayes, 863 to calibrate it, 1,150 to test" in printed
+    assert "p = 0 becomes 0.03, p = 1 becomes 0.71" in printed
+    assert "lowest step: P(spam) = 0.004, so P(ham) = 0.996" in printed
+    table = lesson06.table("CalibratedClassifier(naive")
+    fitted, platt, iso = table["as fitted"], table["Platt scaling"], table["isotonic regression"]
+    assert np.isinf(fitted["log loss"])
+    assert (fitted["ECE"], platt["ECE"], iso["ECE"]) == (0.183, 0.015, 0.028)
+    assert (platt["log loss"], iso["log loss"]) == (0.416, 0.276)
+    assert (fitted["accuracy"], platt["accuracy"], iso["accuracy"]) == (0.816, 0.817, 0.910)
+    assert (platt["posterior > 0.99"], iso["posterior > 0.99"]) == (0.0, 0.29)
+    lesson06.says("falls from 0.183 to 0.015 (Platt) and 0.028 (isotonic)",
+                  "infinite before, becomes 0.416 and 0.276",
+                  "it maps $p = 0$ to 0.03 and $p = 1$ to 0.71",
+                  "barely moves the accuracy (0.816 to 0.817)", "raises the accuracy to 0.910",
+                  "Its 29 % of answers above 0.99", "calls ham with probability 0.996",
+                  "The validation part has 863 e-mails",
+                  "takes the expected calibration error from 0.183 to 0.015 and 0.028")
+    assert "plot_reliability(diagrams" in "".join(lesson06.cell("plot_reliability(diagrams")["source"])
 
 
 def test_06_a_bell_curve_on_a_mostly_zero_feature(lesson06):
@@ -437,7 +497,7 @@ def test_notebook_06_skips_only_the_newsgroups_section_without_that_corpus(monke
     assert len(section_5) >= 4 and all(not cell.outputs for cell in section_5)
     # the Spambase sections before it ran as usual, figures included
     pictures = [o for cell in code[:loader] for o in cell.outputs if "image/png" in o.get("data", {})]
-    assert len(pictures) == 3
+    assert len(pictures) == 4   # densities, boundaries, two reliability diagrams
     # and the failed download left nothing half-written behind for a later run to trust
     assert not [p for p in (tmp_path / "empty-cache").rglob("*") if p.is_file()]
 

@@ -255,3 +255,25 @@ def test_a_figure_reads_as_a_figure():
     fig = plotting.plot_beta_densities()
     assert repr(fig) == "<Figure size 750x360 with 1 Axes>"
     assert fig._repr_png_().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+# ----- parameters as pictures -----------------------------------------------------------------
+
+def test_class_images_show_each_row_as_a_picture_with_one_shared_colour_bar():
+    values = np.linspace(0, 1, 3 * 4).reshape(3, 4)          # 3 classes, 2 x 2 pixels each
+    fig = plotting.plot_class_images(values, ["a", "b", "c"], (2, 2), ncols=2)
+    pictures = [ax for ax in fig.axes if ax.get_images()]
+    assert [ax.get_title() for ax in pictures] == ["a", "b", "c"]
+    np.testing.assert_array_equal(pictures[1].get_images()[0].get_array(), values[1].reshape(2, 2))
+    assert sum(not ax.get_visible() for ax in fig.axes) == 1                 # the empty fourth slot
+    assert any(ax.get_ylabel() == "P(pixel on | class)" for ax in fig.axes)  # the colour bar
+    assert plotting.figure_to_png(fig)
+
+
+def test_class_images_check_their_input():
+    with pytest.raises(ValueError, match="one row per class"):
+        plotting.plot_class_images(np.zeros((2, 4)), ["a", "b", "c"], (2, 2))
+    with pytest.raises(ValueError, match="holds 9 pixels"):
+        plotting.plot_class_images(np.zeros((2, 4)), ["a", "b"], (3, 3))
+    with pytest.raises(ValueError, match="finite"):
+        plotting.plot_class_images(np.full((1, 4), np.nan), ["a"], (2, 2))

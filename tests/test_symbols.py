@@ -101,3 +101,12 @@ def test_lesson_02_prints_laplace_with_the_coin_counts_of_the_table():
     printed = output_of(lesson("02_"), "laplace([3, 0], exact=True)")
     assert "Laplace, heads (N_1 + 1)/(N + 2) and tails (N_0 + 1)/(N + 2): 4/5, 1/5" in printed
     assert "P(N_1 \\mid \\theta) = \\binom{N}{N_1}" in markdown(lesson("02_"))
+
+
+@pytest.mark.parametrize("stem", ["03_", "04_", "05_", "06_"])
+def test_an_examples_features_are_a_bold_x_in_lessons_03_to_06(stem):
+    # docs/symbols.md writes the features of one example as a bold x; a plain x inside a
+    # probability (P(x | y), P(y | x)) is the slip a reader noticed.
+    text = markdown(lesson(stem))
+    for slip in ("P(x,", "P(x)", "P(x \\mid", "\\mid x)", "w \\cdot x", "a message $x$", "how $x$ is"):
+        assert slip not in text, (stem, slip)

@@ -87,6 +87,17 @@ ALT_TEXTS = [
      "against the variance, with the mean fixed at 24.00, a curve that rises steeply and "
      "then falls slowly; its top is at 4.00 (dividing by N, solid line), and a dashed line "
      "at 4.57 (dividing by N - 1) lies just to its right, below the top."),
+    ("04_naive_bayes_is_linear", "plot_class_images(np.exp(digit_model",
+     "Ten small 8 by 8 pixel images in two rows, one per handwritten digit 0 to 9, with a grey "
+     "scale from white (probability 0) to black (probability 1) of a pixel being on in that "
+     "digit. Each looks like a blurred digit: 0 is a dark ring around a white middle; 1 is a "
+     "dark vertical bar near the centre; 2 has an arc at the top, a diagonal and a dark "
+     "bottom row; 3 has a top bar and a dark right side with a notch in the middle; 4 has a "
+     "left stroke, a crossbar and a stem going down; 5 has a top bar, a left stroke and a "
+     "lower bowl; 6 a curved left stroke ending in a loop at the bottom; 7 a dark top bar and "
+     "a stroke down the middle; 8 two stacked loops with a dark centre; 9 a loop at the top "
+     "and a stem at the right. The outermost columns are nearly white in every digit, and "
+     "grey pixels mark where writers differ."),
     ("04_naive_bayes_is_linear", "plot_top_weights(",
      "Horizontal bars of the 20 words with the largest naive Bayes weights, the change in "
      "log-odds per occurrence, on the SMS Spam Collection. Ten push towards spam (orange, "
@@ -174,7 +185,7 @@ ALT_TEXTS = [
      "the data are; the other runs across the top left, near a total of 5, above all the "
      "data. Shading shows the class the quadratic model predicts: ham (blue) inside the "
      "lower-left branch and above the top-left one, spam (orange) everywhere else."),
-    ("06_gaussian_naive_bayes", "plot_reliability(",
+    ("06_gaussian_naive_bayes", "plot_reliability({\"1 feature\"",
      "Reliability diagram of Gaussian naive Bayes on the Spambase test emails, with one "
      "feature and with that same feature used 5 times. Top: the observed fraction of spam "
      "against the predicted probability of spam, bin by bin; the one-feature model's points "
@@ -183,6 +194,18 @@ ALT_TEXTS = [
      "says about 0.99 the observed fraction is about 0.71. Bottom: the number of "
      "predictions in each bin: one feature spreads them over all bins; five copies pile "
      "most of them into the first bin (about 560) and the last (about 350)."),
+    ("06_gaussian_naive_bayes", "plot_reliability(diagrams",
+     "Reliability diagram on the 1,150 Spambase test emails of Gaussian naive Bayes on all 57 "
+     "features, as fitted and after Platt scaling and after isotonic regression, both fitted "
+     "on 863 validation emails. Top: observed fraction of spam against predicted probability "
+     "of spam. As fitted, 533 emails are predicted about 0.00 and are spam 4.5 % of the time, "
+     "and 610 are predicted 1.00 but are spam only 70 % of the time, far below the diagonal. "
+     "Platt scaling moves those two piles to 0.03 (observed 0.05) and 0.71 (observed 0.70), "
+     "on the diagonal. Isotonic regression makes three large groups, at 0.02 (observed "
+     "0.04, 520 emails), 0.29 (observed 0.22, 202 emails) and 0.90 (observed 0.92, 414 "
+     "emails), all near the diagonal. A few other points, each standing for one to twelve "
+     "emails, lie far from it in both directions. Bottom: the number of predictions in each "
+     "bin, showing those piles."),
     ("06_gaussian_naive_bayes", "plot_learning_curves(curves, xlabel=\"training posts",
      "Accuracy on the held-out 20 Newsgroups test set against the number of training "
      "posts, from 100 to 7,541 on a log scale, for multinomial naive Bayes with "

@@ -339,7 +339,7 @@ def cost_threshold(cost=THRESHOLD_COST):
 
 # --------------------------------------------------------------------------- the exercise
 GAUSSIAN = ("GaussianNB", "gaussian_mle", "to_linear", "decision_function")
-CALIBRATION = ("reliability_table", "plot_reliability")
+CALIBRATION = ("reliability_table", "plot_reliability", "expected_calibration_error", "CalibratedClassifier")
 DECISION = ("expected_cost_decision", "total_cost")
 LOG_SUM_EXP = ("logsumexp", "softmax", "predict_proba", "predict_log_proba")
 

@@ -9,6 +9,8 @@ Shipped with the course (``data/``, found by :func:`shipped_data_dir`)
     ``load_weather``, ``load_picnic``, ``load_sms_mini``, and two real corpora published
     under CC BY 4.0: the SMS Spam Collection (``load_sms_spam``) and Spambase
     (``load_spambase``; ``load_spambase_presence`` reads its words as present/absent). Their shipped copies are checked against the published SHA-256.
+    Also the UCI handwritten digits (``load_digits``, CC BY 4.0), 1,797 images of 8 x 8
+    pixels, checked against their SHA-256 too.
 
 Downloaded (``load_20newsgroups``)
     Looked for at ``path=``, then in ``$NBCOURSE_DATA``, then in the user cache
@@ -31,6 +33,7 @@ from pathlib import Path
 
 from ._base import (DOWNLOAD_TIMEOUT_SECONDS, ChecksumError, CorpusNotFoundError, DownloadError,
                     cache_root, source_url)
+from ._digits import DIGITS_PIXELS, DIGITS_SHA256, load_digits
 from ._shipped import load_picnic, load_weather, shipped_data_dir
 from ._sms_spam import (SMS_SPAM_FILENAME, SMS_SPAM_SHA256, SMS_SPAM_URL, load_sms_mini, load_sms_spam,
                         load_sms_spam_or_mini)
@@ -64,10 +67,11 @@ def fetch_corpus(name: str, *, download: bool = True, cache_dir=None) -> Path:
 
 
 __all__ = [
-    "CORPORA", "ChecksumError", "CorpusNotFoundError", "DOWNLOAD_TIMEOUT_SECONDS", "DownloadError",
+    "CORPORA", "ChecksumError", "CorpusNotFoundError", "DIGITS_PIXELS", "DIGITS_SHA256",
+    "DOWNLOAD_TIMEOUT_SECONDS", "DownloadError",
     "NEWSGROUPS_ARCHIVE_NAME", "NEWSGROUPS_CONTENT_SHA256", "NEWSGROUPS_URL", "SMS_SPAM_FILENAME",
     "SMS_SPAM_SHA256", "SMS_SPAM_URL", "SPAMBASE_FEATURES", "SPAMBASE_FILENAME", "SPAMBASE_SHA256",
-    "SPAMBASE_URL", "TextCorpus", "cache_root", "fetch_corpus", "load_20newsgroups",
+    "SPAMBASE_URL", "TextCorpus", "cache_root", "fetch_corpus", "load_20newsgroups", "load_digits",
     "load_20newsgroups_if_available", "load_picnic", "load_sms_mini", "load_sms_spam",
     "load_sms_spam_or_mini", "load_spambase", "load_spambase_presence", "load_weather",
     "newsgroups_folder", "shipped_data_dir", "source_url",

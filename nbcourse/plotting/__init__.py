@@ -18,6 +18,7 @@ module          pictures                                                   lesso
 ``scores``      scores against alpha, confusion matrices, calibration,     04-06
                 learning curves
 ``attack``      good words needed to flip caught spam                      08
+``images``      a per-pixel parameter of each class, as one image per class 04
 =============== ========================================================== =======
 """
 from ._base import CLASS_COLORS, COLORS, LivePlot, NotebookFigure, figure_to_png, new_figure
@@ -30,6 +31,7 @@ from .scores import (AlphaCurvePlot, plot_confusion_matrices, plot_learning_curv
 from .weights import plot_top_weights, plot_weight_comparison
 from .words import plot_underflow, plot_zipf
 from .attack import plot_words_to_flip
+from .images import plot_class_images
 
 __all__ = [
     "COLORS", "CLASS_COLORS", "NotebookFigure", "new_figure", "figure_to_png", "LivePlot",
@@ -40,5 +42,5 @@ __all__ = [
     "plot_gaussian_boundaries", "plot_class_densities",
     "plot_zipf", "plot_underflow",
     "AlphaCurvePlot", "plot_confusion_matrices", "plot_reliability", "plot_learning_curves",
-    "plot_words_to_flip",
+    "plot_words_to_flip", "plot_class_images",
 ]
