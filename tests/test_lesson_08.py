@@ -209,8 +209,8 @@ def test_what_tfidf_and_alpha_do_to_complement_naive_bayes_is_quoted_from_the_ta
 
 def test_vocabulary_and_idf_are_fitted_inside_the_folds(nb):
     cv = next(c.source for c in nb.cells if c.cell_type == "code" and "cross_validate(make, counts_fit" in c.source)
-    assert "make_pipeline(KeepSeenWords(), TfidfTransformer(), model)" in cv
-    assert "make_pipeline(KeepSeenWords(), model)" in cv
+    assert "make_pipeline(KeepSeenWords(), TfidfTransformer(), Model(alpha=alpha))" in cv
+    assert "make_pipeline(KeepSeenWords(), Model(alpha=alpha))" in cv
     assert "tfidf.transform(counts_fit)" not in cv
     compare = next(c.source for c in nb.cells if c.cell_type == "code" and "def compare(" in c.source)
     assert "KeepSeenWords().fit(counts_fit[rows_fit])" in compare
