@@ -29,8 +29,8 @@ import scipy.sparse as sp
 from ._checks import check_bool, check_matrix, check_positive_int, not_fitted, plain
 from ._estimator import BaseEstimator
 
-__all__ = ["TOKEN_PATTERN", "tokenize", "BagOfWords", "TfidfTransformer", "zipf_table", "zipf_fit",
-           "zipf_slope"]
+__all__ = ["TOKEN_PATTERN", "tokenize", "BagOfWords", "KeepSeenWords", "TfidfTransformer", "zipf_table",
+           "zipf_fit", "zipf_slope"]
 
 #: scikit-learn's default: a word is a run of two or more letters/digits/underscores.
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -256,6 +256,75 @@ class BagOfWords(BaseEstimator):
         if not hasattr(self, "vocabulary_"):
             raise not_fitted(self)
         return self._feature_names.copy()
+
+class KeepSeenWords(BaseEstimator):
+    """Keep only the columns (words) that occur in the documents it is fitted on.
+
+    Vectorising a corpus is the slow part of a text experiment, so a lesson counts the
+    words of all its training documents once. Cross-validation, or a model fitted on a
+    subset, should still not know words that only the held-out documents contain: a
+    vocabulary is part of what a model learns. ``KeepSeenWords().fit(counts[rows])``
+    remembers the columns with a nonzero count in ``rows``, and ``transform`` keeps
+    those columns, in the same (alphabetical) order. For a ``BagOfWords`` with its
+    default pruning (``min_df=1``, ``max_df=1.0``, no ``max_features``, no stop words)
+
+        KeepSeenWords().fit(bag.transform(docs[rows])).transform(bag.transform(other))
+
+    equals ``BagOfWords().fit(docs[rows]).transform(other)`` exactly, for a ``bag`` fitted
+    on any documents that include ``docs[rows]``, without tokenising anything again.
+    After ``fit``: ``columns_`` (the kept column numbers) and ``n_features_in_``.
+    """
+
+    _input_tags = {"sparse": True, "positive_only": True}
+
+    def _counts(self, X, n_features=None):
+        if not sp.issparse(X):
+            X = check_matrix(X, owner="KeepSeenWords", non_negative=True, n_features=n_features)
+            return sp.csr_matrix(X)
+        if X.ndim != 2:
+            raise ValueError(f"X must be a 2-D count matrix, got {X.ndim} dimensions")
+        X = sp.csr_matrix(X)
+        if X.dtype.kind not in "biuf":
+            raise TypeError(f"X must hold word counts (numbers), got dtype {X.dtype}")
+        if X.nnz and (not np.all(np.isfinite(X.data)) or X.data.min() < 0):
+            raise ValueError("X must hold word counts (finite, >= 0)")
+        if n_features is not None and X.shape[1] != n_features:
+            raise ValueError(f"X has {X.shape[1]} features, but KeepSeenWords was fitted "
+                             f"with {n_features}")
+        return X
+
+    def fit(self, X, y=None) -> "KeepSeenWords":
+        """Remember the columns of the counts ``X`` that are nonzero in some row. ``y`` is ignored."""
+        X = self._counts(X)
+        if X.shape[0] == 0:
+            raise ValueError("X has no rows: fit needs at least one document")
+        seen = np.zeros(X.shape[1], dtype=bool)
+        seen[X.indices[X.data > 0]] = True
+        self.columns_ = np.flatnonzero(seen)
+        self.n_features_in_ = X.shape[1]
+        self._new_column = np.full(X.shape[1], -1, dtype=np.int64)   # -1: not kept
+        self._new_column[self.columns_] = np.arange(len(self.columns_))
+        return self
+
+    def transform(self, X) -> sp.csr_matrix:
+        """The counts ``X`` restricted to the remembered columns (a CSR matrix)."""
+        if not hasattr(self, "columns_"):
+            raise not_fitted(self)
+        X = self._counts(X, n_features=self.n_features_in_)
+        # Renumber the kept columns and drop the others; the kept columns keep their
+        # order, so each row's entries stay sorted and nothing needs sorting again.
+        columns = self._new_column[X.indices]
+        kept = columns >= 0
+        kept_before = np.concatenate(([0], np.cumsum(kept)))
+        out = sp.csr_matrix((X.data[kept], columns[kept].astype(X.indices.dtype), kept_before[X.indptr]),
+                            shape=(X.shape[0], len(self.columns_)))
+        out.has_sorted_indices = X.has_sorted_indices
+        return out
+
+    def fit_transform(self, X, y=None) -> sp.csr_matrix:
+        """``fit(X)`` then ``transform(X)``."""
+        return self.fit(X).transform(X)
+
 
 class TfidfTransformer(BaseEstimator):
     """Reweight a count matrix by tf-idf: frequent-everywhere words count less.

@@ -31,6 +31,11 @@ def _all_in(text: str, *quoted: str) -> None:
         assert re.search(pattern, text), f"{number!r} is quoted but not printed:\n{text}"
 
 
+def _flat(text: str) -> str:
+    """``text`` with every run of white space (line breaks included) as one space."""
+    return " ".join(text.split())
+
+
 def _row(text: str, label: str) -> list[float]:
     """The decimal numbers of the first line that starts with ``label`` and holds any."""
     for line in text.splitlines():
@@ -72,6 +77,28 @@ def test_naive_posteriors_lie_in_the_quoted_range(nb):
     assert "between 0.23 and 0.30" in markdown_with(nb, "Naive Bayes gives all four patterns")
 
 
+def test_the_best_linear_rule_beats_the_prior_and_the_lesson_says_so(nb):
+    printed = output_of(nb, "print(f\"-0.5 - x_A + x_B > 0: test accuracy")
+    best = number_after(printed, "test accuracy")
+    majority = _row(output_of(nb, "naive = CategoricalNB(alpha=1.0)"), "majority class (always 'off')")[0]
+    assert best == 0.856 and majority == 0.697
+    prose = markdown_with(nb, "That rule is right on")
+    _all_in(prose, f"{best:.3f}", f"{majority:.3f}")
+    assert 'Linearity rules out 100 %, not "better than the prior"' in _flat(prose)
+    # the claim that no line does better: each "off" corner outweighs both "on" corners, and the
+    # rule takes the larger "on" corner (down/up) of the training table
+    counts = [int(n) for n in re.findall(r"\b\d+\b", output_of(nb, "def evenings(n, seed):"))]
+    down_down, down_up, up_down, up_up = counts[0], counts[3], counts[5], counts[6]
+    assert min(down_down, up_up) > down_up + up_down and down_up > up_down
+    assert "takes *down/up*" in prose
+    everything = markdown(nb)
+    assert "No choice of its parameters could do better" not in everything
+    assert "so it cannot represent" not in markdown_with(nb, "## Recap")
+    for cell in (markdown_with(nb, "## Recap"), markdown_with(nb, "## 6. When to use naive Bayes")):
+        _all_in(cell, f"{best:.3f}")
+    _all_in(markdown_with(nb, "## Recap"), f"{majority:.3f}")
+
+
 # ----- section 2: tree-augmented naive Bayes ----------------------------------------------
 
 def test_tan_on_the_switches_quotes_its_edge_weight(nb):
@@ -98,6 +125,23 @@ def test_tan_on_spambase_numbers_and_edges_are_the_printed_ones(nb):
     assert "= 215" in answer and "= 109" in answer
 
 
+def test_tan_beats_naive_bayes_in_every_fold_and_the_edges_are_read_as_a_hypothesis(nb):
+    printed = output_of(nb, "mail_cv = {name: cross_validate(")
+    rows = [[float(v) for v in line.split()[1:]] for line in printed.splitlines() if re.match(r"^\d ", line)]
+    gains = [row[2] for row in rows]                 # naive Bayes, TAN, TAN - naive Bayes, majority
+    assert len(gains) == 5 and all(g > 0 for g in gains)
+    assert all(row[3] < row[0] < row[1] for row in rows)
+    assert "TAN ahead in 5 of 5 folds" in printed
+    means = re.findall(r"(\d\.\d{3} ± \d\.\d{3})", printed)
+    prose = markdown_with(nb, "TAN is ahead in all five folds")
+    _all_in(prose, f"{min(gains):.4f}", f"{max(gains):.4f}")
+    for mean in means:
+        assert mean in prose, mean
+    reading = markdown_with(nb, "TAN needs about twice the parameters")
+    assert "plausible reading of the edges, not a measurement" in _flat(reading)
+    assert "The strongest edges say why" not in reading
+
+
 # ----- section 3: complement naive Bayes and tf-idf ---------------------------------------
 
 def test_balanced_comparison_quotes_the_table(nb):
@@ -115,49 +159,95 @@ def test_balanced_comparison_quotes_the_table(nb):
     assert "between 377 and 600 training posts" in markdown_with(nb, "### When some classes are rare")
 
 
-def test_imbalanced_comparison_and_its_explanation_quote_the_outputs(nb):
-    table = output_of(nb, "imbalanced = compare(kept)")
-    quoted = ("0.2533", "0.2240", "0.6062", "0.5885", "0.6698", "0.6326", "0.6488")
-    _all_in(table, "3,737", *quoted)
-    _all_in(markdown_with(nb, "Every score falls"), "3,737", *quoted)
-    mn, cn = _row(table, "multinomial, counts"), _row(table, "complement, counts")
-    assert cn[1] > 2 * mn[1]                                         # macro-F1 at alpha = 1
+def _means(table: str, label: str) -> list[float]:
+    """The means of a row of "mean ± spread" cells (accuracy, macro-F1 at alpha = 1, then at 0.01)."""
+    return _row(table, label + "  ")[0::2]
+
+
+def test_imbalanced_comparison_and_its_controls_quote_the_outputs(nb):
+    table = output_of(nb, "imbalanced = draws.groupby(")
+    assert "3,737 of 11,314" in table and "five draws (seeds 0 to 4)" in table
+    assert "from 499 (comp.graphics) down to 19 (talk.religion.misc)" in table
+    spreads = [float(v) for v in re.findall(r"± (\d\.\d+)", table)]
+    mn, mn_tfidf = _means(table, "multinomial, counts"), _means(table, "multinomial, tf-idf")
+    uniform, uniform_tfidf = (_means(table, "multinomial, uniform prior, counts"),
+                              _means(table, "multinomial, uniform prior, tf-idf"))
+    cn, cn_tfidf = _means(table, "complement, counts"), _means(table, "complement, tf-idf")
+    assert cn[0] > 1.5 * mn[0]                                        # alpha = 1: multinomial collapses
+    assert mn[2] > cn[2]                                              # alpha = 0.01: the order turns
+    assert uniform_tfidf[2] > cn_tfidf[2] > mn_tfidf[2]               # the prior was complement's lead
+    prose = markdown_with(nb, "Every score falls")
+    _all_in(prose, "3,737", f"{max(spreads):.3f}", f"{mn[0]:.3f}", f"{mn_tfidf[0]:.3f}", f"{cn[0]:.3f}",
+            f"{mn[2]:.3f}", f"{cn[2]:.3f}", f"{cn_tfidf[2]:.3f}", f"{mn_tfidf[2]:.3f}",
+            f"{uniform_tfidf[2]:.3f}", f"{uniform[0]:.3f}", "19", "499")
+    assert "fit_prior=False" in prose
+
     why = output_of(nb, "rarest = kept_per_class.idxmin()")
     assert "MultinomialNB, alpha = 1: predicts talk.religion.misc for 0 test documents (it is right for 251)" in why
-    assert "ComplementNB, alpha = 1: predicts talk.religion.misc for 7 test" in why
-    _all_in(why, "6,085", "130,107", "1,301", "1,045,194", "96", "11")
-    _all_in(markdown_with(nb, "Multinomial naive Bayes estimates the rarest class"),
-            "6,085", "130,107", "96", "1,045,194", "11", "1,301", "251", "7")
+    assert "ComplementNB, alpha = 1: predicts talk.religion.misc for 8 test" in why
+    assert "draw 0: V = 70,134 words in the kept posts (all 11,314 training posts: 130,107)" in why
+    assert "share of pseudo-counts at alpha = 1: 92% of the rarest class's estimate, 6% of its" in why
+    assert "(V = 130,107): pseudo-counts 96% of the rarest class's estimate" in why
+    assert "accuracy: 0.2533 with that vocabulary, 0.3335 with the kept posts' own" in why
+    _all_in(why, "6,085", "70,134", "701", "1,045,194")
+    explained = markdown_with(nb, "The pseudo-counts explain it")
+    _all_in(explained, "6,085", "70,134", "92", "251", "1,045,194", "6", "8", "701", "130,107", "96",
+            "0.3335", "0.2533", "11,314", f"{cn[0]:.3f}", f"{cn_tfidf[0]:.3f}", f"{cn[2]:.3f}",
+            f"{cn_tfidf[2]:.3f}", f"{mn[2]:.3f}", f"{uniform_tfidf[2]:.3f}")
 
 
 def test_what_tfidf_and_alpha_do_to_complement_naive_bayes_is_quoted_from_the_table(nb):
-    table = output_of(nb, "imbalanced = compare(kept)")
-    complement_counts, complement_tfidf = _row(table, "complement, counts"), _row(table, "complement, tf-idf")
+    table = output_of(nb, "imbalanced = draws.groupby(")
+    complement_counts, complement_tfidf = _means(table, "complement, counts"), _means(table, "complement, tf-idf")
     # accuracy at alpha = 1 and at alpha = 0.01: tf-idf hurts at alpha = 1, counts barely move
     assert complement_tfidf[0] < complement_counts[0] and complement_tfidf[0] < complement_tfidf[2]
     assert abs(complement_counts[0] - complement_counts[2]) < abs(complement_tfidf[0] - complement_tfidf[2])
-    quoted = [f"{v:.4f}" for v in (complement_counts[0], complement_counts[2],
-                                   complement_tfidf[0], complement_tfidf[2])]
-    _all_in(markdown_with(nb, "Multinomial naive Bayes estimates the rarest class"), *quoted)
+    assert "forgives a badly chosen `alpha`" in _flat(markdown_with(nb, "The pseudo-counts explain it"))
     assert "five-fold" in markdown_with(nb, "**A spread, not a point.**")
     assert "n_splits=5" in "".join(c.source for c in nb.cells if "cross_validate(" in c.source)
 
+
+def test_vocabulary_and_idf_are_fitted_inside_the_folds(nb):
+    cv = next(c.source for c in nb.cells if c.cell_type == "code" and "cross_validate(make, counts_fit" in c.source)
+    assert "make_pipeline(KeepSeenWords(), TfidfTransformer(), Model(alpha=alpha))" in cv
+    assert "make_pipeline(KeepSeenWords(), Model(alpha=alpha))" in cv
+    assert "tfidf.transform(counts_fit)" not in cv
+    compare = next(c.source for c in nb.cells if c.cell_type == "code" and "def compare(" in c.source)
+    assert "KeepSeenWords().fit(counts_fit[rows_fit])" in compare
+    assert "a strict protocol would rebuild them" not in markdown(nb)
+
+
 # ----- section 4: baselines and spread ----------------------------------------------------
 
-def test_cross_validation_paragraphs_quote_the_summary_and_every_gain_is_positive(nb):
-    summary = output_of(nb, "folds = {name: cross_validate(")
+def test_cross_validation_names_its_winner_and_pairs_it_with_the_strongest_competitor(nb):
+    summary = output_of(nb, "cross_validate(make, counts_fit")
     spreads = [float(s) for s in re.findall(r"± (\d\.\d+)", summary)]
-    assert len(spreads) == 12                      # 4 models x (accuracy, macro-F1, majority)
+    assert len(spreads) == 15                      # 5 models x (accuracy, macro-F1, majority)
     model_spreads = [s for i, s in enumerate(spreads) if i % 3 != 2]
+    means = {label: _row(summary, label + " ")[0] for label in (
+        "multinomial, counts, alpha = 1", "multinomial, counts, alpha = 0.01",
+        "multinomial, tf-idf, alpha = 0.01", "complement, counts, alpha = 1", "complement, tf-idf, alpha = 1")}
+    ranking = sorted(means, key=means.get, reverse=True)
+    assert f"highest mean accuracy: {ranking[0]}; next: {ranking[1]}" in summary
+    assert ranking[:2] == ["multinomial, tf-idf, alpha = 0.01", "complement, tf-idf, alpha = 1"]
     prose = markdown_with(nb, "The spreads are small")
     assert f"{min(model_spreads):.3f} to {max(model_spreads):.3f}" in prose
-    _all_in(prose, "0.895", "0.901", "0.881", "0.832", "0.053", "0.7728")
+    assert "multinomial naive Bayes on tf-idf at `alpha = 0.01`, 0.911" in _flat(prose)
+    _all_in(prose, *(f"{v:.3f}" for v in means.values()), "0.053", "0.7728")
+    assert "this lesson tests neither" in _flat(prose) and "may have moved on" in _flat(prose)
+
     paired = output_of(nb, "def gain(better, worse):")
+    assert f"(a) the best model over the next best: {ranking[0]} over {ranking[1]}" in paired
     gains = [[float(v) for v in line.split()[1:]] for line in paired.splitlines() if re.match(r"^\d ", line)]
     assert len(gains) == 5 and all(g > 0 for row in gains for g in row)
     a, b = [row[0] for row in gains], [row[1] for row in gains]
-    _all_in(markdown_with(nb, "Both gains are positive in every fold"),
-            f"{min(a):.4f}", f"{max(a):.4f}", f"{min(b):.4f}", f"{max(b):.4f}")
+    paragraph = markdown_with(nb, "Both gains are positive in every fold")
+    _all_in(paragraph, f"{min(a):.4f}", f"{max(a):.4f}", f"{min(b):.4f}", f"{max(b):.4f}")
+    assert "the five differences are correlated" in _flat(paragraph)
+    balanced = output_of(nb, "balanced = compare(everything)")
+    on_test = (_row(balanced, "multinomial, tf-idf")[2], _row(balanced, "complement, tf-idf")[0])
+    _all_in(paragraph, *(f"{v:.4f}" for v in on_test))
+    assert on_test[1] > on_test[0]                 # "complement naive Bayes a hair ahead"
 
 
 # ----- section 5: the good-word attack ----------------------------------------------------
@@ -195,6 +285,26 @@ def test_the_attack_paragraphs_quote_the_printed_attack(nb):
         _all_in(line, "8", "16")
 
 
+def test_the_attack_is_repeated_on_five_splits_and_the_cap_bounds_the_push(nb):
+    printed = output_of(nb, "def words_to_flip(split_seed):")
+    lines = [line.split() for line in printed.splitlines() if re.match(r"^\d ", line)]
+    assert [int(line[0]) for line in lines] == [0, 1, 2, 3, 4]
+    caught = [int(line[1]) for line in lines]
+    plain, capped, strong, weak = ([float(line[k]) for line in lines] for k in (2, 3, 4, 5))
+    assert lines[0][1:] == ["56", "8.0", "9.0", "3.0", "8.0"]          # split 0: the lesson's split
+    assert all(s < p for s, p in zip(strong, plain))                  # alpha = 10 easier in every split
+    assert all(abs(c - p) <= 1 for c, p in zip(capped, plain))
+    prose = _flat(markdown_with(nb, "The median caught spam message needs 8 good words"))
+    assert f"({min(caught)} to {max(caught)} messages)" in prose
+    assert f"{min(strong):.0f} or {max(strong):.0f} good words" in prose
+    assert f"against {min(plain):.0f} or {max(plain):.0f} at `alpha = 1`" in prose
+    assert f"({min(capped):.0f} or {max(capped):.0f} with it)" in prose
+    bound, start = number_after(printed, "by at most"), number_after(printed, "at log-odds")
+    assert bound > start
+    _all_in(prose, f"{bound:,.0f}", f"{start:.0f}")
+    assert "A linear score can always be pushed" not in markdown(nb)
+
+
 def test_the_placeholders_the_lesson_names_are_in_the_sms_corpus(nb):
     from nbcourse.datasets import load_sms_spam_or_mini
     prose = markdown_with(nb, "The best good words are odd")
@@ -217,6 +327,28 @@ def test_every_quoted_reference_is_in_the_reference_list(nb):
     for needle in ("CPSC 340", "CSE 446", "Friedman", "Geiger", "Goldszmidt", "1997",
                    "Rennie", "2003", "Lowd", "Meek", "2005"):
         assert needle in references, needle
+
+
+def test_when_to_use_agrees_with_the_tables_and_with_lesson_06(nb):
+    advice = markdown_with(nb, "## 6. When to use naive Bayes")
+    table = output_of(nb, "imbalanced = draws.groupby(")
+    mn, cn = _means(table, "multinomial, counts"), _means(table, "complement, counts")
+    cn_tfidf = _means(table, "complement, tf-idf")
+    _all_in(advice, f"{mn[0]:.3f}", f"{cn[0]:.3f}", f"{mn[2]:.3f}", f"{cn[2]:.3f}", f"{cn_tfidf[0]:.3f}")
+    assert "**tune `alpha`; on counts complement naive Bayes forgives a badly chosen `alpha`**" in advice
+    assert "use complement naive Bayes**" not in advice
+    assert "on text, complement naive Bayes on tf-idf" not in advice
+    assert "multinomial naive Bayes on tf-idf at `alpha = 0.01` scored highest" in _flat(advice)
+    # lesson 06's controlled finding on its 57 raw features: near-certainty with and without dependence
+    six = output_of(lesson("06_"), "model_57 = GaussianNB()")
+    block = six.split("posterior > 0.99")[1].splitlines()[1:3]
+    shuffled, raw = (float(line.split()[-1]) for line in block)
+    assert f"{raw:.1%}".replace("%", " %") in advice and f"{shuffled:.1%}".replace("%", " %") in advice
+    assert "not dependence, make nearly every posterior extreme" in _flat(advice)
+    assert "dependent features make the posteriors far too sure" not in advice
+    tan = output_of(nb, "print(tan_mail.parameter_counts().to_string())")
+    naive_loss, tan_loss = _row(tan, "naive Bayes   ")[1], _row(tan, "tree-augmented naive Bayes   ")[1]
+    assert 0.45 < tan_loss / naive_loss < 0.55                       # "roughly halves the log-loss"
 
 
 def test_init_ships_the_lesson_and_the_site_shows_it():
@@ -286,10 +418,19 @@ def test_scikit_learn_gives_the_lessons_20_newsgroups_scores(nb, newsgroups_fold
                 assert round(accuracy_score(test.target, predicted), 4) == printed[2 * i], (name, features, alpha)
                 assert round(f1_score(test.target, predicted, average="macro"), 4) == printed[2 * i + 1]
 
-    summary = output_of(nb, "folds = {name: cross_validate(")
+    # Cross-validation with the vocabulary and the idf learnt inside each fold: scikit-learn's
+    # CountVectorizer re-reads the raw posts of every fold, the lesson selects columns of one count
+    # matrix (KeepSeenWords); both must give the same scores.
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.pipeline import make_pipeline
+
+    summary = output_of(nb, "cross_validate(make, counts_fit")
     folds = kfold_indices(np.asarray(train.target_names)[train.target], 5, seed=0)
-    scores = sk_cross_validate(MultinomialNB(alpha=1.0), X_fit, train.target, cv=folds,
-                               scoring=("accuracy", "f1_macro"))
-    expected = (f"{scores['test_accuracy'].mean():.3f} ± {scores['test_accuracy'].std():.3f}  "
-                f"{scores['test_f1_macro'].mean():.3f} ± {scores['test_f1_macro'].std():.3f}")
-    assert expected in summary.splitlines()[1], (expected, summary)
+    for label, steps in (("multinomial, counts, alpha = 1", [MultinomialNB(alpha=1.0)]),
+                         ("multinomial, tf-idf, alpha = 0.01", [TfidfTransformer(), MultinomialNB(alpha=0.01)])):
+        scores = sk_cross_validate(make_pipeline(CountVectorizer(), *steps), train.data, train.target,
+                                   cv=folds, scoring=("accuracy", "f1_macro"))
+        expected = (f"{scores['test_accuracy'].mean():.3f} ± {scores['test_accuracy'].std():.3f}  "
+                    f"{scores['test_f1_macro'].mean():.3f} ± {scores['test_f1_macro'].std():.3f}")
+        [line] = [line for line in summary.splitlines() if line.startswith(label + " ")]
+        assert expected in line, (expected, line)
