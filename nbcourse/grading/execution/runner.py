@@ -97,7 +97,7 @@ def _cut_error(content: dict) -> dict:
         return value if len(value) <= limit else value[:limit]
     frames = content.get("traceback")  # kept: whether the innermost frame is a cell
     last = frames[-2] if isinstance(frames, list) and len(frames) >= 2 else ""
-    in_cell = isinstance(last, str) and bool(_CELL_FRAME.match(_ANSI.sub("", last)))
+    in_cell = isinstance(last, str) and bool(_CELL_FRAME.match(_ANSI.sub("", last[:200])))
     return {"ename": text(content.get("ename"), 200),
             "evalue": text(content.get("evalue"), MAX_ERROR_CHARS),
             "traceback": [_IN_CELL] if in_cell else []}
