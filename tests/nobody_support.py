@@ -32,7 +32,8 @@ def needed_paths() -> list[Path]:
 
 
 def exposing_script(paths: list[Path], scratch: Path) -> list[str]:
-    """Shell commands that, run as root in a private mount namespace, make every path of
+    """Shell commands that, run in a private mount namespace (as root, or as the root of a
+    user namespace of its own), make every path of
     ``paths`` reachable by anyone at its own path, read-only.
 
     Each private folder on the way becomes, in the namespace only, a tmpfs of mode 755
@@ -46,15 +47,15 @@ def exposing_script(paths: list[Path], scratch: Path) -> list[str]:
                 kept[blocked].append(child)
     commands, stages = [], 0
     for blocked in sorted(kept, key=lambda folder: len(folder.parts)):
-        moves = []
+        binds = []
         for child in kept[blocked]:
             stage = scratch / f"stage-{stages}"
             stages += 1
             stage.mkdir()
             commands.append(f"mount --rbind {shlex.quote(str(child))} {shlex.quote(str(stage))}")
-            moves.append((stage, child))
+            binds.append((stage, child))
         commands.append(f"mount -t tmpfs -o mode=755 nbcourse-test {shlex.quote(str(blocked))}")
-        for stage, child in moves:
+        for stage, child in binds:
             where = shlex.quote(str(child))
             commands += [f"mkdir -p {where}", f"mount --rbind {shlex.quote(str(stage))} {where}",
                          f"mount -o remount,bind,ro {where}"]
