@@ -32,9 +32,9 @@ def needed_paths() -> list[Path]:
 
 
 def exposing_script(paths: list[Path], scratch: Path) -> list[str]:
-    """Shell commands that, run in a private mount namespace (as root, or as the root of a
-    user namespace of its own), make every path of
-    ``paths`` reachable by anyone at its own path, read-only.
+    """Shell commands that, run in a private mount namespace (as root, or as the root of
+    a user namespace of its own), make every path of ``paths`` reachable by anyone at its
+    own path, read-only.
 
     Each private folder on the way becomes, in the namespace only, a tmpfs of mode 755
     holding just the entries that lead to ``paths`` (each bound back in, read-only);
