@@ -328,8 +328,16 @@ def test_the_stub_rule_in_the_kernel_holds_only_for_the_answers_own_bare_raise()
     def raises_a_subclass(*args):
         raise Own()
 
+    class Prickly:  # a callable whose attributes raise: still an error, never a crash
+        def __getattr__(self, name):
+            raise RuntimeError(name)
+
+        def __call__(self, *args):
+            raise NotImplementedError()
+
     case = {"args": {"$tuple": []}}
     assert _call_case(stub, case) == {"error": STUB_RAISED}
+    assert _call_case(Prickly(), case) == {"error": "NotImplementedError: "}
     for answer in (calls_a_library, says_why, raises_a_subclass):
         outcome = _call_case(answer, case)
         assert set(outcome) == {"error"} and outcome["error"] != STUB_RAISED
