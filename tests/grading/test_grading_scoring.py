@@ -13,6 +13,7 @@ from nbcourse.grading.collection import collect_submissions
 from nbcourse.grading.gradebook import BatchResult, feedback_name, gradebook_csv
 from nbcourse.grading.summary import summary
 from nbcourse.grading.feedback import render_html
+from nbcourse.grading.execution.probe_source import STUB_RAISED
 from nbcourse.grading.execution.report import RunReport, first_code_line
 from nbcourse.grading.scoring import score
 from nbcourse.grading.values import encode_input
@@ -265,7 +266,7 @@ def test_a_blank_notebook_is_not_answered_rather_than_missing():
             probes[question.id] = {"question": question.id, "name": question.name,
                                    "missing": True}
         else:
-            probes[question.id]["cases"] = [{"error": "NotImplementedError: "}] * len(question.cases)
+            probes[question.id]["cases"] = [{"error": STUB_RAISED}] * len(question.cases)
     stub = {"cell": 3, "code": "raise NotImplementedError()", "error": "NotImplementedError: ",
             "timed_out": False, "not_implemented": True}
     result = score(EXERCISE, EXPECTED, _report(probes=probes, problems=[stub]), "s", "s.ipynb")
