@@ -424,24 +424,28 @@ def test_results_record_the_limits_in_force(tmp_path):
 ORDINARY_USER_BATCH = r"""
 import json, os, sys
 from nbcourse.grading.batch import grade_batch
-batch = grade_batch("01_weather", [sys.argv[1]], sys.argv[2], jobs=2, sandbox="bwrap",
-                    progress=None)
+batch = grade_batch("01_weather", [sys.argv[1]], sys.argv[2], jobs=int(sys.argv[3]),
+                    sandbox="bwrap", progress=None)
 print(json.dumps({"uid": os.getuid(), "enforced": batch.limits.enforced,
                   "rows": {r.submission: [r.status, r.total] for r in batch.results}}))
 """
 
 
-def _batch_as_ordinary_user(fixtures: tuple[str, ...]):
+def _batch_as_ordinary_user(fixtures: tuple[str, ...], jobs: int = 2, in_order: bool = False):
     """Grade ``fixtures`` with ``ORDINARY_USER_BATCH`` as an ordinary user (``nobody`` when
-    the tests run as root): (the finished process, what is left in its TMPDIR)."""
+    the tests run as root): (the finished process, what is left in its TMPDIR).  With
+    ``in_order``, each is named ``NN_<fixture>`` by its place, so a fixture may come twice
+    and ``jobs=1`` grades them in the order given."""
     folder = Path(tempfile.mkdtemp(prefix="nbcourse-ordinary-"))
     try:
         submitted, tmp = folder / "submitted", folder / "tmp"
         submitted.mkdir()
         tmp.mkdir()
-        for name in fixtures:
-            shutil.copyfile(FIXTURES / f"{name}.ipynb", submitted / f"{name}.ipynb")
-        command = [sys.executable, "-c", ORDINARY_USER_BATCH, str(submitted), str(folder / "out")]
+        for number, name in enumerate(fixtures):
+            label = f"{number:02d}_{name}" if in_order else name
+            shutil.copyfile(FIXTURES / f"{name}.ipynb", submitted / f"{label}.ipynb")
+        command = [sys.executable, "-c", ORDINARY_USER_BATCH, str(submitted), str(folder / "out"),
+                   str(jobs)]
         if os.geteuid() == 0:
             for path in (folder, submitted, tmp, *submitted.iterdir()):
                 os.chown(path, 65534, 65534)
@@ -591,6 +595,94 @@ def test_a_kernel_cannot_change_the_server_for_the_next_kernels(tmp_path, mode, 
     afterwards inherits them.  The submissions after it keep 10 of 10."""
     rows = _grade_in_order(names, tmp_path, mode)
     assert list(rows.values()) == [("graded", 10.0)] * len(names), rows
+
+
+#: Issue 33, row 1: each attack on the channel folder itself, then classmates (one of
+#: which shows what it finds left on the channel), all in one worker.
+CHANNEL_ORDER = ["sandbox_13_chmod_channel", "correct", "sandbox_13_acl_channel", "correct",
+                 "sandbox_13_xattr_channel", "sandbox_13_find_channel", "correct"]
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "off"])
+def test_a_submission_cannot_change_the_channel_for_the_next_ones(tmp_path, mode):
+    """Red team (issue 33): the channel is the one host folder bound into the long-lived
+    sandbox, owned by the sandbox's user.  A correct notebook that ends by making it
+    unwritable (mode 500), or gives it a default ACL (files made in it later unreadable),
+    scored 10 and every later kernel of its worker died before replying to kernel_info;
+    an extended attribute or inode flags on it were there for the next submission to
+    read.  With ``--jobs 1`` every classmate after them keeps 10 of 10."""
+    rows = _grade_in_order(CHANNEL_ORDER, tmp_path, mode)
+    assert list(rows.values()) == [("graded", 10.0)] * len(CHANNEL_ORDER), rows
+
+
+def test_a_submission_cannot_change_the_channel_as_an_ordinary_user():
+    """Issue 33, row 1, for a grader that is an ordinary user: the channel is then a
+    folder on the grader's disk, owned by the grader's own user, which the kernel is
+    inside the sandbox; the classmates after each attack keep 10 of 10 all the same."""
+    run, left = _batch_as_ordinary_user(tuple(CHANNEL_ORDER), jobs=1, in_order=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    assert found["uid"] != 0
+    assert list(found["rows"].values()) == [["graded", 10.0]] * len(CHANNEL_ORDER), found["rows"]
+    assert left == []
+
+
+def test_a_folder_is_reset_to_its_first_state_whatever_its_owner_did(tmp_path):
+    """``sandbox.reset_folder`` undoes what the folder's owner may do to the folder itself
+    (no write access, an access and a default ACL, an extended attribute, inode flags,
+    times), empties it, and says when it cannot (the folder swapped for a link)."""
+    import fcntl
+    import struct
+
+    folder = tmp_path / "channel"
+    folder.mkdir(mode=0o700)
+    first = sandbox.folder_state(folder)
+    (folder / "locked" / "inner").mkdir(parents=True)
+    os.chmod(folder / "locked", 0)
+    acl = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", tag, 0, 0xFFFFFFFF)
+                                          for tag in (0x01, 0x04, 0x20))
+    os.setxattr(folder, "system.posix_acl_default", acl)
+    os.setxattr(folder, "system.posix_acl_access", acl)
+    os.setxattr(folder, "user.planted", b"left behind")
+    try:
+        with open(folder) as handle:
+            fcntl.ioctl(handle, sandbox.FS_IOC_SETFLAGS, struct.pack("i", 0x40))  # no dump
+    except OSError:
+        pass  # a file system without inode flags
+    os.utime(folder, (1234567890, 1234567890))
+    assert sandbox.folder_state(folder) != first
+    assert sandbox.reset_folder(folder, first) == []
+    assert sandbox.folder_state(folder) == first and os.listdir(folder) == []
+    folder.rmdir()
+    folder.symlink_to(tmp_path)
+    assert sandbox.reset_folder(folder, first) != []
+
+
+def test_a_channel_that_cannot_be_restored_ends_its_sandbox(config, monkeypatch):
+    """When the channel cannot be brought back as it was, the next submission gets a new
+    sandbox (and a new channel), never the changed one."""
+    from nbcourse.grading import specs
+    from nbcourse.grading.execution.runner import run_submission
+    from nbcourse.grading.execution.worker import KernelServers
+    from nbcourse.grading.forbidden import flagged_answers
+
+    monkeypatch.setattr(launcher, "reset_folder", lambda path, first: [f"{path}: planted"])
+    exercise = specs.load("01_weather")
+    base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
+    os.chmod(base, 0o711)
+    servers = KernelServers(config, base, "token")
+    seen = []
+    try:
+        for _ in range(2):
+            report = run_submission(FIXTURES / "correct.ipynb", exercise.probe_plan(),
+                                    config.limits, servers.take, scan_source=flagged_answers)
+            seen.append((report.kernel.value, servers.server.pid, servers.server.channel))
+            servers.after_submission()
+    finally:
+        servers.close()
+        shutil.rmtree(base, ignore_errors=True)
+    assert [outcome for outcome, _, _ in seen] == ["ok", "ok"]
+    assert seen[0][1] != seen[1][1] and seen[0][2] != seen[1][2]
 
 
 def _chain_processes() -> list[int]:

@@ -39,8 +39,8 @@ import psutil
 from . import cgroups
 from .limits import bytes_or_unlimited
 from .processes import kill_descendants
-from .sandbox import (HOME, SandboxConfig, bwrap_command, kernel_environment, prepare_channel,
-                      release_channel, remove_tree)
+from .sandbox import (HOME, SandboxConfig, bwrap_command, folder_state, kernel_environment,
+                      prepare_channel, release_channel, remove_tree, reset_folder)
 
 #: Run as ``python -c LAUNCHER FOLDER...``: import the slow modules, then serve the worker.
 #: A line ``{"kernel": job}`` forks a kernel (reply ``{"pid": ...}``); ``{"wipe": true}``,
@@ -282,6 +282,8 @@ class KernelServer:
             os.mkdir(os.path.join(self.home, ".tmp"))
             command = [sys.executable, "-c", LAUNCHER, self.home]
             env, cwd = kernel_environment(config, self.home, token), self.home
+        # the channel as every kernel must find it: restored to this after each (end_kernel)
+        self._channel_first = folder_state(self.channel)
         paths = self.cgroup
         self.process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -419,9 +421,11 @@ class KernelServer:
             reply = self._send({"wipe": True}, timeout=5.0) if self.healthy else {}
             self.healthy = (reply.get("left") == [] and self._only_chain_left(root)
                             and self._server_state() == self._first_state is not None)
-        if self.channel.is_dir():
-            for path in list(self.channel.iterdir()):
-                remove_tree(path)
+        # the channel is the one host folder bound into the sandbox, and its user's: a
+        # kernel may have changed the folder itself (its mode, an ACL, an attribute), not
+        # only what is in it.  It is restored and checked, or the sandbox is replaced.
+        channel_left = reset_folder(self.channel, self._channel_first)
+        self.healthy = self.healthy and channel_left == []
         if not self.healthy:
             self.kill()
         return self.healthy
