@@ -431,14 +431,15 @@ print(json.dumps({"uid": os.getuid(), "enforced": batch.limits.enforced,
 """
 
 
-def _batch_as_ordinary_user(fixtures: tuple[str, ...], jobs: int = 2, in_order: bool = False):
+def _batch_as_ordinary_user(fixtures: tuple[str, ...], jobs: int = 2, in_order: bool = False,
+                            tmp_name: str = "tmp"):
     """Grade ``fixtures`` with ``ORDINARY_USER_BATCH`` as an ordinary user (``nobody`` when
-    the tests run as root): (the finished process, what is left in its TMPDIR).  With
-    ``in_order``, each is named ``NN_<fixture>`` by its place, so a fixture may come twice
-    and ``jobs=1`` grades them in the order given."""
+    the tests run as root): (the finished process, what is left in its TMPDIR, named
+    ``tmp_name``).  With ``in_order``, each is named ``NN_<fixture>`` by its place, so a
+    fixture may come twice and ``jobs=1`` grades them in the order given."""
     folder = Path(tempfile.mkdtemp(prefix="nbcourse-ordinary-"))
     try:
-        submitted, tmp = folder / "submitted", folder / "tmp"
+        submitted, tmp = folder / "submitted", folder / tmp_name
         submitted.mkdir()
         tmp.mkdir()
         for number, name in enumerate(fixtures):
@@ -683,6 +684,64 @@ def test_a_channel_that_cannot_be_restored_ends_its_sandbox(config, monkeypatch)
         shutil.rmtree(base, ignore_errors=True)
     assert [outcome for outcome, _, _ in seen] == ["ok", "ok"]
     assert seen[0][1] != seen[1][1] and seen[0][2] != seen[1][2]
+
+
+def _socket_folders() -> set[str]:
+    """The short folders that hold kernels' sockets when TMPDIR is long, on the machine."""
+    return {name for name in os.listdir("/tmp") if name.startswith("nbcourse-sockets-")}
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "off"])
+def test_a_long_tmpdir_still_grades(tmp_path, mode, monkeypatch):
+    """Issue 33, row 11: a kernel's ZeroMQ sockets were made in the batch's folder under
+    TMPDIR, and a Unix socket's path holds 107 bytes: with a TMPDIR over about 41
+    characters every row was "grader error" (File name too long).  With a TMPDIR of 130
+    characters the batch grades as usual and leaves nothing, there or in /tmp."""
+    outer = Path(tempfile.mkdtemp(prefix="nbcourse-long-"))
+    long = outer / ("d" * 100)
+    long.mkdir()
+    for folder in (outer, long):
+        os.chmod(folder, 0o755)  # as root, the sandbox's user reaches its channel through it
+    monkeypatch.setattr(tempfile, "tempdir", str(long))
+    monkeypatch.setenv("TMPDIR", str(long))
+    before = _socket_folders()
+    try:
+        rows = _grade_in_order(["correct", "wrong"], tmp_path, mode)
+        left = os.listdir(long)
+    finally:
+        shutil.rmtree(outer, ignore_errors=True)
+    assert len(str(long)) > 100
+    assert rows == {"00_correct": ("graded", 10.0), "01_wrong": ("graded", 2.94)}, rows
+    assert left == [] and _socket_folders() == before
+
+
+def test_the_socket_folder_of_a_killed_worker_is_removed_by_its_batch(tmp_path):
+    """A worker removes its short socket folder when it ends; for a worker that was
+    killed, the batch removes it by the batch's token, and nobody else's."""
+    from nbcourse.grading.execution import connection
+
+    deep = tmp_path / ("d" * 100)
+    assert connection.socket_folder(tmp_path, "ours") == tmp_path  # short enough: as it is
+    ours, theirs = (connection.socket_folder(deep, token) for token in ("ours", "theirs"))
+    try:
+        assert ours.parent == theirs.parent == Path("/tmp") and ours != theirs
+        assert len(str(ours / "channel-12345678" / "kernel-99999")) <= 107
+        connection.remove_socket_folders("ours")
+        assert not ours.exists() and theirs.is_dir()
+    finally:
+        shutil.rmtree(ours, ignore_errors=True)
+        shutil.rmtree(theirs, ignore_errors=True)
+
+
+def test_a_long_tmpdir_as_an_ordinary_user():
+    """Issue 33, row 11, for a grader that is an ordinary user (the channel is then a
+    folder of its own, not a tmpfs): a TMPDIR of over 120 characters grades as usual."""
+    before = _socket_folders()
+    run, left = _batch_as_ordinary_user(("correct",), tmp_name="t" * 100)
+    assert run.returncode == 0, run.stderr[-3000:]
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    assert found["rows"] == {"correct": ["graded", 10.0]}
+    assert left == [] and _socket_folders() == before
 
 
 def _chain_processes() -> list[int]:

@@ -257,9 +257,11 @@ class KernelServer:
     worker then kills the server (``kill``) and starts a new one.
     """
 
-    def __init__(self, config: SandboxConfig, base: Path, token: str = ""):
+    def __init__(self, config: SandboxConfig, base: Path, token: str = "",
+                 sockets: Path | None = None):
         self.config = config
-        self.channel = Path(tempfile.mkdtemp(prefix="channel-", dir=base))
+        # the channel holds the kernel's sockets: in ``sockets`` when ``base`` is too deep
+        self.channel = Path(tempfile.mkdtemp(prefix="channel-", dir=sockets or base))
         os.chmod(self.channel, 0o700)
         self.home = ""  # without a sandbox: the kernels' throw-away home on the host
         self.init_pid: int | None = None  # the sandbox's pid 1, seen from the host
