@@ -337,6 +337,8 @@ try:
 except OSError:
     found["memfd"] = False
 found["keyctl"] = libc.syscall(250, 0, 0, 0, 0, 0) >= 0  # x86-64 keyctl
+# io_uring_setup(8 entries, zeroed io_uring_params): a ring's file descriptor if allowed
+found["io_uring"] = libc.syscall(425, 8, ctypes.create_string_buffer(120)) >= 0
 print(json.dumps(found))
 """
 
@@ -344,12 +346,12 @@ print(json.dumps(found))
 def test_inside_no_capability_no_namespace_no_mount_no_ptrace_no_memfd(config, tmp_path):
     """Rows 1, 5 and 6, from inside: CapEff is 0, no nested user namespace (the unsized
     tmpfs of the report), no remount of a read-only folder, no ptrace of pid 1, no
-    memfd, no keyring; the seccomp filter is in force."""
+    memfd, no keyring, no io_uring (issue 33); the seccomp filter is in force."""
     found = _inside(config, tmp_path, ESCAPES)
     assert found["cap_eff"] == 0 and found["cap_bnd"] == 0
     assert found["seccomp"] == "2"
     escaped = [name for name in ("nested_namespace", "unshare", "remount", "mount_tmpfs",
-                                 "ptrace_pid1", "memfd", "keyctl") if found[name]]
+                                 "ptrace_pid1", "memfd", "keyctl", "io_uring") if found[name]]
     assert escaped == []
 
 
@@ -368,6 +370,19 @@ def test_the_self_test_refuses_a_sandbox_with_capabilities(monkeypatch, config):
     monkeypatch.setattr(sandbox, "bwrap_command", as_root)
     with pytest.raises(sandbox.SandboxUnavailable, match="capabilities|remounted"):
         sandbox.self_test(root)
+
+
+def test_the_self_test_refuses_a_sandbox_that_allows_user_namespaces(monkeypatch, config):
+    """Issue 33: the self-test asked for a user namespace with ``unshare``, which the
+    seccomp filter refuses anyway, so it passed without ``--disable-userns`` too; it now
+    asks as a fork would (``clone``), which only ``--disable-userns`` refuses."""
+    def without_disable_userns(config, channel, program):
+        return [part for part in real(config, channel, program) if part != "--disable-userns"]
+
+    real = sandbox.bwrap_command
+    monkeypatch.setattr(sandbox, "bwrap_command", without_disable_userns)
+    with pytest.raises(sandbox.SandboxUnavailable, match="user namespace"):
+        sandbox.self_test(config)
 
 
 def dataclasses_replace(config, **changes):
