@@ -13,7 +13,9 @@ milliseconds, which is what makes a sandboxed batch fast.
 in a cgroup of its own where the machine offers one.  After each submission the worker
 (from outside, by pid) kills every process of the sandbox but its pid 1 and the
 server, the server empties the writable folders and says what is left, and the worker
-checks both again; the next submission gets the sandbox only if all of it held.
+checks both again and restores the channel folder itself (``sandbox.reset_folder``: its
+mode, owner, ACLs, attributes, flags and times, which the sandbox's user may change);
+the next submission gets the sandbox only if all of it held.
 Anything else (a server that does not answer, a process that survived, a file left,
 a kill at the deadline) ends the whole sandbox, and the next submission gets a new one.
 

@@ -124,8 +124,9 @@ class SandboxConfig:
                 "writable": "the home, /tmp and /dev/shm only",
                 "between_submissions": (
                     "one sandbox per grading worker; its kernel server (pid 1) forks a "
-                    "kernel per submission; afterwards every other process is killed and "
-                    "the writable folders emptied, or the sandbox is replaced"),
+                    "kernel per submission; afterwards every other process is killed, "
+                    "the writable folders emptied and the channel folder restored (mode, "
+                    "owner, ACLs, attributes, flags), or the sandbox is replaced"),
                 "user": f"uid {self.run_as}" if self.run_as >= 0 else "the grader's own user"}
 
 
