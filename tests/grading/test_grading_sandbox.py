@@ -644,15 +644,17 @@ def test_a_submission_cannot_change_the_channel_as_an_ordinary_user():
 
 
 def test_a_folder_is_reset_to_its_first_state_whatever_its_owner_did(tmp_path):
-    """``sandbox.reset_folder`` undoes what the folder's owner may do to the folder itself
-    (no write access, an access and a default ACL, an extended attribute, inode flags,
-    times), empties it, and says when it cannot (the folder swapped for a link)."""
+    """``folder_state.reset_folder`` undoes what the folder's owner may do to the folder
+    itself (no write access, an access and a default ACL, an extended attribute, inode
+    flags, times), empties it, and says when it cannot (the folder swapped for a link)."""
     import fcntl
     import struct
 
+    from nbcourse.grading.execution import folder_state as state
+
     folder = tmp_path / "channel"
     folder.mkdir(mode=0o700)
-    first = sandbox.folder_state(folder)
+    first = state.folder_state(folder)
     (folder / "locked" / "inner").mkdir(parents=True)
     os.chmod(folder / "locked", 0)
     acl = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", tag, 0, 0xFFFFFFFF)
@@ -662,16 +664,16 @@ def test_a_folder_is_reset_to_its_first_state_whatever_its_owner_did(tmp_path):
     os.setxattr(folder, "user.planted", b"left behind")
     try:
         with open(folder) as handle:
-            fcntl.ioctl(handle, sandbox.FS_IOC_SETFLAGS, struct.pack("i", 0x40))  # no dump
+            fcntl.ioctl(handle, state.FS_IOC_SETFLAGS, struct.pack("i", 0x40))  # no dump
     except OSError:
         pass  # a file system without inode flags
     os.utime(folder, (1234567890, 1234567890))
-    assert sandbox.folder_state(folder) != first
-    assert sandbox.reset_folder(folder, first) == []
-    assert sandbox.folder_state(folder) == first and os.listdir(folder) == []
+    assert state.folder_state(folder) != first
+    assert state.reset_folder(folder, first) == []
+    assert state.folder_state(folder) == first and os.listdir(folder) == []
     folder.rmdir()
     folder.symlink_to(tmp_path)
-    assert sandbox.reset_folder(folder, first) != []
+    assert state.reset_folder(folder, first) != []
 
 
 def test_a_channel_that_cannot_be_restored_ends_its_sandbox(config, monkeypatch):

@@ -13,7 +13,7 @@ milliseconds, which is what makes a sandboxed batch fast.
 in a cgroup of its own where the machine offers one.  After each submission the worker
 (from outside, by pid) kills every process of the sandbox but its pid 1 and the
 server, the server empties the writable folders and says what is left, and the worker
-checks both again and restores the channel folder itself (``sandbox.reset_folder``: its
+checks both again and restores the channel folder itself (``folder_state.reset_folder``: its
 mode, owner, ACLs, attributes, flags and times, which the sandbox's user may change);
 the next submission gets the sandbox only if all of it held.
 Anything else (a server that does not answer, a process that survived, a file left,
@@ -41,8 +41,9 @@ import psutil
 from . import cgroups
 from .limits import bytes_or_unlimited
 from .processes import kill_descendants
-from .sandbox import (HOME, SandboxConfig, bwrap_command, folder_state, kernel_environment,
-                      prepare_channel, release_channel, remove_tree, reset_folder)
+from .folder_state import folder_state, reset_folder
+from .sandbox import (HOME, SandboxConfig, bwrap_command, kernel_environment, prepare_channel,
+                      release_channel, remove_tree)
 
 #: Run as ``python -c LAUNCHER FOLDER...``: import the slow modules, then serve the worker.
 #: A line ``{"kernel": job}`` forks a kernel (reply ``{"pid": ...}``); ``{"wipe": true}``,
