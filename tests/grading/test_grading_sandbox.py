@@ -703,6 +703,25 @@ def test_a_channel_that_cannot_be_restored_ends_its_sandbox(config, monkeypatch)
     assert seen[0][1] != seen[1][1] and seen[0][2] != seen[1][2]
 
 
+def test_a_changed_channel_is_never_handed_to_a_kernel(config):
+    """Before every kernel the worker looks at the channel once more: a channel changed
+    since the last check (here by hand) means a new sandbox, with a channel of its own."""
+    from nbcourse.grading.execution.worker import KernelServers
+
+    base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
+    os.chmod(base, 0o711)
+    servers = KernelServers(config, base, "token")
+    try:
+        first = servers.take()
+        assert servers.take() is first  # as it was: kept
+        os.chmod(first.channel, 0o500)
+        second = servers.take()
+        assert second is not first and second.channel != first.channel and second.healthy
+    finally:
+        servers.close()
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def _socket_folders() -> set[str]:
     """The short folders that hold kernels' sockets when TMPDIR is long, on the machine."""
     return {name for name in os.listdir("/tmp") if name.startswith("nbcourse-sockets-")}

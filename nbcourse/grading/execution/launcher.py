@@ -26,6 +26,7 @@ stop it, which ends the sandbox as above.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import selectors
@@ -331,6 +332,17 @@ class KernelServer:
             self.healthy = self.ready
             self._first_state = self._server_state() if self.ready else None
         return self.ready
+
+    def channel_intact(self) -> bool:
+        """Is the channel empty, and the folder itself as the grader made it (its times
+        aside)?  Checked before every kernel (``worker.KernelServers.take``)."""
+        try:
+            now = folder_state(self.channel)
+            empty = not os.listdir(self.channel)
+        except OSError:
+            return False
+        return empty and dataclasses.replace(now, times=self._channel_first.times) == \
+            self._channel_first
 
     def _server_state(self) -> tuple | None:
         """What every kernel inherits from the server and a kernel of the same user could

@@ -62,7 +62,7 @@ class KernelServers:
         return KernelServer(self.config, self.base, self.token, sockets=self.sockets)
 
     def take(self) -> KernelServer:
-        if self.server is None or not self.server.healthy:
+        if self.server is None or not self.server.healthy or not self.server.channel_intact():
             self.close()
             self.server = self._new()
         if not self.server.wait_ready():
