@@ -40,9 +40,9 @@ from pathlib import Path
 import psutil
 
 from . import cgroups
+from .folder_state import folder_state, reset_folder
 from .limits import bytes_or_unlimited
 from .processes import kill_descendants
-from .folder_state import folder_state, reset_folder
 from .sandbox import (HOME, SandboxConfig, bwrap_command, kernel_environment, prepare_channel,
                       release_channel, remove_tree)
 
