@@ -104,6 +104,11 @@ EXPECTED.update({
     "sandbox_11_limit_server": ("graded", 10.0),
     "sandbox_12_nice_server": ("graded", 10.0),
     "sandbox_12_find_priority": ("graded", 10.0),  # 9 when it starts with a lower priority
+    # issue 33: the channel folder itself changed (mode, default ACL, attribute, flags)
+    "sandbox_13_chmod_channel": ("graded", 10.0),
+    "sandbox_13_acl_channel": ("graded", 10.0),
+    "sandbox_13_xattr_channel": ("graded", 10.0),
+    "sandbox_13_find_channel": ("graded", 10.0),  # 9 when it found what 13_xattr left
     # issue 23: what comes back from the kernel is untrusted
     "attack_18_class_name_leak": ("graded", 8.0),
     # predict's 2 points by follow-through: it fails only through joint_scores
