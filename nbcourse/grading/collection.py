@@ -21,6 +21,7 @@ named in a warning.  Nothing here runs or parses a notebook.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -28,7 +29,7 @@ import tempfile
 import shutil
 import stat
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .statuses import Status
@@ -47,6 +48,7 @@ MOODLE = re.compile(r"^(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?:file|onli
 MAX_ZIP_BYTES = 2 * 1024**3      # everything unpacked from one zip
 MAX_ZIP_MEMBER_BYTES = 200 * 1024**2
 MAX_ZIP_MEMBERS = 100_000
+MAX_COPY_BYTES = 256 * 1024**2   # read of one notebook when it is collected
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,9 @@ class Submission:
     ``id`` is the student as the rows name them; ``lms`` and ``lms_id`` say where the
     name came from (``canvas`` and the Canvas user id, ``moodle`` and the participant id)
     so that an LMS gradebook can be written; ``shown`` is the path as the instructor
-    knows it (``submissions.zip:alice_1_2_hw.ipynb`` for a file inside a zip)."""
+    knows it (``submissions.zip:alice_1_2_hw.ipynb`` for a file inside a zip).  With a
+    scratch folder, ``path`` of a row to grade is the grader's own copy, made when it was
+    collected; ``origin`` is the file it was copied from."""
     id: str
     path: Path
     refused: Status | str = ""  # "" when it is to be graded
@@ -65,6 +69,7 @@ class Submission:
     lms: str = ""
     lms_id: str = ""
     late: bool = False
+    origin: Path | None = None
 
 
 @dataclass
@@ -130,19 +135,71 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _classify(path: Path, root: Path) -> tuple[Path, str, str]:
-    """(path to read, refusal status, reason) for one entry that looks like a notebook."""
-    if path.is_symlink():
-        try:
-            target = path.resolve(strict=True)
-        except (OSError, RuntimeError):
-            return path, Status.DANGLING_LINK, "a symbolic link to nothing (or a loop of links)"
-        if not _inside(target, root):
+    """(path to read, refusal status, reason) for one entry that looks like a notebook.
+
+    The path is resolved, every link on the way included (a student's folder that is
+    a link counts as much as the file): where it leads must be inside ``root``."""
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        if not os.path.lexists(path):
+            return path, Status.NOT_A_NOTEBOOK, "no such file"
+        return path, Status.DANGLING_LINK, "a symbolic link to nothing (or a loop of links)"
+    if not _inside(target, root.resolve()):
+        if path.is_symlink():
             return path, Status.LINK_OUTSIDE, (
                 "a symbolic link to a file outside the submissions folder: not graded")
-        path = target
-    if path.is_dir():
+        return path, Status.LINK_OUTSIDE, (
+            "a folder on the way to it is a symbolic link to somewhere outside the "
+            "submissions folder: not graded")
+    if target.is_dir():
         return path, Status.NOT_A_NOTEBOOK, "a folder named like a notebook, not a file"
-    return path, "", ""
+    return target, "", ""
+
+
+def _copy_in(root: Path, target: Path, destination: Path) -> tuple[str, str]:
+    """Copy ``target`` (resolved, inside ``root``) to ``destination``: ("", "") or
+    (refusal status, reason).
+
+    Every folder from ``root`` down is opened without following links, so a folder or
+    file swapped for a link since ``_classify`` looked makes the row refused, never read
+    through; the bytes are read once, here, and the grader reads only its copy."""
+    parts = target.relative_to(root).parts
+    directory = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            below = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
+            os.close(directory)
+            directory = below
+        source = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK,
+                         dir_fd=directory)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.ENOTDIR):
+            return Status.LINK_OUTSIDE, ("changed into a symbolic link while it was being "
+                                         "collected: not graded")
+        return Status.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}"
+    finally:
+        os.close(directory)
+    try:
+        if not stat.S_ISREG(os.fstat(source).st_mode):  # a pipe, a device ...
+            return Status.NOT_A_NOTEBOOK, "not a regular file"
+        size = 0
+        with open(destination, "xb") as out:
+            while chunk := os.read(source, 1 << 20):
+                size += len(chunk)
+                if size > MAX_COPY_BYTES:
+                    break
+                out.write(chunk)
+    except OSError as error:
+        destination.unlink(missing_ok=True)
+        return Status.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}"
+    finally:
+        os.close(source)
+    if size > MAX_COPY_BYTES:
+        destination.unlink()
+        return Status.NOT_A_NOTEBOOK, (f"the file is larger than {MAX_COPY_BYTES // 2**20} MB; "
+                                       "a notebook for this exercise is far smaller")
+    return "", ""
 
 
 def _entries(folder: Path) -> list[os.DirEntry]:
@@ -173,6 +230,7 @@ class _Collector:
         self.found = Collection()
         self.explicit: list[Path] = []
         self.zips = 0
+        self.copies = 0
 
     def add(self, raw: str | Path) -> None:
         given = Path(raw)
@@ -196,10 +254,23 @@ class _Collector:
         self.add_folder(target, display_name(str(path)) + ":", root_name=path.stem)
 
     def row(self, ident: str, path: Path, refused: str = "", reason: str = "", *,
-            shown: str = "", lms: str = "", lms_id: str = "", late: bool = False) -> None:
+            shown: str = "", lms: str = "", lms_id: str = "", late: bool = False,
+            root: Path | None = None) -> None:
+        """One row; ``root`` (the class folder) for a notebook to grade: ``path`` must
+        lead inside it, and is copied into the scratch folder now."""
+        origin = None
+        if root is not None and not refused:
+            origin, (path, refused, reason) = path, _classify(path, root)
+            if not refused and self.scratch is not None:
+                self.copies += 1
+                copies = self.scratch / "collected"
+                copies.mkdir(mode=0o700, exist_ok=True)
+                copy = copies / f"{self.copies}.ipynb"
+                refused, reason = _copy_in(root.resolve(), path, copy)
+                path = origin if refused else copy
         self.found.submissions.append(Submission(
             display_name(ident), path, refused, reason, shown or display_name(str(path)),
-            lms, lms_id, late))
+            lms, lms_id, late, origin))
 
     def add_folder(self, folder: Path, shown: str, root_name: str | None = None) -> None:
         """A class folder: sub-folders are students, notebook files are students."""
@@ -213,15 +284,14 @@ class _Collector:
                 ":") else f"{shown}{display_name(entry.name)}"
             stem = notebook_stem(entry.name)
             if stem is not None:
-                real, refused, reason = _classify(path, root)
                 student, lms, lms_id, late, original = lms_name(stem)
                 if not lms and matches_notebook(stem, self.notebook) and not any(
                         notebook_stem(e.name) is not None and e.name != entry.name
                         and not matches_notebook(notebook_stem(e.name), self.notebook)
                         for e in entries):
                     student = root_name  # the folder given is one student's folder
-                self.row(student, real, refused, reason, shown=where, lms=lms,
-                         lms_id=lms_id, late=late)
+                self.row(student, path, shown=where, lms=lms, lms_id=lms_id, late=late,
+                         root=root)
             elif entry.is_symlink():
                 try:
                     target = path.resolve(strict=True)
@@ -279,8 +349,7 @@ class _Collector:
                          + "; keep one (or name it with --notebook) and grade again",
                          shown=shown, **extra)
                 return
-        real, refused, reason = _classify(chosen[0], root)
-        self.row(student, real, refused, reason,
+        self.row(student, chosen[0], root=root,
                  shown=f"{shown}/{display_name(str(chosen[0].relative_to(folder)))}", **extra)
 
     def add_explicit(self) -> None:
@@ -306,15 +375,12 @@ class _Collector:
             level += 1
         for path, (student, lms, lms_id, late), is_generic in zip(files, named, generic):
             absolute = path.absolute()
+            root = absolute.parent  # the class folder: no link on the way may leave it
             if is_generic and len(absolute.parents) >= level:
                 student = absolute.parents[level - 1].name or student
-            parent = absolute.parent.resolve()
-            real, refused, reason = _classify(path, parent) if (
-                path.is_symlink() or path.is_dir()) else (path, "", "")
-            if not path.exists() and not path.is_symlink():
-                refused, reason = Status.NOT_A_NOTEBOOK, "no such file"
-            self.row(student, real, refused, reason, shown=display_name(str(path)), lms=lms,
-                     lms_id=lms_id, late=late)
+                root = absolute.parents[min(level, len(absolute.parents) - 1)]
+            self.row(student, path, shown=display_name(str(path)), lms=lms,
+                     lms_id=lms_id, late=late, root=root)
 
 
 def collect(paths: list[str | Path], notebook: str,
@@ -340,11 +406,10 @@ def collect(paths: list[str | Path], notebook: str,
             unique.append(submission)
             continue
         ident = f"{submission.id}~{n}"
-        unique.append(Submission(ident, submission.path, Status.SEVERAL_NOTEBOOKS,
-                                 f"{submission.id} handed in more than one notebook "
-                                 f"({submission.shown}); only one is graded: keep one and grade "
-                                 "again", submission.shown, submission.lms, submission.lms_id,
-                                 submission.late))
+        unique.append(replace(submission, id=ident, refused=Status.SEVERAL_NOTEBOOKS,
+                              reason=f"{submission.id} handed in more than one notebook "
+                              f"({submission.shown}); only one is graded: keep one and grade "
+                              "again"))
         found.warnings.append(f"{display_name(submission.id)}: more than one notebook "
                               f"({submission.shown} is row {ident}, not graded)")
     found.submissions = unique

@@ -241,3 +241,75 @@ def test_undecodable_and_long_names_get_rows(tmp_path):
     _write(folder / ("n" * 240 + ".ipynb"))
     found = collect([folder], "01_weather")
     assert sorted(_rows(found)) == ["Ren\\xe9", "n" * 240]
+
+
+# ----------------------------------------------------------------- issue 33, item 4
+SOLUTION = json.dumps({"cells": [{"cell_type": "code", "source": "answer = 42",
+                                  "metadata": {}, "outputs": [], "execution_count": None}],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def _class_with_a_linked_folder(tmp_path):
+    """alice hands in a notebook; bob's folder is a link to the instructor's solutions."""
+    _write(tmp_path / "source" / "01_weather.ipynb", SOLUTION)
+    _write(tmp_path / "submitted" / "alice" / "01_weather.ipynb")
+    (tmp_path / "submitted" / "bob").symlink_to(tmp_path / "source", target_is_directory=True)
+    return tmp_path / "submitted"
+
+
+@pytest.mark.parametrize("how", ["folder", "glob"])
+def test_a_student_folder_linked_to_the_solutions_is_refused(tmp_path, how):
+    submitted = _class_with_a_linked_folder(tmp_path)
+    paths = [submitted] if how == "folder" else sorted(submitted.glob("*/01_weather.ipynb"))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    rows = _rows(collect(paths, "01_weather", scratch))
+    assert sorted(rows) == ["alice", "bob"]
+    assert rows["bob"].refused == "link outside submissions"
+    assert "symbolic link" in rows["bob"].reason and "outside the submissions folder" in rows["bob"].reason
+    assert not rows["alice"].refused
+    copied = [p.read_text() for p in (scratch / "collected").iterdir()]
+    assert copied == [NB]  # alice's notebook only: nothing of the solutions was read
+
+
+@pytest.mark.parametrize("how", ["folder", "glob"])
+def test_a_folder_swapped_for_a_link_after_collection_is_graded_as_collected(tmp_path, how):
+    submitted = tmp_path / "submitted"
+    _write(tmp_path / "source" / "01_weather.ipynb", SOLUTION)
+    _write(submitted / "bob" / "01_weather.ipynb")
+    paths = [submitted] if how == "folder" else [submitted / "bob" / "01_weather.ipynb"]
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (bob,) = collect(paths, "01_weather", scratch).submissions
+    (submitted / "bob").rename(submitted / "bob.old")
+    (submitted / "bob").symlink_to(tmp_path / "source", target_is_directory=True)
+    assert not bob.refused and bob.path.parent == scratch / "collected"
+    assert bob.origin == submitted / "bob" / "01_weather.ipynb"
+    assert bob.path.read_text() == NB  # the grader reads its copy, never the path again
+
+
+def test_a_link_appearing_while_a_notebook_is_copied_is_not_followed(tmp_path):
+    """The folder checked is not the folder read: every component is opened without
+    following links, so the swap between the check and the copy is refused."""
+    from nbcourse.grading.collection import _classify, _copy_in
+    _write(tmp_path / "source" / "01_weather.ipynb", SOLUTION)
+    _write(tmp_path / "submitted" / "bob" / "01_weather.ipynb")
+    root = tmp_path / "submitted"
+    target, refused, _ = _classify(root / "bob" / "01_weather.ipynb", root)
+    assert not refused
+    (root / "bob").rename(root / "bob.old")
+    (root / "bob").symlink_to(tmp_path / "source", target_is_directory=True)
+    refused, reason = _copy_in(root.resolve(), target, tmp_path / "copy.ipynb")
+    assert refused == "link outside submissions" and "symbolic link" in reason
+    assert not (tmp_path / "copy.ipynb").exists()
+
+
+def test_a_pipe_named_like_a_notebook_is_not_read(tmp_path):
+    (tmp_path / "flat").mkdir()
+    os.mkfifo(tmp_path / "flat" / "eve.ipynb")
+    _write(tmp_path / "flat" / "alice.ipynb")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    rows = _rows(collect([tmp_path / "flat"], "01_weather", scratch))
+    assert rows["eve"].refused == "not a notebook" and "regular file" in rows["eve"].reason
+    assert not rows["alice"].refused
