@@ -8,7 +8,8 @@ Instructors hand ``nbcourse grade`` whatever they have:
   students' file is named otherwise).  A student folder without it is a row
   ``not submitted``; two candidates are a row ``several notebooks``, never merged;
 - a flat folder of ``<student>.ipynb``;
-- the zip an LMS download gives, unpacked as it comes: Canvas names each file
+- the zip an LMS download gives, as downloaded (names in a plain folder are never read
+  as LMS names: only a zip unpacked here gives LMS ids): Canvas names each file
   ``<lastfirst>_<userid>_<submissionid>_<filename>`` (``<lastfirst>_LATE_...`` when late),
   Moodle's assignment download gives ``<Full Name>_<participant id>_assignsubmission_file_``
   folders (or that prefix on every file when "download in folders" is off);
@@ -115,8 +116,14 @@ def matches_notebook(stem: str, notebook: str) -> bool:
                                 and not stem[len(notebook)].isalnum())
 
 
-def lms_name(stem: str) -> tuple[str, str, str, bool, str]:
-    """(student, lms, lms id, late, original file stem) parsed from an LMS file name."""
+def lms_name(stem: str, from_lms: bool = True) -> tuple[str, str, str, bool, str]:
+    """(student, lms, lms id, late, original file stem) parsed from an LMS file name.
+
+    Only a name inside an LMS zip the grader unpacked itself is parsed (``from_lms``):
+    anyone can name a file in a plain folder like a classmate's download, and the LMS id
+    it would carry decides whose grade the LMS changes."""
+    if not from_lms:
+        return stem, "", "", False, stem
     found = MOODLE.match(stem)
     if found:
         return found["name"], "moodle", found["user"], False, found["file"]
@@ -251,7 +258,8 @@ class _Collector:
         except (zipfile.BadZipFile, OSError, ValueError) as error:
             self.found.warnings.append(f"{display_name(str(path))}: not unpacked ({error})")
             return
-        self.add_folder(target, display_name(str(path)) + ":", root_name=path.stem)
+        self.add_folder(target, display_name(str(path)) + ":", root_name=path.stem,
+                        from_lms=True)
 
     def row(self, ident: str, path: Path, refused: str = "", reason: str = "", *,
             shown: str = "", lms: str = "", lms_id: str = "", late: bool = False,
@@ -272,8 +280,10 @@ class _Collector:
             display_name(ident), path, refused, reason, shown or display_name(str(path)),
             lms, lms_id, late, origin))
 
-    def add_folder(self, folder: Path, shown: str, root_name: str | None = None) -> None:
-        """A class folder: sub-folders are students, notebook files are students."""
+    def add_folder(self, folder: Path, shown: str, root_name: str | None = None,
+                   from_lms: bool = False) -> None:
+        """A class folder: sub-folders are students, notebook files are students.
+        ``from_lms``: the folder is an LMS zip this collection unpacked (``lms_name``)."""
         root = folder.resolve()
         root_name = root_name or root.name
         entries = _entries(folder)
@@ -284,7 +294,7 @@ class _Collector:
                 ":") else f"{shown}{display_name(entry.name)}"
             stem = notebook_stem(entry.name)
             if stem is not None:
-                student, lms, lms_id, late, original = lms_name(stem)
+                student, lms, lms_id, late, original = lms_name(stem, from_lms)
                 if not lms and matches_notebook(stem, self.notebook) and not any(
                         notebook_stem(e.name) is not None and e.name != entry.name
                         and not matches_notebook(notebook_stem(e.name), self.notebook)
@@ -306,7 +316,7 @@ class _Collector:
                 else:
                     ignored.append(display_name(entry.name))
             elif entry.is_dir(follow_symlinks=False):
-                self.add_student(path, root, where)
+                self.add_student(path, root, where, from_lms)
             else:
                 ignored.append(display_name(entry.name))
         if not entries:
@@ -317,8 +327,8 @@ class _Collector:
                 f"{'are' if len(ignored) != 1 else 'is'} not a notebook and got no row: "
                 + ", ".join(ignored[:10]) + (" ..." if len(ignored) > 10 else ""))
 
-    def add_student(self, folder: Path, root: Path, shown: str) -> None:
-        student, lms, lms_id, late, _ = lms_name(folder.name)
+    def add_student(self, folder: Path, root: Path, shown: str, from_lms: bool = False) -> None:
+        student, lms, lms_id, late, _ = lms_name(folder.name, from_lms)
         notebooks, others = _notebooks_below(folder, root)
         candidates = [p for p in notebooks if matches_notebook(notebook_stem(p.name), self.notebook)]
         if not candidates and lms and len(notebooks) == 1:
@@ -361,7 +371,7 @@ class _Collector:
         generic = []
         for path in files:
             stem = notebook_stem(path.name) or path.name
-            student, lms, lms_id, late, _ = lms_name(stem)
+            student, lms, lms_id, late, _ = lms_name(stem, from_lms=False)
             named.append((student, lms, lms_id, late))
             generic.append(not lms and matches_notebook(stem, self.notebook))
         # the files called like the exercise are named by the nearest folder level whose
@@ -398,14 +408,19 @@ def collect(paths: list[str | Path], notebook: str,
     collector.add_explicit()
     found = collector.found
     seen: dict[str, int] = {}
+    taken = {submission.id for submission in found.submissions}
     unique = []
     for submission in found.submissions:
         n = seen.get(submission.id, 0) + 1
-        seen[submission.id] = n
         if n == 1:
+            seen[submission.id] = n
             unique.append(submission)
             continue
+        while f"{submission.id}~{n}" in taken:  # a student may be called carol~2 already
+            n += 1
+        seen[submission.id] = n
         ident = f"{submission.id}~{n}"
+        taken.add(ident)
         unique.append(replace(submission, id=ident, refused=Status.SEVERAL_NOTEBOOKS,
                               reason=f"{submission.id} handed in more than one notebook "
                               f"({submission.shown}); only one is graded: keep one and grade "

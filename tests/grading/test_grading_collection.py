@@ -313,3 +313,38 @@ def test_a_pipe_named_like_a_notebook_is_not_read(tmp_path):
     rows = _rows(collect([tmp_path / "flat"], "01_weather", scratch))
     assert rows["eve"].refused == "not a notebook" and "regular file" in rows["eve"].reason
     assert not rows["alice"].refused
+
+
+# ----------------------------------------------------------------- issue 33, item 7
+@pytest.mark.parametrize("name", ["bob_340934_208490284_01_weather.ipynb",
+                                  "Bo Chen_1002_assignsubmission_file_01_weather.ipynb"])
+def test_a_file_named_like_an_lms_download_in_a_plain_folder_carries_no_lms_id(tmp_path, name):
+    """Canvas's ID and Moodle's participant decide whose grade an import changes."""
+    _write(tmp_path / "flat" / name)
+    _write(tmp_path / "flat" / "alice.ipynb")
+    _write(tmp_path / "submitted" / "Bo Chen_1002_assignsubmission_file_" / "01_weather.ipynb")
+    found = collect([tmp_path / "flat", tmp_path / "submitted",
+                     tmp_path / "submitted" / "Bo Chen_1002_assignsubmission_file_"
+                     / "01_weather.ipynb"], "01_weather")
+    assert len(found.submissions) == 4
+    assert all(s.lms == "" and s.lms_id == "" for s in found.submissions)
+    assert notebook_stem(name) in _rows(found)  # named by the whole file name
+
+
+def test_an_lms_zip_still_gives_its_ids(tmp_path):
+    archive = _zip(tmp_path / "s.zip", {"bob_340934_208490284_01_weather.ipynb": NB.encode()})
+    (bob,) = collect([archive], "01_weather", tmp_path / "scratch").submissions
+    assert (bob.id, bob.lms, bob.lms_id) == ("bob", "canvas", "340934")
+
+
+def test_a_generated_name_is_never_a_students_name(tmp_path):
+    for folder in ("a", "b"):
+        _write(tmp_path / folder / "carol.ipynb")
+    _write(tmp_path / "a" / "carol~2.ipynb")
+    _write(tmp_path / "a" / "carol~3.ipynb")
+    found = collect([tmp_path / "a", tmp_path / "b"], "01_weather")
+    ids = [s.id for s in found.submissions]
+    assert len(ids) == len(set(ids)) == 4
+    assert sorted(ids) == ["carol", "carol~2", "carol~3", "carol~4"]
+    assert _rows(found)["carol~4"].refused == "several notebooks"
+    assert not _rows(found)["carol~2"].refused
