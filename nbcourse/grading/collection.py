@@ -50,6 +50,9 @@ MAX_ZIP_BYTES = 2 * 1024**3      # everything unpacked from one zip
 MAX_ZIP_MEMBER_BYTES = 200 * 1024**2
 MAX_ZIP_MEMBERS = 100_000
 MAX_COPY_BYTES = 256 * 1024**2   # read of one notebook when it is collected
+MAX_DEPTH = 12                   # folders searched below a student's folder
+MAX_FOLDER_ENTRIES = 10_000      # files and folders looked at in one student's folder
+MAX_NAME_BYTES = 255             # one file or folder name (most file systems' limit)
 
 
 @dataclass(frozen=True)
@@ -218,16 +221,44 @@ def _entries(folder: Path) -> list[os.DirEntry]:
         return []
 
 
-def _notebooks_below(folder: Path, root: Path) -> tuple[list[Path], list[str]]:
-    """Every notebook-like entry below a student's folder, links not followed; and the
-    names of the other files (to say what the student did hand in)."""
+def _is_folder(entry: os.DirEntry) -> tuple[bool, bool]:
+    """(is a folder, is a folder reached through a link), never raising."""
+    try:
+        return entry.is_dir(), entry.is_dir() and entry.is_symlink()
+    except OSError:
+        return False, False
+
+
+def _notebooks_below(folder: Path, root: Path) -> tuple[list[Path], list[str], str]:
+    """Every notebook-like entry below a student's folder, links not followed; the names
+    of the other files (to say what the student did hand in); and, when the folder is
+    deeper than ``MAX_DEPTH`` or holds more than ``MAX_FOLDER_ENTRIES`` entries, what was
+    left unsearched ("" otherwise).  No recursion: any depth ends as a reason."""
     notebooks, others = [], []
-    for here, dirs, files in os.walk(folder, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        for name in sorted(files) + [d for d in dirs if notebook_stem(d) is not None]:
-            entry = Path(here, name)
-            (notebooks if notebook_stem(name) is not None else others).append(entry)
-    return notebooks, [display_name(str(p.relative_to(folder))) for p in others]
+    pending = [(folder, 0)]
+    seen, cut = 0, ""
+    while pending:
+        here, depth = pending.pop()
+        below = []
+        for entry in _entries(here):
+            seen += 1
+            if seen > MAX_FOLDER_ENTRIES:
+                cut = f"more than {MAX_FOLDER_ENTRIES} files and folders; the rest not searched"
+                pending.clear()
+                break
+            is_folder, through_link = _is_folder(entry)
+            if notebook_stem(entry.name) is not None:
+                notebooks.append(Path(entry.path))
+            elif not is_folder:
+                others.append(Path(entry.path))
+            elif through_link:
+                continue  # a link to a folder is not followed
+            elif depth >= MAX_DEPTH:
+                cut = f"folders nested more than {MAX_DEPTH} deep not searched"
+            else:
+                below.append((Path(entry.path), depth + 1))
+        pending.extend(reversed(below))
+    return notebooks, [display_name(str(p.relative_to(folder))) for p in others], cut
 
 
 class _Collector:
@@ -238,6 +269,7 @@ class _Collector:
         self.explicit: list[Path] = []
         self.zips = 0
         self.copies = 0
+        self.left_out: dict[Path, list[str]] = {}  # a zip's student folder: what was not unpacked
 
     def add(self, raw: str | Path) -> None:
         given = Path(raw)
@@ -253,11 +285,14 @@ class _Collector:
             raise ValueError(f"{display_name(str(path))}: a zip needs a scratch folder")
         self.zips += 1
         target = self.scratch / f"zip-{self.zips}"
+        left_out: dict[str, list[str]] = {}
         try:
-            self.found.warnings += unpack_zip(path, target)
+            self.found.warnings += unpack_zip(path, target, left_out)
         except (zipfile.BadZipFile, OSError, ValueError) as error:
             self.found.warnings.append(f"{display_name(str(path))}: not unpacked ({error})")
             return
+        for folder, refusals in left_out.items():
+            self.left_out[target / folder] = refusals
         self.add_folder(target, display_name(str(path)) + ":", root_name=path.stem,
                         from_lms=True)
 
@@ -329,16 +364,23 @@ class _Collector:
 
     def add_student(self, folder: Path, root: Path, shown: str, from_lms: bool = False) -> None:
         student, lms, lms_id, late, _ = lms_name(folder.name, from_lms)
-        notebooks, others = _notebooks_below(folder, root)
+        notebooks, others, cut = _notebooks_below(folder, root)
         candidates = [p for p in notebooks if matches_notebook(notebook_stem(p.name), self.notebook)]
         if not candidates and lms and len(notebooks) == 1:
             candidates = notebooks  # an LMS folder holds this assignment only, any name
         extra = dict(lms=lms, lms_id=lms_id, late=late)
+        if cut and candidates:
+            self.found.warnings.append(f"{display_name(student)}: {cut}")
         if not candidates:
             handed = [display_name(str(p.relative_to(folder))) for p in notebooks] + others
             reason = f"no {self.notebook}.ipynb in {shown}"
             if handed:
                 reason += " (found: " + ", ".join(handed[:5]) + (" ..." if len(handed) > 5 else "") + ")"
+            if cut:
+                reason += f"; {cut}"
+            if folder in self.left_out:
+                reason += "; not unpacked from the zip: " + ", ".join(
+                    display_name(r) for r in self.left_out[folder][:3])
             self.row(student, folder, Status.NOT_SUBMITTED, reason, shown=shown, **extra)
             return
         chosen = candidates
@@ -432,31 +474,54 @@ def collect(paths: list[str | Path], notebook: str,
 
 
 # ------------------------------------------------------------------ zips
+def _shortened(part: str) -> str:
+    """A name of at most ``MAX_NAME_BYTES`` bytes: its start and its end, where an LMS puts
+    the student's name and ids and the file's extension, with ``~`` for the middle."""
+    raw = os.fsencode(part)
+    if len(raw) <= MAX_NAME_BYTES:
+        return part
+    keep = (MAX_NAME_BYTES - 1) // 2
+    head = raw[:keep].decode("utf-8", errors="ignore")
+    tail = raw[-keep:].decode("utf-8", errors="ignore")
+    return os.fsdecode(os.fsencode(head) + b"~" + os.fsencode(tail))
+
+
+def _split(member: zipfile.ZipInfo) -> list[str]:
+    return [p for p in member.filename.replace("\\", "/").split("/") if p not in ("", ".")]
+
+
 def _member_parts(member: zipfile.ZipInfo) -> tuple[list[str], str]:
-    """(the member's path parts, "") or ([], why it is not unpacked)."""
+    """(the member's path parts, "") or ([], why it is not unpacked).  A name longer than
+    a file system allows is shortened (``_shortened``), never a reason to drop the zip."""
     name = member.filename.replace("\\", "/")
-    parts = [p for p in name.split("/") if p not in ("", ".")]
+    parts = _split(member)
     kind = stat.S_IFMT(member.external_attr >> 16)  # 0: no Unix file type given
     if (not parts or name.startswith("/") or ".." in parts
             or re.match(r"^[A-Za-z]:", name) or any("\x00" in p for p in parts)):
-        return [], f"{member.filename} (outside the zip's folder)"
+        return [], f"{member.filename[:200]} (outside the zip's folder)"
     if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
-        return [], f"{member.filename} (a link or special file)"
-    if len(os.fsencode(parts[-1])) > 255:
-        return [], f"{member.filename[:60]}... (name longer than 255 bytes)"
-    return parts, ""
+        return [], f"{member.filename[:200]} (a link or special file)"
+    if len(parts) > MAX_DEPTH + 2:  # a student's folder, MAX_DEPTH folders, the file
+        return [], f"{'/'.join(parts[:2])[:200]}/... (more than {MAX_DEPTH + 1} folders deep)"
+    return [_shortened(p) for p in parts], ""
 
 
-def unpack_zip(path: Path, target: Path) -> list[str]:
+def unpack_zip(path: Path, target: Path, left_out: dict[str, list[str]] | None = None
+               ) -> list[str]:
     """Unpack an LMS download safely; return warnings for what was left out.
 
     No member is written outside ``target`` (absolute names and ``..`` are refused),
     links and devices are never created, and the bytes actually written are counted
     (a zip's own size fields are not trusted) against a cap per member and per zip.
     A zip inside the zip (a student's own) is left packed: it gets no row of its own.
+    One member that cannot be unpacked (too deep, a name too long, ...) is left out on
+    its own: its student's folder is still made, so that the student gets a row, and
+    ``left_out`` (when given) maps that folder's name to what was left out of it.
     """
+    left_out = {} if left_out is None else left_out
     warnings: list[str] = []
     skipped: list[str] = []
+    shortened = 0
     written = 0
     target.mkdir(parents=True, exist_ok=False)
     with zipfile.ZipFile(path) as archive:
@@ -467,14 +532,16 @@ def unpack_zip(path: Path, target: Path) -> list[str]:
             parts, refusal = _member_parts(member)
             if refusal:
                 skipped.append(refusal)
+                _student_folder(target, member, refusal, left_out)
                 continue
+            shortened += any(len(os.fsencode(p)) > MAX_NAME_BYTES for p in _split(member))
             destination = target.joinpath(*parts)
-            if member.is_dir():
-                destination.mkdir(parents=True, exist_ok=True)
-                continue
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            size = 0
             try:
+                if member.is_dir():
+                    destination.mkdir(parents=True, exist_ok=True)
+                    continue
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                size = 0
                 with archive.open(member) as source, open(destination, "xb") as out:
                     while chunk := source.read(1 << 20):
                         size += len(chunk)
@@ -483,22 +550,48 @@ def unpack_zip(path: Path, target: Path) -> list[str]:
                             break
                         out.write(chunk)
             except FileExistsError:
-                skipped.append(f"{member.filename} (twice in the zip)")
+                skipped.append(f"{member.filename[:200]} (twice in the zip)")
+                continue
+            except (OSError, zipfile.BadZipFile, NotImplementedError, RuntimeError) as error:
+                if not member.is_dir():
+                    destination.unlink(missing_ok=True)
+                refusal = f"{member.filename[:200]} ({getattr(error, 'strerror', None) or error})"
+                skipped.append(refusal)
+                _student_folder(target, member, refusal, left_out)
                 continue
             if size > MAX_ZIP_MEMBER_BYTES:
                 destination.unlink()
-                skipped.append(f"{member.filename} (larger than "
+                skipped.append(f"{member.filename[:200]} (larger than "
                                f"{MAX_ZIP_MEMBER_BYTES // 2**20} MB unpacked)")
             if written > MAX_ZIP_BYTES:
                 destination.unlink(missing_ok=True)
                 warnings.append(f"{display_name(str(path))}: stopped unpacking at "
                                 f"{MAX_ZIP_BYTES // 2**30} GB; the rest got no row")
                 break
+    if shortened:
+        warnings.append(f"{display_name(str(path))}: {shortened} name"
+                        f"{'s' if shortened != 1 else ''} longer than {MAX_NAME_BYTES} bytes "
+                        "shortened (the middle replaced by ~)")
     if skipped:
         warnings.append(f"{display_name(str(path))}: {len(skipped)} entr"
                         f"{'ies' if len(skipped) != 1 else 'y'} not unpacked: "
                         + ", ".join(display_name(s) for s in skipped[:10]))
     return warnings
+
+
+def _student_folder(target: Path, member: zipfile.ZipInfo, refusal: str,
+                    left_out: dict[str, list[str]]) -> None:
+    """The folder of the student whose member was left out (an LMS folder name first in
+    the member's path), made empty if need be: the student's row then says why."""
+    parts = _split(member)
+    if len(parts) < 2 or parts[0] == ".." or "\x00" in parts[0] or not lms_name(parts[0])[1]:
+        return
+    folder = _shortened(parts[0])
+    try:
+        (target / folder).mkdir(exist_ok=True)
+    except OSError:
+        return
+    left_out.setdefault(folder, []).append(refusal)
 
 
 def remove_scratch(scratch: Path) -> None:

@@ -348,3 +348,65 @@ def test_a_generated_name_is_never_a_students_name(tmp_path):
     assert sorted(ids) == ["carol", "carol~2", "carol~3", "carol~4"]
     assert _rows(found)["carol~4"].refused == "several notebooks"
     assert not _rows(found)["carol~2"].refused
+
+
+# ----------------------------------------------------------------- issue 33, item 8
+def _chain(folder: Path, depth: int) -> Path:
+    """``depth`` nested folders below ``folder``; returns the deepest."""
+    folder.mkdir(parents=True)
+    for level in range(1, depth + 1):  # os.makedirs would hit Python's recursion limit
+        os.mkdir(folder.joinpath(*["d"] * level))
+    return folder.joinpath(*["d"] * depth)
+
+
+def _remove_chain(folder: Path, depth: int) -> None:
+    """Without recursion, as pytest's clean-up would."""
+    for level in range(depth, 0, -1):
+        here = folder.joinpath(*["d"] * level)
+        for name in os.listdir(here):
+            os.unlink(here / name)
+        os.rmdir(here)
+
+
+def test_a_chain_of_folders_in_a_student_folder_is_that_students_row(tmp_path):
+    submitted = tmp_path / "submitted"
+    _write(submitted / "bob" / "01_weather.ipynb")
+    _write(_chain(submitted / "alice", 1200) / "01_weather.ipynb")
+    try:
+        rows = _rows(collect([submitted], "01_weather"))
+    finally:
+        _remove_chain(submitted / "alice", 1200)
+    assert sorted(rows) == ["alice", "bob"] and not rows["bob"].refused
+    assert rows["alice"].refused == "not submitted"
+    assert "nested more than" in rows["alice"].reason
+
+
+def test_a_student_folder_with_too_many_files_is_searched_up_to_a_limit(tmp_path, monkeypatch):
+    from nbcourse.grading import collection
+    monkeypatch.setattr(collection, "MAX_FOLDER_ENTRIES", 20)
+    for n in range(30):
+        _write(tmp_path / "submitted" / "alice" / f"a{n:02}" / "notes.txt", "x")
+    _write(tmp_path / "submitted" / "bob" / "01_weather.ipynb")
+    rows = _rows(collect([tmp_path / "submitted"], "01_weather"))
+    assert rows["alice"].refused == "not submitted" and "more than 20" in rows["alice"].reason
+    assert not rows["bob"].refused
+
+
+def test_a_deep_or_long_named_member_of_a_moodle_zip_costs_only_its_own_row(tmp_path):
+    """A 1,200-folder chain in one student's folder, and a 300-byte folder name: the zip
+    is unpacked, every student has a row, and the long name is graded (shortened)."""
+    long_name = "A" * 272 + "_1003_assignsubmission_file_"
+    archive = _zip(tmp_path / "moodle.zip", {
+        "Ana López_1001_assignsubmission_file_/01_weather.ipynb": NB.encode(),
+        "Eve Deep_1002_assignsubmission_file_/" + "d/" * 1200 + "01_weather.ipynb": NB.encode(),
+        f"{long_name}/01_weather.ipynb": NB.encode(),
+        "Bo Chen_1004_assignsubmission_file_/01_weather.ipynb": NB.encode(),
+    })
+    scratch = tmp_path / "scratch"
+    found = collect([archive], "01_weather", scratch)
+    rows = {s.lms_id: s for s in found.submissions}
+    assert sorted(rows) == ["1001", "1002", "1003", "1004"]
+    assert rows["1002"].refused == "not submitted" and "folders deep" in rows["1002"].reason
+    assert not rows["1003"].refused and rows["1003"].id.startswith("AAAA")
+    assert not rows["1001"].refused and not rows["1004"].refused
+    assert any("shortened" in w for w in found.warnings)
