@@ -251,3 +251,17 @@ def test_two_long_equal_names_do_not_crash_the_output(tmp_path):
     assert len(rows) == 2 and "n" * 243 in rows
     assert len(list((out / "feedback").iterdir())) == 2
     assert not list(out.rglob(".tmp-*"))
+
+
+def test_the_no_submissions_error_draws_nothing_on_the_terminal(tmp_path):
+    """Issue 33, item 10: the error quotes the class folder's names, escapes included."""
+    folder = tmp_path / "class\x1b[31m"
+    folder.mkdir()
+    (folder / "notes\x1b[2J\x1b]0;owned\x07\r[1 of 1] alice graded 10 of 10.txt").write_text("x")
+    run = subprocess.run([sys.executable, "-m", "nbcourse.cli", "grade", "01_weather",
+                          str(folder), "--out", str(tmp_path / "out")],
+                         capture_output=True, cwd=REPO, timeout=600)  # bytes: CRs kept
+    printed = (run.stderr + run.stdout).decode("utf-8")
+    assert run.returncode == 2 and "no submissions to grade" in printed
+    assert not any(c in printed for c in "\x1b\x07\r")
+    assert "\\x1b[2J" in printed and "\\x0d[1 of 1] alice" in printed
