@@ -23,6 +23,7 @@ named in a warning.  Nothing here runs or parses a notebook.
 from __future__ import annotations
 
 import errno
+import itertools
 import json
 import os
 import re
@@ -175,7 +176,10 @@ def _copy_in(root: Path, target: Path, destination: Path) -> tuple[str, str]:
     file swapped for a link since ``_classify`` looked makes the row refused, never read
     through; the bytes are read once, here, and the grader reads only its copy."""
     parts = target.relative_to(root).parts
-    directory = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        directory = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as error:
+        return Status.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}"
     try:
         for part in parts[:-1]:
             below = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
@@ -212,11 +216,12 @@ def _copy_in(root: Path, target: Path, destination: Path) -> tuple[str, str]:
     return "", ""
 
 
-def _entries(folder: Path) -> list[os.DirEntry]:
+def _entries(folder: Path, limit: int | None = None) -> list[os.DirEntry]:
+    """The entries of ``folder`` in byte order; at most ``limit`` of them are read."""
     try:
         with os.scandir(folder) as found:
-            return sorted((e for e in found if e.name not in SKIP_DIRS),
-                          key=lambda e: os.fsencode(e.name))
+            kept = itertools.islice((e for e in found if e.name not in SKIP_DIRS), limit)
+            return sorted(kept, key=lambda e: os.fsencode(e.name))
     except OSError:
         return []
 
@@ -240,7 +245,7 @@ def _notebooks_below(folder: Path, root: Path) -> tuple[list[Path], list[str], s
     while pending:
         here, depth = pending.pop()
         below = []
-        for entry in _entries(here):
+        for entry in _entries(here, MAX_FOLDER_ENTRIES + 1 - seen):
             seen += 1
             if seen > MAX_FOLDER_ENTRIES:
                 cut = f"more than {MAX_FOLDER_ENTRIES} files and folders; the rest not searched"
