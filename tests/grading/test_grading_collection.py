@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from nbcourse.grading.collection import (MAX_ZIP_MEMBER_BYTES, collect, lms_name,
-                                         matches_notebook, notebook_stem, unpack_zip,
+from nbcourse.grading.collection import (collect, matches_notebook, notebook_stem,
                                          without_outputs)
+from nbcourse.grading.lms_download import MAX_ZIP_MEMBER_BYTES, lms_name, unpack_zip
 from nbcourse.grading.terminal import terminal_safe
 
 NB = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
