@@ -668,3 +668,32 @@ def test_an_ordinary_user_grader_removes_folders_of_mode_000(tmp_path):
     assert found["uid"] == (65534 if os.geteuid() == 0 else os.geteuid()) != 0
     assert found["plain_left"]  # the finding: the old removal left it behind
     assert not found["ours_left"]
+
+
+def test_a_linked_or_swapped_student_folder_gets_no_marks_from_the_solution(tmp_path):
+    """Issue 33, item 4, with the README's glob: carol's folder is a link to the solutions
+    from the start; bob swaps his for one after collection, while alice is being graded.
+    Neither scores the solution's marks: carol's row says why, bob's is his blank copy."""
+    solutions = tmp_path / "source"
+    solutions.mkdir()
+    (solutions / "01_weather.ipynb").write_bytes((FIXTURES / "correct.ipynb").read_bytes())
+    submitted = tmp_path / "submitted"
+    for student in ("alice", "bob"):
+        (submitted / student).mkdir(parents=True)
+        (submitted / student / "01_weather.ipynb").write_bytes(RELEASED.read_bytes())
+    (submitted / "carol").symlink_to(solutions, target_is_directory=True)
+
+    def swap(result):
+        if result.submission == "alice":
+            (submitted / "bob").rename(submitted / "bob.old")
+            (submitted / "bob").symlink_to(solutions, target_is_directory=True)
+
+    paths = sorted(submitted.glob("*/01_weather.ipynb"))
+    batch = grade_batch("01_weather", paths, tmp_path / "out", jobs=1, timeout=TIMEOUT,
+                        progress=None, on_result=swap)
+    rows = {r.submission: r for r in batch.results}
+    assert (submitted / "bob").is_symlink()  # the swap did happen during the batch
+    assert rows["carol"].status == "link outside submissions" and rows["carol"].total == 0
+    assert "symbolic link" in rows["carol"].reasons[0]
+    assert rows["bob"].total == rows["alice"].total == 0
+    assert rows["bob"].status == rows["alice"].status != "link outside submissions"

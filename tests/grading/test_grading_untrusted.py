@@ -25,7 +25,7 @@ from nbcourse.grading.execution.connection import MAX_MESSAGE_BYTES, bounded_con
 from nbcourse.grading.execution.runner import (_notebook_client_class, checked_reply,
                                                parse_probe_result, run_submission)
 from nbcourse.grading.forbidden import flagged_answers
-from nbcourse.grading.scoring import score
+from nbcourse.grading.scoring import HIDDEN_RAISED, score
 from nbcourse.grading.values import encode_input
 
 EXERCISE = specs.load("01_weather")
@@ -184,6 +184,23 @@ def test_a_hidden_case_shows_no_text_the_kernel_made():
     public = next(i for i, c in enumerate(q1.cases) if not c.hidden)
     probes["q1"]["cases"][public] = {"value": {"$unsupported": "x" * 10_000}}
     assert len(_score(probes).questions[0].cases[public].message) < 300
+
+
+def test_which_exception_a_hidden_case_raised_is_not_shown():
+    """Issue 33, item 5: a builtin exception chosen per hidden input carried ~6 bits a case."""
+    from nbcourse.grading.hidden import grade_answer
+    kinds = [KeyError, ValueError, ZeroDivisionError, OSError, LookupError, IndexError,
+             TypeError, MemoryError, RecursionError, UnicodeError]
+
+    def likelihood(table, feature, value, target, label):  # the class chosen by the input
+        raise kinds[(len(table) * 7 + len(str(value)) * 3 + len(str(label))) % len(kinds)]()
+
+    result = grade_answer(EXERCISE, "q1", likelihood)
+    hidden = [case.message for case in result.cases if case.hidden]
+    assert len(hidden) > 1 and set(hidden) == {HIDDEN_RAISED}, hidden
+    assert not any(kind.__name__ in message for kind in kinds for message in hidden)
+    public = [case.message for case in result.cases if not case.hidden]
+    assert any("Error" in message for message in public)  # the student's own cases still say
 
 
 # ----------------------------------------------------------------- point 8: in time
