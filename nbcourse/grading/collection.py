@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import errno
 import itertools
-import json
 import os
 import re
-import tempfile
 import shutil
 import stat
 import zipfile
@@ -448,44 +446,3 @@ def collect(paths: list[str | Path], notebook: str,
 
 def remove_scratch(scratch: Path) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
-
-
-# ------------------------------------------------------------------ saved outputs
-MAX_RAW_NOTEBOOK_BYTES = 256 * 1024**2  # read at most this much to strip saved outputs
-
-
-def without_outputs(path: Path, limit: int, scratch: Path) -> Path:
-    """The notebook to grade: ``path`` itself, or, when it is over ``limit`` bytes, a copy
-    in ``scratch`` without the saved outputs and attachments the grader never reads.
-
-    An honest notebook with 27 MB of saved plots is graded on its code; the file is read
-    at most ``MAX_RAW_NOTEBOOK_BYTES`` (without following links), and anything that is
-    not a readable notebook is left as it is, for the runner to say why.
-    """
-    try:
-        info = os.lstat(path)
-        if not stat.S_ISREG(info.st_mode) or info.st_size <= limit:
-            return path
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        with open(os.open(path, flags), "rb") as handle:
-            raw = handle.read(MAX_RAW_NOTEBOOK_BYTES + 1)
-    except OSError:
-        return path
-    if len(raw) > MAX_RAW_NOTEBOOK_BYTES:
-        return path
-    try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (ValueError, RecursionError):
-        return path
-    del raw
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        return path
-    for cell in data["cells"]:
-        if isinstance(cell, dict):
-            if "outputs" in cell:
-                cell["outputs"] = []
-            cell.pop("attachments", None)
-    handle, copy = tempfile.mkstemp(prefix="stripped-", suffix=".ipynb", dir=scratch)
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        json.dump(data, out)
-    return Path(copy)

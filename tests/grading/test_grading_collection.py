@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from nbcourse.grading.collection import (collect, matches_notebook, notebook_stem,
-                                         without_outputs)
+from nbcourse.grading.collection import collect, matches_notebook, notebook_stem
+from nbcourse.grading.saved_outputs import without_outputs
 from nbcourse.grading.lms_download import MAX_ZIP_MEMBER_BYTES, lms_name, unpack_zip
 from nbcourse.grading.terminal import terminal_safe
 
