@@ -20,7 +20,7 @@ import pandas as pd
 
 from nbcourse._checks import (_as_counts, _as_numbers, _as_samples, _as_scalar, _as_simplex_points,
                               check_positive, check_positive_int)
-from nbcourse._numerics import gaussian_log_density, logsumexp, moments
+from nbcourse._numerics import gaussian_log_density, log, log_dot, logsumexp, moments
 
 __all__ = [
     "SimplexMLEResult",
@@ -68,9 +68,8 @@ def categorical_log_likelihood(counts, theta, *, atol: float = 1e-9):
     if n.ndim != 1:
         raise ValueError(f"counts must be 1-D (one count per outcome), got shape {n.shape}")
     points = _as_simplex_points(theta, n.shape[0], atol)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(n > 0, n * np.log(points), 0.0)
-    total = terms.sum(axis=-1)
+    log_points = log(points).reshape(-1, n.shape[0])  # every candidate point, one row each
+    total = log_dot(n[None, :], log_points).reshape(points.shape[:-1])
     return float(total) if total.ndim == 0 else total
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._checks import check_matrix, plain
+from .._numerics import log_dot
 from ..smoothing import lidstone_log
 from ._base import _finite_linear
 from ._discrete import _FeatureCountNB
@@ -67,14 +68,14 @@ class BernoulliNB(_FeatureCountNB):
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         log_p, log_q = self.feature_log_prob_, self._absent_log_prob_
-        inf_p, inf_q = np.isinf(log_p), np.isinf(log_q)
-        finite_p, finite_q = np.where(inf_p, 0.0, log_p), np.where(inf_q, 0.0, log_q)
-        # sum_k x_k log p_k + (1 - x_k) log q_k  ==  x @ (log p - log q) + sum_k log q_k
-        jll = np.asarray(X @ (finite_p - finite_q).T) + finite_q.sum(axis=1)
-        if inf_p.any() or inf_q.any():
-            present_impossible = np.asarray(X @ inf_p.T.astype(np.float64)) > 0
-            absent_impossible = inf_q.sum(axis=1) - np.asarray(X @ inf_q.T.astype(np.float64)) > 0
-            jll[present_impossible | absent_impossible] = -np.inf
+        if np.isfinite(log_p).all() and np.isfinite(log_q).all():  # alpha > 0
+            # sum_k x_k log p_k + (1 - x_k) log q_k  ==  x @ (log p - log q) + sum_k log q_k
+            jll = np.asarray(X @ (log_p - log_q).T) + log_q.sum(axis=1)
+        else:
+            # alpha = 0: a word present (or absent) where its probability is 0 makes the
+            # document impossible, one that is not contributes 0 * log 0 = 0
+            absent = 1.0 - (X.toarray() if sp.issparse(X) else X)
+            jll = log_dot(X, log_p) + log_dot(absent, log_q)
         return jll + self.class_log_prior_
 
     def to_linear(self):

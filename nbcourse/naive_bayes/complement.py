@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_bool, check_matrix, plain
-from .._numerics import log
+from .._numerics import log_dot
+from ..smoothing import lidstone_log
 from ._discrete import _FeatureCountNB
 
 
@@ -61,9 +62,9 @@ class ComplementNB(_FeatureCountNB):
         # Derived from feature_count_ here rather than counted, so that partial_fit and
         # merge (which only add feature_count_) keep it right.
         self.feature_all_ = self.feature_count_.sum(axis=0)
-        complement = self.feature_all_ + alpha - self.feature_count_
+        # log theta~: Lidstone smoothing of the counts outside each class
+        logged = lidstone_log(self.feature_all_ - self.feature_count_, alpha)
         with np.errstate(invalid="ignore"):
-            logged = log(complement) - log(complement.sum(axis=1, keepdims=True))
             if self._norm_:
                 # a class with one infinite weight has no finite normaliser: every
                 # weight of it is undefined (NaN), not silently 0
@@ -73,28 +74,17 @@ class ComplementNB(_FeatureCountNB):
                 self.feature_log_prob_ = -logged
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
-        weights = self.feature_log_prob_
-        if np.isfinite(weights).all():  # always with alpha > 0
-            jll = np.asarray(X @ weights.T)
-        else:
-            jll = self._scores_without_infinite_weights(X, weights)
-        if len(self.classes_) == 1:
-            jll = jll + self.class_log_prior_
-        return jll
-
-    def _scores_without_infinite_weights(self, X, weights):
-        """alpha = 0: a word never seen outside class c has an infinite weight for c.
-
-        A document without such words is scored as usual (0 * inf counts as 0, the word
-        is absent); a document with one has no finite score, and that is an error. With
-        ``norm=True`` such a class has no finite normaliser, so all its weights are NaN.
-        """
-        bad = ~np.isfinite(weights)
-        touched = np.asarray(X @ bad.T.astype(np.float64)) > 0
-        if touched.any():
-            sample, column = (int(i) for i in np.argwhere(touched)[0])
+        # The weights are -log theta~, so the score is -(X @ log theta~): with alpha = 0 a
+        # word never seen outside class c has an infinite weight for c, which counts only
+        # in a document that has the word (0 * log 0 = 0). With ``norm=True`` such a class
+        # has no finite normaliser, so all its weights are NaN.
+        jll = -log_dot(X, -self.feature_log_prob_)
+        if not np.isfinite(jll).all():
+            sample, column = (int(i) for i in np.argwhere(~np.isfinite(jll))[0])
             raise ValueError(
                 f"sample {sample} has no finite score for class "
                 f"{plain(self.classes_[column])!r}: with alpha=0, a word never seen outside "
                 "a class has complement probability 0 and an infinite weight; use alpha > 0")
-        return np.asarray(X @ np.where(bad, 0.0, weights).T)
+        if len(self.classes_) == 1:
+            jll = jll + self.class_log_prior_
+        return jll

@@ -4,9 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_matrix
+from .._numerics import log_dot
 from ..smoothing import lidstone_log
 from ._base import _finite_linear
-from ._discrete import _FeatureCountNB, _masked_product
+from ._discrete import _FeatureCountNB
 
 
 class MultinomialNB(_FeatureCountNB):
@@ -45,7 +46,7 @@ class MultinomialNB(_FeatureCountNB):
         self.feature_log_prob_ = lidstone_log(self.feature_count_, alpha)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
-        return _masked_product(X, self.feature_log_prob_) + self.class_log_prior_
+        return log_dot(X, self.feature_log_prob_) + self.class_log_prior_
 
     def to_linear(self):
         """(w0, w) with ``w0 + X @ w > 0`` exactly where the model predicts ``classes_[1]``.

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_alpha, check_bool, check_labels, check_positive_int, not_fitted, plain
+from .._numerics import log, log_dot
 from ..smoothing import lidstone_log
 from ._base import _PosteriorFromJoint
 from .categorical import CategoricalNB
@@ -88,12 +89,14 @@ def _cmi_from_counts(counts: np.ndarray) -> float:
     n_c = counts.sum(axis=(1, 2), keepdims=True)
     n_ca = counts.sum(axis=2, keepdims=True)
     n_cb = counts.sum(axis=1, keepdims=True)
-    seen = counts > 0  # where counts > 0, so are N(c), N(c, a) and N(c, b)
+    # an empty cell is 0 * log(0/0): it counts as 0 (where counts > 0, so are N(c),
+    # N(c, a) and N(c, b), and the logarithm is finite)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(seen, counts / n * np.log(counts * n_c / (n_ca * n_cb)), 0.0)
+        logs = log(counts * n_c / (n_ca * n_cb))
+    total = log_dot((counts / n).reshape(1, -1), logs.reshape(1, -1))
     # The exact value is >= 0; rounding can leave -1e-17 where it is 0, as scikit-learn's
     # mutual_info_score also finds, so clip as it does.
-    return max(float(terms.sum()), 0.0)
+    return max(float(total[0, 0]), 0.0)
 
 
 def _cmi_matrix(codes: np.ndarray, classes: np.ndarray, n_categories, n_classes: int):
