@@ -47,6 +47,7 @@ __all__ = [
     "check_positive_int",
     "check_prior",
     "check_sample_weight",
+    "check_seed",
     "not_fitted",
     "plain",
 ]
@@ -176,6 +177,14 @@ def _as_counts(counts, name: str = "counts", *, exact: bool = False) -> np.ndarr
     return array
 
 
+def _as_count_vector(counts, name: str = "counts", *, exact: bool = False) -> np.ndarray:
+    """One distribution's counts: a 1-D array of non-negative counts, one per outcome."""
+    array = _as_counts(counts, name, exact=exact)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one count per outcome), got shape {array.shape}")
+    return array
+
+
 def _as_simplex_points(theta, k: int, atol: float, name: str = "theta") -> np.ndarray:
     points = _as_numbers(theta, name)
     if points.ndim == 0 or points.shape[-1] != k:
@@ -273,6 +282,15 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
     if value < minimum:
         raise ValueError(f"{name} must be {what}, got {plain(value)!r}")
     return int(value)
+
+
+def check_seed(seed, *, allow_none: bool = False):
+    """A random seed: a whole number (or None, where that means "do not shuffle")."""
+    if seed is None and allow_none:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int{' or None' if allow_none else ''}, got {seed!r}")
+    return int(seed)
 
 
 def check_bool(value, name: str) -> bool:
@@ -574,7 +592,7 @@ def check_min_categories(min_categories, n_features: int):
         return None
     values = np.asarray(min_categories)
     if not np.issubdtype(values.dtype, np.integer):
-        raise ValueError(
+        raise TypeError(
             f"'min_categories' should have integral type. Got {values.dtype} instead.")
     if values.ndim == 0:
         values = np.full(n_features, int(values))

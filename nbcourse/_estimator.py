@@ -87,6 +87,15 @@ class ClassifierMixin(BaseEstimator):
 
     #: classifier tags that differ from scikit-learn's defaults
     _classifier_tags: dict = {}
+    #: the attribute that exists once the classifier is fitted
+    _fitted_attribute = "classes_"
+
+    def _check_fitted(self) -> None:
+        """Raise the not-fitted error (`_checks.not_fitted`) if ``fit`` has not run."""
+        from ._checks import not_fitted
+
+        if not hasattr(self, self._fitted_attribute):
+            raise not_fitted(self)
 
     def score(self, X, y, sample_weight=None) -> float:
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted if weights are given)."""

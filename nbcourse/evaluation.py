@@ -11,12 +11,10 @@ Everything here is plain numpy/pandas, written to be read next to the lessons.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 
-from ._checks import check_positive_int
+from ._checks import check_positive_int, check_seed
 
 __all__ = [
     "stratified_split", "accuracy", "binary_scores", "confusion_matrix",
@@ -63,8 +61,7 @@ def stratified_split(y, sizes=(0.8, 0.2), seed: int = 0) -> tuple[np.ndarray, ..
         raise ValueError(f"sizes must list at least two fractions, got {sizes.tolist()!r}")
     if not np.all(np.isfinite(sizes)) or (sizes <= 0).any() or not np.isclose(sizes.sum(), 1.0):
         raise ValueError(f"sizes must be positive fractions adding up to 1, got {sizes.tolist()}")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an int, got {seed!r}")
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     parts: list[list[np.ndarray]] = [[] for _ in sizes]
     cuts = np.cumsum(sizes)
@@ -142,8 +139,7 @@ def kfold_indices(y, n_splits: int = 5, *, stratified: bool = True, seed=None):
         raise ValueError(f"n_splits must be at least 2 (one fold to test, the rest to train), got {n_splits}")
     if n_splits > len(y):
         raise ValueError(f"n_splits={n_splits} is more than the {len(y)} samples")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
-        raise TypeError(f"seed must be an int or None, got {seed!r}")
+    check_seed(seed, allow_none=True)
     rng = np.random.default_rng(seed) if seed is not None else None
     fold_of = np.empty(len(y), dtype=np.int64)
     if stratified:
@@ -363,8 +359,7 @@ def shuffle_within_class(X, y, seed: int = 0) -> np.ndarray:
     y = _labels(y, "y")
     if X.ndim != 2 or X.shape[0] != y.shape[0]:
         raise ValueError(f"X must be 2-D with one row per label ({y.shape[0]}), got shape {X.shape}")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an int, got {seed!r}")
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     for label in np.unique(y):
         rows = np.flatnonzero(y == label)

@@ -5,7 +5,7 @@ import numpy as np
 
 from .._checks import check_alpha, check_bool, check_matrix, check_prior
 from .._numerics import combine_moments, gaussian_log_density, moments
-from ._base import _BaseNB, _class_log_prior, _finite_linear
+from ._base import _BaseNB, _class_log_prior, _class_prior, _finite_linear
 
 
 class GaussianNB(_BaseNB):
@@ -96,10 +96,7 @@ class GaussianNB(_BaseNB):
         else:
             var = self._var_
         self.var_ = var + self.epsilon_
-        if params["priors"] is not None:
-            self.class_prior_ = params["priors"]
-        else:
-            self.class_prior_ = self.class_count_ / self.class_count_.sum()
+        self.class_prior_ = _class_prior(self.class_count_, params["priors"])
         self.class_log_prior_ = _class_log_prior(self.class_count_, params["priors"], True)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:

@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._checks import check_alpha, check_bool, check_labels, check_positive_int, not_fitted, plain
+from .._checks import check_alpha, check_bool, check_labels, check_positive_int, plain
 from .._numerics import log, log_dot
 from ..smoothing import lidstone_log
 from ._base import _PosteriorFromJoint
@@ -315,7 +315,3 @@ class TreeAugmentedNB(_PosteriorFromJoint):
             "tree-augmented naive Bayes": self.n_parameters(),
             "full joint table": full - 1,
         }, name="free parameters", dtype=object)
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "classes_"):
-            raise not_fitted(self)
