@@ -389,11 +389,13 @@ def check_matrix(X, name: str = "X", *, owner: str | None = None, allow_sparse: 
     return X
 
 
-def check_labels(y, n_samples: int, name: str = "y") -> np.ndarray:
+def check_labels(y, n_samples: int | None, name: str = "y", *, rows: str = "X") -> np.ndarray:
     """Return the class labels as a 1-D array of length ``n_samples``.
 
     Labels are names of classes: strings, integers, or floats that are whole numbers.
     Other floats look like a regression target and are refused, as in scikit-learn.
+    ``n_samples=None`` (a metric's ``y_true``, say) accepts any length but 0; ``rows``
+    names what the labels must match one by one.
     """
     if y is None:
         raise ValueError(
@@ -410,8 +412,11 @@ def check_labels(y, n_samples: int, name: str = "y") -> np.ndarray:
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one label per sample), got shape {y.shape}")
-    if y.shape[0] != n_samples:
-        raise ValueError(f"{name} has {y.shape[0]} labels but X has {n_samples} samples")
+    if n_samples is None and y.shape[0] == 0:
+        raise ValueError(f"{name} is empty: it needs at least one label")
+    if n_samples is not None and y.shape[0] != n_samples:
+        raise ValueError(f"{name} has {y.shape[0]} labels but {rows} has {n_samples} samples: "
+                         f"{name} must hold one label per row of {rows}")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError(f"{name} contains NaN or infinite labels")
     if y.dtype.kind == "f" and not np.array_equal(y, np.round(y)):

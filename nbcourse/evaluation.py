@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._checks import check_positive_int, check_seed
+from ._checks import check_labels, check_positive_int, check_seed
 
 __all__ = [
     "stratified_split", "accuracy", "binary_scores", "confusion_matrix",
@@ -28,14 +28,7 @@ __all__ = [
 
 
 def _labels(y, name: str) -> np.ndarray:
-    if hasattr(y, "to_numpy"):
-        y = y.to_numpy()
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one label per sample), got shape {y.shape}")
-    if y.shape[0] == 0:
-        raise ValueError(f"{name} is empty: it needs at least one label")
-    return y
+    return check_labels(y, None, name)
 
 
 def _same_length(y_true, y_pred):
@@ -388,13 +381,8 @@ def accuracy_by_training_size(models, X_train, y_train, X_test, y_test, sizes, *
     for name, make in models.items():
         if not callable(make):
             raise TypeError(f"models[{name!r}] must be callable (e.g. a class), got {make!r}")
-    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
-    if y_train.ndim != 1 or y_train.shape[0] != X_train.shape[0]:
-        raise ValueError(f"y_train must hold one label per row of X_train ({X_train.shape[0]}), "
-                         f"got shape {y_train.shape}")
-    if y_test.ndim != 1 or y_test.shape[0] != X_test.shape[0]:
-        raise ValueError(f"y_test must hold one label per row of X_test ({X_test.shape[0]}), "
-                         f"got shape {y_test.shape}")
+    y_train = check_labels(y_train, X_train.shape[0], "y_train", rows="X_train")
+    y_test = check_labels(y_test, X_test.shape[0], "y_test", rows="X_test")
     classes, class_sizes = np.unique(y_train, return_counts=True)
     if len(classes) < 2:
         raise ValueError("y_train must contain at least two classes")
