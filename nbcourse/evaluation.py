@@ -436,7 +436,7 @@ def posterior_of(model, query, target) -> float:
 
 
 def fit_each_alpha(X, y, alphas) -> dict:
-    """One ``CategoricalNB(alpha)`` fitted on (X, y) per alpha, keyed by float(alpha)."""
+    """One ``CategoricalNB(alpha=alpha)`` fitted on (X, y) per alpha, keyed by float(alpha)."""
     from .naive_bayes import CategoricalNB
 
     return {float(a): CategoricalNB(alpha=a).fit(X, y) for a in alphas}

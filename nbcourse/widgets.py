@@ -115,8 +115,8 @@ def _smoothing_line(model, query, alpha, target) -> str:
 
 
 def smoothing_line(X, y, query, alpha, target="no") -> str:
-    """The weather slider's printed line for one alpha: fit ``CategoricalNB(alpha)`` on
-    (X, y), then print P(target | query) and the prediction."""
+    """The weather slider's printed line for one alpha: fit ``CategoricalNB(alpha=alpha)``
+    on (X, y), then print P(target | query) and the prediction."""
     return _smoothing_line(fit_each_alpha(X, y, [alpha])[float(alpha)], query, alpha, target)
 
 
@@ -205,7 +205,7 @@ class SpamAlphaExplorer(widgets.VBox):
     :data:`SPAM_ALPHAS`), an ``Output`` with one printed line from :func:`format_alpha_line`
     (class ``nbcourse-spam-alpha-readout``) and an ``Image`` of
     :class:`nbcourse.plotting.AlphaCurvePlot` with the current alpha marked (class
-    ``nbcourse-spam-alpha-plot``). Each move refits ``MultinomialNB(alpha)`` on the
+    ``nbcourse-spam-alpha-plot``). Each move refits ``MultinomialNB(alpha=alpha)`` on the
     training matrix and scores it on the validation matrix.
     """
 

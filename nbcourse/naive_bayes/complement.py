@@ -17,27 +17,57 @@ class ComplementNB(_FeatureCountNB):
     towards the big classes. Complement naive Bayes estimates, for each class c, the word
     distribution of all the *other* classes (its complement), which even for a rare class
     is made from most of the data, and prefers the class whose complement explains the
-    document worst:
+    document worst::
 
         theta~_ck = (words k outside c + alpha) / (all words outside c + alpha * V)
         weight w_ck = -log theta~_ck   (with ``norm=True``: w_ck / sum_j w_cj)
         predicted class = argmax_c  sum_k x_k w_ck
 
-    The weights are in ``feature_log_prob_`` (as in scikit-learn, although they are not
-    log-probabilities). As in scikit-learn the class prior is left out of the decision
-    (the complement estimates already even out the class sizes), except when there is
-    only one class; ``class_log_prior_`` is still computed from ``fit_prior`` and
-    ``class_prior``. ``predict_proba`` normalises exp(scores) over classes; those are not
-    calibrated probabilities.
+    theta~ is Lidstone smoothing of the counts outside each class
+    (`nbcourse.smoothing.lidstone_log`). The weights are in ``feature_log_prob_`` (as in
+    scikit-learn, although they are not log-probabilities). As in scikit-learn the class
+    prior is left out of the decision (the complement estimates already even out the
+    class sizes), except when there is only one class; ``class_log_prior_`` is still
+    computed from ``fit_prior`` and ``class_prior``. ``predict_proba`` normalises
+    exp(scores) over classes; those are not calibrated probabilities.
 
-    Parameters: ``alpha``, ``force_alpha``, ``fit_prior`` and ``class_prior`` as in
-    `MultinomialNB`; ``norm`` (default False) normalises each class's weights, which
-    the paper does against the longer documents of some classes (scikit-learn's
-    default, False, is kept). Attributes after fit: those of `MultinomialNB` plus
-    ``feature_all_``, every word's count over all classes.
+    Parameters
+    ----------
+    alpha : float or array of shape (n_features,), default=1.0
+        Pseudo-count, as in `MultinomialNB`.
+    force_alpha : bool, default=True
+        As in `MultinomialNB`.
+    fit_prior : bool, default=True
+        As in `MultinomialNB` (only used with a single class).
+    class_prior : array-like of shape (n_classes,), default=None
+        As in `MultinomialNB` (only used with a single class).
+    norm : bool, default=False
+        Normalise each class's weights, which the paper does against the longer
+        documents of some classes (scikit-learn's default, False, is kept).
+
+    Attributes
+    ----------
+    classes_, class_count_, feature_count_, class_log_prior_, n_features_in_
+        As in `MultinomialNB`.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        The complement weights w_ck.
+    feature_all_ : ndarray of shape (n_features,)
+        Every word's count over all classes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbcourse.naive_bayes import ComplementNB
+    >>> X = np.array([[2, 1, 0], [3, 0, 1], [0, 2, 3], [1, 0, 4]])
+    >>> y = np.array(["spam", "spam", "ham", "ham"])
+    >>> model = ComplementNB().fit(X, y)
+    >>> model.predict([[0, 1, 3]]).tolist()
+    ['ham']
+    >>> model.feature_log_prob_.round(3).tolist()
+    [[0.511, 1.609, 1.609], [1.872, 1.466, 0.486]]
     """
 
-    def __init__(self, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
+    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
                  norm=False):
         self.alpha = alpha
         self.force_alpha = force_alpha

@@ -187,25 +187,53 @@ class TreeAugmentedNB(_PosteriorFromJoint):
     """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997) for tables of labels.
 
     Fitting counts, weighs every pair of features by I(X_i; X_j | C) (``cmi_``), keeps
-    the maximum-weight spanning tree rooted at feature ``root`` (``parent_``: each
-    feature's parent, -1 for the root), and smooths P(x_i | x_parent, c) with Lidstone's
-    ``alpha`` exactly as `CategoricalNB` smooths P(x_i | c). ``parents`` fixes the
-    structure by hand instead (``root`` is then not used): ``[-1] * n_features`` is naive
-    Bayes, with `CategoricalNB`'s probabilities.
+    the maximum-weight spanning tree rooted at feature ``root``, and smooths
+    P(x_i | x_parent, c) with Lidstone's ``alpha`` exactly as `CategoricalNB` smooths
+    P(x_i | c). ``X`` is read as `CategoricalNB` reads it (a DataFrame of labels, or
+    codes), and a label never seen in training raises the same ValueError.
 
-    ``X`` is read as `CategoricalNB` reads it (a DataFrame of labels, or codes), and a
-    label never seen in training raises the same ValueError. Attributes after fit:
-    ``classes_``, ``class_count_``, ``class_log_prior_``, ``categories_``,
-    ``n_categories_``, ``n_features_in_`` (and ``feature_names_in_`` after a DataFrame
-    with string column names), ``cmi_``, ``parent_`` and ``feature_log_prob_``: per
-    feature, log P(x_i | c) (classes x values) for the root, log P(x_i | x_parent, c)
-    (classes x parent values x values) for the others.
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Pseudo-count, as in `CategoricalNB`.
+    root : int, default=0
+        The feature at the root of the tree.
+    parents : sequence of int, default=None
+        The structure by hand instead (``root`` is then not used): each feature's
+        parent, -1 for none; ``[-1] * n_features`` is naive Bayes, with
+        `CategoricalNB`'s probabilities.
+
+    Attributes
+    ----------
+    classes_, class_count_, class_log_prior_, categories_, n_categories_, n_features_in_
+        As in `CategoricalNB` (and ``feature_names_in_`` after a DataFrame with string
+        column names).
+    cmi_ : ndarray of shape (n_features, n_features)
+        I(X_i; X_j | C) for every pair, in nats.
+    parent_ : ndarray of shape (n_features,)
+        Each feature's parent, -1 for the root.
+    feature_log_prob_ : list of ndarray
+        Per feature, log P(x_i | c) (classes x values) for the root, log
+        P(x_i | x_parent, c) (classes x parent values x values) for the others.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from nbcourse.naive_bayes import TreeAugmentedNB
+    >>> days = pd.DataFrame({"outlook": ["sunny", "sunny", "overcast", "rainy", "rainy"],
+    ...                      "windy": ["no", "yes", "no", "no", "yes"]})
+    >>> play = ["no", "no", "yes", "yes", "no"]
+    >>> model = TreeAugmentedNB().fit(days, play)
+    >>> model.parent_.tolist()
+    [-1, 0]
+    >>> model.cmi_.round(3).tolist()
+    [[0.0, 0.105], [0.105, 0.0]]
     """
 
     _input_tags = {"categorical": True, "positive_only": True}
     _classifier_tags = {"poor_score": True}
 
-    def __init__(self, alpha=1.0, root=0, parents=None):
+    def __init__(self, *, alpha=1.0, root=0, parents=None):
         self.alpha = alpha
         self.root = root
         self.parents = parents
