@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._checks import (CategoricalColumns, _as_counts, _to_fraction, check_categorical_column,
-                       check_categorical_frame, check_min_categories, plain)
+from .._checks import _as_counts, _to_fraction, plain
 from .._numerics import log
 from ..smoothing import _pseudo_counted
+from ._categorical_input import (CategoricalColumns, check_categorical_column,
+                                 check_categorical_frame, check_min_categories)
 from ._discrete import _BaseDiscreteNB
 from ._tables import _SlideTables
 
