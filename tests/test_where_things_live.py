@@ -207,3 +207,12 @@ def test_no_estimator_smooths_counts_by_hand():
              and re.search(r"(count\w*|_all_) \+ alpha\b(?!.*denominators)|alpha - self\.feature",
                            text)]
     assert not found
+
+
+def test_labels_are_checked_by_check_labels_only():
+    """One home for "a 1-D array of class labels, one per sample": `_checks.check_labels`
+    (metrics, estimators, the CMI, plots and learning curves all call it)."""
+    found = [where for where, text in _library_sources().items()
+             if where != "nbcourse/_checks.py"
+             and re.search(r"one label per (sample|row)", text)]
+    assert not found

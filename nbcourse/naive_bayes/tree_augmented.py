@@ -60,14 +60,8 @@ def _label_codes(named: dict) -> list[np.ndarray]:
             raise TypeError(
                 f"{name} must be a 1-D array, list or Series of labels, got "
                 f"{type(values).__name__} {plain(values)!r}")
-        column = pd.Series(np.asarray(values, dtype=object)) if np.ndim(values) == 1 else None
-        if column is None or column.empty:
-            raise ValueError(
-                f"{name} must hold one label per sample (1-D, at least one), got shape "
-                f"{np.shape(values)}")
-        if column.isna().any():
-            raise ValueError(f"{name} has missing values (None or NaN); fill or drop them")
-        codes.append(pd.factorize(column)[0])
+        labels = check_labels(values, None, name)  # 1-D, at least one, none missing
+        codes.append(pd.factorize(pd.Series(np.asarray(labels, dtype=object)))[0])
     lengths = {name: len(code) for name, code in zip(named, codes)}
     if len(set(lengths.values())) > 1:
         raise ValueError(f"{', '.join(named)} must have the same length (one label per "
