@@ -5,7 +5,8 @@
 - `moments` and `combine_moments`: count, mean and sum of squared deviations of a block
   of rows, and the pooled update that merges two blocks (Chan, Golub and LeVeque);
 - `gaussian_log_density`: log N(x; mean, var), term by term;
-- `log_dot`: sums of count x log-probability where 0 * log 0 counts as 0.
+- `times_log` and `log_dot`: count x log-probability where 0 * log 0 counts as 0, term by
+  term and inside a (sparse) matrix product.
 
 The estimators, `mle` and `scale` call these; none of them writes the formulas again.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["log", "logsumexp", "moments", "combine_moments", "gaussian_log_density",
-           "log_dot"]
+           "times_log", "log_dot"]
 
 
 def log(values, out=None) -> np.ndarray:
@@ -81,8 +82,21 @@ def gaussian_log_density(x, mean, var) -> np.ndarray:
     return -0.5 * np.log(2.0 * np.pi * var) - (x - mean) ** 2 / (2.0 * var)
 
 
+def times_log(x, log_y) -> np.ndarray:
+    """``x * log_y`` term by term, where ``x == 0`` gives 0: the rule 0 * log 0 = 0.
+
+    A zero count (or exponent) contributes nothing even where ``log_y`` is -inf (a
+    probability of 0) or NaN (the log of 0/0); `log_dot` is the same rule inside a
+    matrix product.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.where(x == 0, 0.0, x * log_y)
+
+
 def log_dot(X, log_params) -> np.ndarray:
-    """``X @ log_params.T`` where 0 times log 0 counts as 0: the rule 0 * log 0 = 0.
+    """``X @ log_params.T`` where 0 times log 0 counts as 0: `times_log`, summed, as a
+    product that keeps a sparse ``X`` sparse.
 
     ``X`` (dense or sparse, non-negative: counts, frequencies, presence) has one row per
     sample; ``log_params`` one row per class, in the same columns. With alpha = 0 a

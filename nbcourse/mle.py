@@ -20,7 +20,7 @@ import pandas as pd
 
 from nbcourse._checks import (_as_count_vector, _as_counts, _as_numbers, _as_samples, _as_scalar,
                               _as_simplex_points, check_positive, check_positive_int)
-from nbcourse._numerics import gaussian_log_density, log, log_dot, logsumexp, moments
+from nbcourse._numerics import gaussian_log_density, log, logsumexp, moments, times_log
 
 __all__ = [
     "SimplexMLEResult",
@@ -66,8 +66,7 @@ def categorical_log_likelihood(counts, theta, *, atol: float = 1e-9):
     """
     n = _as_count_vector(counts)
     points = _as_simplex_points(theta, n.shape[0], atol)
-    log_points = log(points).reshape(-1, n.shape[0])  # every candidate point, one row each
-    total = log_dot(n[None, :], log_points).reshape(points.shape[:-1])
+    total = times_log(n, log(points)).sum(axis=-1)
     return float(total) if total.ndim == 0 else total
 
 

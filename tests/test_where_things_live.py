@@ -182,6 +182,7 @@ def _definitions(name: str) -> list[str]:
     ("check_labels", "nbcourse/_checks.py"),
     ("check_seed", "nbcourse/_checks.py"),
     ("log_dot", "nbcourse/_numerics.py"),
+    ("times_log", "nbcourse/_numerics.py"),
     ("_class_log_prior", "nbcourse/naive_bayes/_base.py"),
     ("_class_prior", "nbcourse/naive_bayes/_base.py"),
     ("_pseudo_counted", "nbcourse/smoothing.py"),
@@ -191,9 +192,11 @@ def test_each_function_of_one_home_is_defined_once(name, home):
 
 
 def test_the_library_writes_no_zero_times_log_zero_of_its_own():
-    """0 * log 0 = 0 is `_numerics.log_dot`: no module masks -inf logs, or multiplies
-    counts by a logarithm under ``np.where``, by itself."""
-    local = re.compile(r"np\.where\([^\n]*\blog\w*[^\n]*0\.0|np\.where\([^\n]*0\.0[^\n]*\blog")
+    """0 * log 0 = 0 is `_numerics.times_log` and `log_dot`: no module masks -inf logs, or
+    multiplies counts by a logarithm under ``np.where``, or special-cases a zero
+    coefficient of a logarithm, by itself."""
+    local = re.compile(r"np\.where\([^\n]*\blog\w*[^\n]*0\.0|np\.where\([^\n]*0\.0[^\n]*\blog|"
+                       r"0\.0 if \w+ == 1 else")
     found = [where for where, text in _library_sources().items()
              if where != "nbcourse/_numerics.py" and local.search(text)]
     assert not found

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_alpha, check_bool, check_labels, check_positive_int, plain
-from .._numerics import log, log_dot
+from .._numerics import log, times_log
 from ..smoothing import lidstone_log
 from ._base import _PosteriorFromJoint
 from .categorical import CategoricalNB
@@ -87,10 +87,9 @@ def _cmi_from_counts(counts: np.ndarray) -> float:
     # N(c, a) and N(c, b), and the logarithm is finite)
     with np.errstate(divide="ignore", invalid="ignore"):
         logs = log(counts * n_c / (n_ca * n_cb))
-    total = log_dot((counts / n).reshape(1, -1), logs.reshape(1, -1))
     # The exact value is >= 0; rounding can leave -1e-17 where it is 0, as scikit-learn's
     # mutual_info_score also finds, so clip as it does.
-    return max(float(total[0, 0]), 0.0)
+    return max(float(times_log(counts / n, logs).sum()), 0.0)
 
 
 def _cmi_matrix(codes: np.ndarray, classes: np.ndarray, n_categories, n_classes: int):
