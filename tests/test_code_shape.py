@@ -4,8 +4,8 @@ indirectly, even inside a function or through a package's ``__init__``), layer b
 
 - the **core library** is every module of ``nbcourse`` outside ``plotting``, ``widgets``,
   ``grading``, ``cli`` and ``__main__`` (the estimators, ``_checks``, ``_numerics``,
-  ``_estimator``, ``_version``, ``smoothing``, ``mle``, ``linear``, ``text``,
-  ``evaluation``, ``adversary``, ``scale``, ``datasets``, ``resources`` and the package's
+  ``_estimator``, ``_version``, ``smoothing``, ``smoothing_strength``, ``mle``, ``linear``,
+  ``text``, ``evaluation``, ``adversary``, ``scale``, ``datasets``, ``resources`` and the package's
   ``__init__``); it imports none of those five;
 - ``plotting`` draws what the core computes and imports neither ``widgets`` nor
   ``grading``;
