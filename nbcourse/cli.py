@@ -30,7 +30,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__
+from ._version import __version__
 
 __all__ = ["build_parser", "main"]
 
