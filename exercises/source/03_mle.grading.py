@@ -337,7 +337,8 @@ EXERCISE = Exercise(
                  ],
                  cases=[Case("a dict with the three documents' letters", hidden=False,
                              judge=SameKeys('p_ham_documents should be a dict with the keys '
-                                            '"a", "b" and "c"')),
+                                            '"a", "b" and "c"',
+                                            keys=["a", "b", "c"])),
                         Case("P(ham | document) of each new document under maximum "
                              "likelihood")]),
     ],

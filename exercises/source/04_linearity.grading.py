@@ -354,7 +354,8 @@ EXERCISE = Exercise(
                  ],
                  cases=[Case("a dict with the three accuracies", hidden=False,
                              judge=SameKeys('switch_accuracies should be a dict with the keys '
-                                            '"majority", "best_linear" and "best_any"')),
+                                            '"majority", "best_linear" and "best_any"',
+                                            keys=["majority", "best_linear", "best_any"])),
                         Case("the three accuracies of the switch table")]),
         Question("q6", "bernoulli_log_scores", points=2,
                  title="Bernoulli naive Bayes: the joint log score, absent words included",

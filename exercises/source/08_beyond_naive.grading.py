@@ -651,7 +651,9 @@ EXERCISE = Exercise(
                  cases=[Case("a dict with the four keys", hidden=False,
                              judge=SameKeys('fold_habits should be a dict with the keys '
                                             '"baseline", "spread_a", "mean_difference" and '
-                                            '"b_wins"')),
+                                            '"b_wins"',
+                                            keys=["baseline", "spread_a", "mean_difference",
+                                                  "b_wins"])),
                         Case("the baseline, the spread and the paired comparison")]),
     ],
 )
