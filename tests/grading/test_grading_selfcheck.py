@@ -334,6 +334,16 @@ def test_19_3_the_switch_table_is_judged_at_grading_and_its_form_checked_here():
     assert "✘" in report and "best_linear" in report
 
 
+def test_same_keys_can_name_the_keys_of_a_value_the_checks_file_does_not_hold():
+    from nbcourse.grading.judges import SameKeys, from_json
+    judge = SameKeys("give the keys a and b", keys=["a", "b"])
+    assert judge({"b": 0.1, "a": 2}, None) is None
+    assert judge({"a": 2}, None) == "give the keys a and b"
+    assert "['a', 'b']" in SameKeys(keys=["a", "b"])({"a": 2}, None)
+    assert from_json(judge.to_json()) == judge
+    assert SameKeys()({"x": 1}, {"x": 3}) is None  # without keys, the expected value's
+
+
 def test_19_4_a_cut_at_int_0_9_n_fails_a_public_check():
     spam = _spec_module("05_spam")
     report = check_for("05_spam").run("q1", spam.split_cut_at_ninety)
