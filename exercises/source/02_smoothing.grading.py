@@ -9,7 +9,7 @@ import pandas as pd
 
 from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
-from nbcourse.grading.judges import Within
+from nbcourse.grading.judges import SameKeys, Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
 from nbcourse.grading.values import Tolerance
 from nbcourse.smoothing import beta_mean, beta_mode, beta_posterior, m_estimate
@@ -226,12 +226,38 @@ COUNT_CASES = [  # (number of values of each attribute, K classes)
     Case("four attributes of different sizes, five classes", ([5, 4, 3, 2], 5)),
 ]
 
-EDGE_PRIOR, EDGE_DATA = (Fraction(1, 2), Fraction(1, 2)), (0, 3)  # Beta(1/2, 1/2), 0 heads, 3 tails
+# Question 9: four coins, (prior a, prior b, heads, tails). The mode formula holds in (b) and
+# (d) (a', b' >= 1, not both 1); in (a) a' < 1 and in (c) b' < 1, so the MAP is on an edge.
+EDGE_COINS = {"a": (Fraction(1, 2), Fraction(1, 2), 0, 3),
+              "b": (Fraction(1, 2), Fraction(1, 2), 1, 4),
+              "c": (Fraction(2), Fraction(1, 2), 3, 0),
+              "d": (Fraction(1, 2), Fraction(2), 2, 3)}
+
+
+def _map_of_posterior(a, b):
+    """The mode of Beta(a, b) for a, b not both below 1: an edge when one is below 1."""
+    if a < 1:
+        return Fraction(0)
+    if b < 1:
+        return Fraction(1)
+    return (a - 1) / (a + b - 2)
+
+
+def _each_coin(estimate):
+    return {key: estimate(a + heads, b + tails)
+            for key, (a, b, heads, tails) in EDGE_COINS.items()}
+
+
+def ref_map_edge():
+    return _each_coin(_map_of_posterior)
 
 
 def map_edge_formula():
-    a, b = EDGE_PRIOR[0] + EDGE_DATA[0], EDGE_PRIOR[1] + EDGE_DATA[1]
-    return (a - 1) / (a + b - 2)
+    return _each_coin(lambda a, b: (a - 1) / (a + b - 2))
+
+
+def map_edge_mean():
+    return _each_coin(lambda a, b: a / (a + b))
 
 
 FROM_Q1 = ("If your function uses your posterior_parameters from question 1, check that one "
@@ -426,20 +452,22 @@ EXERCISE = Exercise(
                              "three-valued sky in lesson 01, §2."),
                  ]),
         Question("q9", "map_edge", points=2, kind="value",
-                 title="the MAP estimate when a' < 1",
-                 reference=lambda: Fraction(0), tolerance=Tolerance(rel=0.0, abs_=1e-9),
+                 title="the MAP estimate, inside and on the edge",
+                 reference=ref_map_edge, tolerance=Tolerance(rel=0.0, abs_=1e-6),
                  mistakes=[
-                     Mistake("the mode formula used outside its range",
-                             lambda: map_edge_formula(),
-                             "(a' - 1) / (a' + b' - 2) is the peak only when a' and b' are both "
-                             "above 1. Here a' = 1/2: the density grows without bound towards "
-                             "theta = 0, so the MAP sits on the edge, at 0 (lesson 02, §4)."),
-                     Mistake("the posterior mean", lambda: Fraction(1, 8),
-                             "Your value is the posterior mean a' / (a' + b'). The MAP is where "
-                             "the density is highest (lesson 02, §4)."),
+                     Mistake("the mode formula used outside its range", map_edge_formula,
+                             "(a' - 1) / (a' + b' - 2) is the peak only when a' >= 1 and "
+                             "b' >= 1 (not both 1). When a' < 1 the density grows without bound "
+                             "towards theta = 0, so the MAP is 0; when b' < 1 it is 1 "
+                             "(lesson 02, §4)."),
+                     Mistake("the posterior mean", map_edge_mean,
+                             "Your values are the posterior means a' / (a' + b'). The MAP is "
+                             "where the density is highest (lesson 02, §4)."),
                  ],
-                 cases=[Case("a number", hidden=False,
-                             judge=Within(-1e9, 1e9, "map_edge should be a number")),
-                        Case("the MAP estimate of Beta(1/2, 1/2) after 0 heads and 3 tails")]),
+                 cases=[Case("a dict with the four coins' letters", hidden=False,
+                             judge=SameKeys('map_edge should be a dict with the keys "a", "b", '
+                                            '"c" and "d"',
+                                            keys=["a", "b", "c", "d"])),
+                        Case("the MAP estimate of each of the four posteriors")]),
     ],
 )

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from nbcourse.datasets import load_picnic, load_weather
-from nbcourse.grading.judges import Optimum, Within
+from nbcourse.grading.judges import Optimum, SameKeys, Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, NotApplicable, Question
 from nbcourse.grading.values import Tolerance
 from nbcourse.mle import categorical_log_likelihood, class_prior_mle, multinomial_mle
@@ -137,16 +137,31 @@ def words_with_laplace(X, y):
     return result
 
 
-def p_ham_with_word(word_ignored=False, laplace=False):
-    """P(ham | a document with words 2 and 3 once each) under question 5's model of the four
-    tiny documents (maximum likelihood, equal priors); ham never used word 3."""
-    X, y = np.asarray(TOY_X, dtype=float), np.asarray(TOY_Y)
-    scores = {}
-    for label in ("ham", "spam"):
-        counts = X[y == label].sum(axis=0) + (1 if laplace else 0)
-        theta = counts / counts.sum()
-        scores[label] = 0.5 * theta[1] * (1.0 if word_ignored else theta[2])
-    return float(scores["ham"] / (scores["ham"] + scores["spam"]))
+# Question 6: five documents over four words, priors and word shares by maximum
+# likelihood; of three new documents one holds a word ham never used, one a word spam
+# never used, and one only words both classes used.
+NEW_X = [[3, 0, 1, 0], [1, 0, 2, 1], [0, 2, 0, 1], [0, 1, 1, 0], [0, 3, 0, 2]]
+NEW_Y = ["spam", "spam", "ham", "ham", "ham"]
+NEW_DOCUMENTS = {"a": [1, 0, 0, 1], "b": [0, 0, 2, 1], "c": [0, 1, 1, 0]}
+
+
+def p_ham_documents(word_ignored=False, laplace=False, equal_priors=False):
+    """{letter: P(ham | document)} under the maximum-likelihood model of NEW_X, NEW_Y."""
+    X, y = np.asarray(NEW_X, dtype=float), np.asarray(NEW_Y)
+    answer = {}
+    for letter, document in NEW_DOCUMENTS.items():
+        z = np.asarray(document, dtype=float)
+        scores = {}
+        for label in ("ham", "spam"):
+            counts = X[y == label].sum(axis=0) + (1 if laplace else 0)
+            theta = counts / counts.sum()
+            used = z > 0
+            if word_ignored:
+                used &= theta > 0
+            prior = 0.5 if equal_priors else float(np.mean(y == label))
+            scores[label] = prior * float(np.prod(theta[used] ** z[used]))
+        answer[letter] = scores["ham"] / (scores["ham"] + scores["spam"])
+    return answer
 
 
 LAPLACE = ("Your estimate adds one pseudo-count to every outcome: that is Laplace smoothing "
@@ -300,25 +315,31 @@ EXERCISE = Exercise(
                      Case("nine documents, six words", (WORDS_X, WORDS_Y)),
                      Case("three classes and a word one class never uses", (THREE_X, THREE_Y)),
                  ]),
-        Question("q6", "p_ham_unseen", points=2, kind="value",
-                 title="a word one class never used in training",
-                 reference=lambda: p_ham_with_word(), tolerance=Tolerance(rel=1e-4, abs_=1e-6),
+        Question("q6", "p_ham_documents", points=2, kind="value",
+                 title="the posteriors of three new documents",
+                 reference=lambda: p_ham_documents(), tolerance=Tolerance(rel=0.0, abs_=5e-4),
                  mistakes=[
-                     Mistake("the unseen word skipped", lambda: p_ham_with_word(word_ignored=True),
-                             "You left out the word that ham never used. Under maximum "
-                             "likelihood its probability in ham is exactly 0, and one factor 0 "
-                             "makes the whole ham score 0, whatever the other words say: that "
-                             "is why lesson 02's pseudo-counts exist (lesson 03, §6)."),
-                     Mistake("Laplace smoothing added", lambda: p_ham_with_word(laplace=True),
-                             "Your value uses add-one smoothing. The question asks about the "
-                             "maximum-likelihood model of question 5, where an unseen word has "
+                     Mistake("a word a class never used skipped",
+                             lambda: p_ham_documents(word_ignored=True),
+                             "You left out the words a class never used in training. Under "
+                             "maximum likelihood such a word has probability exactly 0 in that "
+                             "class, and one factor 0 makes the class's whole score 0, whatever "
+                             "the other words say: that is why lesson 02's pseudo-counts exist "
+                             "(lesson 03, §6)."),
+                     Mistake("Laplace smoothing added", lambda: p_ham_documents(laplace=True),
+                             "Your values use add-one smoothing. The question asks about the "
+                             "maximum-likelihood model, where a word a class never used has "
                              "probability 0 (lesson 03, §6)."),
-                     Mistake("the prior alone", lambda: 0.5,
-                             "Your value is the class prior: the document's words change it. "
-                             "Multiply the prior by each word's probability in the class."),
+                     Mistake("equal class priors", lambda: p_ham_documents(equal_priors=True),
+                             "Your values use equal priors. The maximum-likelihood prior of a "
+                             "class is its share of the training documents: 3/5 for ham here "
+                             "(question 4)."),
                  ],
-                 cases=[Case("a probability between 0 and 1", hidden=False,
-                             judge=Within(0, 1, "p_ham_unseen should be a number between 0 and 1")),
-                        Case("P(ham | words 2 and 3) under maximum likelihood")]),
+                 cases=[Case("a dict with the three documents' letters", hidden=False,
+                             judge=SameKeys('p_ham_documents should be a dict with the keys '
+                                            '"a", "b" and "c"',
+                                            keys=["a", "b", "c"])),
+                        Case("P(ham | document) of each new document under maximum "
+                             "likelihood")]),
     ],
 )

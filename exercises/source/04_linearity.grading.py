@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from nbcourse import BernoulliNB, MultinomialNB
 from nbcourse.datasets import load_sms_mini
-from nbcourse.grading.judges import Table, Within, ZerosAndOnes
+from nbcourse.grading.judges import SameKeys, Within, ZerosAndOnes
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
 from nbcourse.grading.values import Tolerance
 from nbcourse.linear import decision_function
@@ -130,25 +130,36 @@ def ref_bernoulli_log_scores(class_prior, p, b):
     raise LookupError("unknown document")
 
 
-COMPARISON = {
-    "naive Bayes": {
-        "decision boundary": "linear",
-        "what is modelled": "the joint distribution p(x, y)",
-        "how the weights are found": "counting, in closed form",
-        "assumes the features independent given the class": "yes",
-    },
-    "logistic regression": {
-        "decision boundary": "linear",
-        "what is modelled": "the conditional distribution p(y | x)",
-        "how the weights are found": "iterative optimisation",
-        "assumes the features independent given the class": "no",
-    },
-}
+# Question 5: two yes/no switches A and B and a class y, 800 evenings. Per cell the class
+# follows "A equals B" (XNOR), which no linear rule can draw; the best linear rule still
+# beats the majority class, and the best rule of all beats both.
+SWITCH_CELLS = {(0, 0): (80, 120), (0, 1): (170, 30), (1, 0): (160, 40), (1, 1): (50, 150)}
+# (x_A, x_B): (evenings with y = 0, evenings with y = 1)
+CELLS = sorted(SWITCH_CELLS)
 
 
-OPTIONS = ["linear", "quadratic", "the joint distribution p(x, y)",
-           "the conditional distribution p(y | x)", "counting, in closed form",
-           "iterative optimisation", "yes", "no"]  # the notebook's `options`
+def _accuracy(says_one):
+    right = sum(SWITCH_CELLS[cell][1] if says_one[cell] else SWITCH_CELLS[cell][0]
+                for cell in CELLS)
+    return right / sum(sum(counts) for counts in SWITCH_CELLS.values())
+
+
+def _linear_labelings():
+    """Every answer per cell that some w0 + wA xA + wB xB > 0 gives (a grid of weights
+    finds all 14: every labelling of the square's corners but XOR and XNOR)."""
+    grid = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5]
+    return {tuple(w0 + wa * a + wb * b > 0 for a, b in CELLS)
+            for w0 in grid for wa in grid for wb in grid}
+
+
+def ref_switches(best_linear="linear"):
+    majority = max(_accuracy(dict.fromkeys(CELLS, False)), _accuracy(dict.fromkeys(CELLS, True)))
+    every = {tuple(bool(i >> k & 1) for k in range(4)) for i in range(16)}
+    best = {"linear": max(_accuracy(dict(zip(CELLS, labels))) for labels in _linear_labelings()),
+            "any": max(_accuracy(dict(zip(CELLS, labels))) for labels in every),
+            "majority": majority}[best_linear]
+    return {"majority": majority, "best_linear": best,
+            "best_any": max(_accuracy(dict(zip(CELLS, labels))) for labels in every)}
 
 
 def free_shift(transform=lambda w: w):
@@ -232,14 +243,6 @@ def bernoulli_absent_for_every_word(class_prior, p, b):
     return (log_prior + np.log(p) @ b + np.log(1 - p).sum(axis=1)).tolist()
 
 
-def _table_with(changes):
-    table = {model: dict(rows) for model, rows in COMPARISON.items()}
-    for (model, row), answer in changes.items():
-        table[model][row] = answer
-    return table
-
-
-INDEPENDENCE = "assumes the features independent given the class"
 NO_W0 = ("Your score leaves out w0, the difference of the log-priors. An empty document "
          "shows it: its score is w0 alone, so the class prior decides it. See lesson 04, §1.")
 
@@ -330,26 +333,30 @@ EXERCISE = Exercise(
                              judge=Within(0, 1, "agreement should be a share between 0 and 1")),
                         Case("the linear rule decides like predict on every message",
                              hidden=False)]),
-        Question("q5", "comparison", points=2, kind="value",
-                 title="naive Bayes and logistic regression side by side",
-                 reference=lambda: COMPARISON, judge=Table(options=OPTIONS),
-                 hint="both draw a straight boundary; they differ in what they model and how "
-                      "they fit it",
+        Question("q5", "switch_accuracies", points=2, kind="value",
+                 title="what a linear rule can and cannot reach",
+                 reference=ref_switches, tolerance=Tolerance(rel=0.0, abs_=5e-4),
+                 hint="try every answer per cell that a straight line can give: with two yes/no "
+                      "features that is every answer except 'A equals B' and 'A differs from B'",
                  mistakes=[
-                     Mistake("logistic regression said to assume independence",
-                             lambda: _table_with({("logistic regression", INDEPENDENCE): "yes"}),
-                             "Logistic regression fits the weights directly and assumes nothing "
-                             "about how the features depend on each other: only naive Bayes "
-                             "assumes them independent given the class. See lesson 04, §7."),
-                     Mistake("the two models' targets swapped", lambda: _table_with({
-                         ("naive Bayes", "what is modelled"): "the conditional distribution p(y | x)",
-                         ("logistic regression", "what is modelled"):
-                             "the joint distribution p(x, y)"}),
-                             "Naive Bayes is generative: it models the joint p(x, y) and gets "
-                             "p(y | x) by Bayes' rule. Logistic regression models p(y | x) "
-                             "directly. See lesson 04, §7."),
+                     Mistake("a linear rule said to reach no more than the prior",
+                             lambda: ref_switches("majority"),
+                             "Linear means the answer cannot be 'A equals B', not that it "
+                             "cannot beat the majority class: a line that cuts off one corner "
+                             "of the square of (x_A, x_B) already does better here (lesson 04, "
+                             "§1; lesson 08, §1)."),
+                     Mistake("a linear rule said to reach every cell's majority",
+                             lambda: ref_switches("any"),
+                             "The best rule per cell answers 1 exactly when A equals B, and no "
+                             "w0 + w_A x_A + w_B x_B > 0 draws that: it needs both (0, 0) and "
+                             "(1, 1) on one side of a line and (0, 1), (1, 0) on the other "
+                             "(lesson 08, §1)."),
                  ],
-                 cases=[Case("every cell of the table", hidden=False)]),
+                 cases=[Case("a dict with the three accuracies", hidden=False,
+                             judge=SameKeys('switch_accuracies should be a dict with the keys '
+                                            '"majority", "best_linear" and "best_any"',
+                                            keys=["majority", "best_linear", "best_any"])),
+                        Case("the three accuracies of the switch table")]),
         Question("q6", "bernoulli_log_scores", points=2,
                  title="Bernoulli naive Bayes: the joint log score, absent words included",
                  reference=ref_bernoulli_log_scores, cases=bernoulli_cases(),
@@ -387,7 +394,7 @@ EXERCISE = Exercise(
                              "(lesson 04, §1)."),
                      Mistake("probabilities instead of logs",
                              lambda: free_shift(lambda t: float(np.exp(t[1]) - np.exp(t[0]))),
-                             "You subtracted the probabilities. The score adds x_k * w_k with "
+                             "You subtracted the probabilities. The score adds z_k * w_k with "
                              "w_k a difference of *log*-probabilities (lesson 04, §1)."),
                  ],
                  cases=[Case("a number", hidden=False,

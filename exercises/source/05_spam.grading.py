@@ -151,18 +151,24 @@ def sms_result(key):
 _SCORES = {}
 
 
+# Questions 7 and 8 use another seed than lesson 05's split, which lessons 05 and 08 print
+# (71 of 75 test spam caught): the answer has to be computed, not read off a lesson.
+SCORES_SEED = 4
+
+
 def spam_scores(part="test", stratified=True):
-    """Precision, recall and accuracy of spam with alpha = 1 on a part of lesson 05's
-    stratified 80/10/10 split (seed 0) of the SMS messages the grader's machine has."""
+    """Precision, recall and accuracy of spam with alpha = 1 on a part of a stratified
+    80/10/10 split (seed SCORES_SEED) of the SMS messages the grader's machine has."""
     key = (part, stratified)
     if key not in _SCORES:
         texts, labels = _sms_texts_and_labels()
         labels = np.asarray(labels)
         if stratified:
             parts = dict(zip(("train", "validation", "test"),
-                             stratified_split(labels, sizes=(0.8, 0.1, 0.1), seed=0)))
+                             stratified_split(labels, sizes=(0.8, 0.1, 0.1),
+                                                              seed=SCORES_SEED)))
         else:
-            parts = dict(zip(("train", "validation", "test"), ref_split(len(texts), 0)))
+            parts = dict(zip(("train", "validation", "test"), ref_split(len(texts), SCORES_SEED)))
         vectorizer = BagOfWords().fit([texts[i] for i in parts["train"]])
         model = MultinomialNB(alpha=1.0).fit(
             vectorizer.transform([texts[i] for i in parts["train"]]), labels[parts["train"]])
@@ -191,7 +197,7 @@ def _score_mistakes(measure, other):
                 lambda: spam_scores(stratified=False)[measure],
                 "Your split is a plain permutation (question 1's split_indices). The question "
                 "asks for the lesson's stratified split, which gives each part the same share "
-                "of spam: stratified_split(y, sizes=(0.8, 0.1, 0.1), seed=0) (lesson 05, §2)."),
+                "of spam: stratified_split(y, sizes=(0.8, 0.1, 0.1), seed=4) (lesson 05, §2)."),
     ]
 
 

@@ -6,10 +6,13 @@ per class), ``feature_count`` (one row per class, one column per word) and, in q
 the biased variance (divide by n) of lesson 06, one number per feature.  References are
 written out here, so the expected values do not depend on the library's merge.
 """
+from collections import Counter
+
 import numpy as np
 
-from nbcourse.grading.judges import OneOf
+from nbcourse.grading.judges import Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
+from nbcourse.grading.values import Tolerance
 
 # --------------------------------------------------------------------------- question 1
 def ref_merge_counts(a, b):
@@ -203,17 +206,49 @@ def vocabularies_in_order_of_appearance(a, b):
 
 
 # --------------------------------------------------------------------------- question 4
-WHY = "b"
-CHOICE_FEEDBACK = {
-    "a": ("Columns in different places are a real problem, but not an unfixable one: matching "
-          "the columns by word, as in question 3, repairs it. Look for what no table can give "
-          "back."),
-    "c": ("alpha * V changes with the vocabulary, but it is recomputed from the merged counts "
-          "when the merged model's probabilities are computed; the counts are all that must be "
-          "merged (lesson 07, §2)."),
-    "d": ("Word counts are whole numbers, which 64-bit floats add exactly in any order "
-          "(lesson 07, §1); order only matters for Gaussian means and variances."),
-}
+# Two months of messages, each month's vocabulary pruned with min_df=2 on its own: the
+# merged tables miss the occurrences of every word that one month pruned, including words
+# the other month kept. Words are split on spaces (no word has fewer than two letters, so
+# BagOfWords finds the same ones).
+PRUNED_MAY = ["win cash now", "cash prize now", "lunch at noon", "lunch today", "call me today",
+       "win prize draw", "see you at noon"]
+PRUNED_JUNE = ["cash offer now", "call now", "lunch at home", "home today", "win cash",
+        "prize offer today", "see you soon", "call home"]
+
+
+def _counts(messages):
+    return Counter(word for message in messages for word in message.split())
+
+
+def _kept(messages, min_df=2):
+    df = Counter(word for message in messages for word in set(message.split()))
+    return {word for word, n in df.items() if n >= min_df}
+
+
+def _lost(months=(PRUNED_MAY, PRUNED_JUNE)):
+    """{word: occurrences one fit on both months counts and the merged tables miss}."""
+    together = sum(months, [])
+    full = {w: n for w, n in _counts(together).items() if w in _kept(together)}
+    merged = Counter()
+    for month in months:
+        counts = _counts(month)
+        for word in _kept(month):
+            merged[word] += counts[word]
+    return {w: full[w] - merged[w] for w in full if full[w] != merged[w]}
+
+
+def ref_lost_occurrences():
+    return sum(_lost().values())
+
+
+def lost_words_counted():
+    return len(_lost())
+
+
+def lost_only_words_no_month_kept():
+    merged_words = _kept(PRUNED_MAY) | _kept(PRUNED_JUNE)
+    return sum(n for w, n in _lost().items() if w not in merged_words)
+
 
 MERGE_NAMES = ("merge", "add_counts", "CountTable", "merge_gaussian_summaries", "partial_fit",
                "GaussianNB", "MultinomialNB")
@@ -336,15 +371,26 @@ EXERCISE = Exercise(
                           (_vocabulary_table(7, ["free", "lunch", "prize", "zz"], 3),
                            _vocabulary_table(8, ["aa", "call", "free", "lunch", "now", "prize"], 3))),
                  ]),
-        Question("q4", "why_not_mergeable", points=1, kind="value", exact=True,
-                 title="what a growing vocabulary breaks",
-                 reference=lambda: WHY,
-                 hint="which information is gone from the tables themselves?",
-                 mistakes=[Mistake(f"answer {letter}", (lambda letter=letter: letter), feedback)
-                           for letter, feedback in CHOICE_FEEDBACK.items()],
-                 cases=[Case("one of the four letters", hidden=False,
-                             judge=OneOf(["a", "b", "c", "d"],
-                                         'why_not_mergeable should be one of "a", "b", "c", "d"')),
-                        Case("the reason")]),
+        Question("q4", "lost_occurrences", points=1, kind="value",
+                 title="what a pruned vocabulary loses",
+                 reference=ref_lost_occurrences, tolerance=Tolerance(rel=0.0, abs_=1e-9),
+                 hint="fit once on both months together with min_df=2, and compare each kept "
+                      "word's total count with what the two pruned months' tables hold for it",
+                 mistakes=[
+                     Mistake("words counted instead of occurrences", lost_words_counted,
+                             "Your value counts the words whose count is short. The question "
+                             "asks for the occurrences: a word seen twice in the month that "
+                             "dropped it loses two (lesson 07, §3)."),
+                     Mistake("only the words neither month kept",
+                             lost_only_words_no_month_kept,
+                             "You counted only the words that neither month kept. A word kept "
+                             "in one month but pruned from the other loses the other month's "
+                             "occurrences too: matching the columns by word cannot bring back a "
+                             "count that was never recorded (lesson 07, §3)."),
+                 ],
+                 cases=[Case("a whole number of occurrences", hidden=False,
+                             judge=Within(0, 1000, "lost_occurrences should be a whole number "
+                                                   "of occurrences, 0 or more")),
+                        Case("the occurrences lost to pruning")]),
     ],
 )

@@ -67,13 +67,18 @@ class OneOf(Judge):
 
 @dataclass
 class SameKeys(Judge):
-    """A dict (or Series) with exactly the expected keys; the values are not checked."""
+    """A dict (or Series) with exactly the expected keys; the values are not checked.
+
+    ``keys`` names the keys when the expected value stays with the grader (a value graded
+    only at grading time, whose public case checks the form alone)."""
     message: str = ""
+    keys: list | None = None
     kind = "same_keys"
 
     def __call__(self, actual, expected, case=None):
         if not isinstance(actual, dict):
             return self.message or f"expected a dict, got {describe_value(actual)}"
+        expected = self.keys if self.keys is not None else expected
         if set(actual) != set(expected):
             return self.message or \
                 f"the keys should be {sorted(map(str, expected))}, got {sorted(map(str, actual))}"

@@ -323,14 +323,26 @@ def test_19_2_a_leaky_pipeline_fails_a_public_check_and_is_named():
     assert "✘" in validation and "the validation accuracy reported" in validation
 
 
-def test_19_3_a_wrong_comparison_table_fails_the_public_check():
+def test_19_3_the_switch_table_is_judged_at_grading_and_its_form_checked_here():
+    """Issue 35 replaced the comparison table (a copy of lesson 04's) by accuracies to
+    compute: check() tests the dict's keys only, right or wrong values alike."""
     linearity = _spec_module("04_linearity")
     check = check_for("04_linearity")
-    assert check.run("q5", linearity.COMPARISON).all_passed
-    wrong = linearity._table_with({("logistic regression", linearity.INDEPENDENCE): "yes"})
-    report = str(check.run("q5", wrong))
-    assert "1 of 8 cells of the table are not right" in report
-    assert "logistic regression said to assume independence" in report
+    right = linearity.ref_switches()
+    assert check.run("q5", right).all_passed
+    assert check.run("q5", linearity.ref_switches("majority")).all_passed  # not told here
+    report = str(check.run("q5", {"majority": 0.5, "best": 0.7}))
+    assert "✘" in report and "best_linear" in report
+
+
+def test_same_keys_can_name_the_keys_of_a_value_the_checks_file_does_not_hold():
+    from nbcourse.grading.judges import SameKeys, from_json
+    judge = SameKeys("give the keys a and b", keys=["a", "b"])
+    assert judge({"b": 0.1, "a": 2}, None) is None
+    assert judge({"a": 2}, None) == "give the keys a and b"
+    assert "['a', 'b']" in SameKeys(keys=["a", "b"])({"a": 2}, None)
+    assert from_json(judge.to_json()) == judge
+    assert SameKeys()({"x": 1}, {"x": 3}) is None  # without keys, the expected value's
 
 
 def test_19_4_a_cut_at_int_0_9_n_fails_a_public_check():
@@ -623,21 +635,8 @@ WRONG_25 = [
      "X may be a scipy.sparse matrix"),
     ("04_linearity", "q3", _sigmoid_naive, "exp(s) / (1 + exp(s)) overflowing"),
     ("04_linearity", "q4", 0.0, "the share where the rules disagree"),
-    ("04_linearity", "q5", {m: {r: ("linear!" if r == "decision boundary" else v)
-                                for r, v in rows.items()}
-                            for m, rows in {
-                                "naive Bayes": {
-                                    "decision boundary": "linear",
-                                    "what is modelled": "the joint distribution p(x, y)",
-                                    "how the weights are found": "counting, in closed form",
-                                    "assumes the features independent given the class": "yes"},
-                                "logistic regression": {
-                                    "decision boundary": "linear",
-                                    "what is modelled": "the conditional distribution p(y | x)",
-                                    "how the weights are found": "iterative optimisation",
-                                    "assumes the features independent given the class": "no"},
-                            }.items()},
-     "not one of the strings in options"),
+    ("04_linearity", "q5", {"majority": 0.575, "best_linear": 0.7},
+     "switch_accuracies should be a dict with the keys"),
     ("05_spam", "q2", lambda t, p: 1 - _accuracy(t, p), "the error rate"),
     ("05_spam", "q2", lambda t, p: 100 * _accuracy(t, p), "a percentage, not a share"),
     ("05_spam", "q2", lambda t, p: int(np.sum(np.asarray(t) == np.asarray(p))) // len(t),
@@ -705,11 +704,14 @@ def test_25_float_counts_are_told_whole_numbers_are_asked():
 
 
 @pytest.mark.parametrize("exercise, question, value", [
-    ("01_weather", "q5", 0.5), ("02_smoothing", "q9", 0.25), ("03_mle", "q6", 0.3),
+    ("01_weather", "q5", 0.5), ("02_smoothing", "q9", dict.fromkeys("abcd", 0.25)),
+    ("03_mle", "q6", dict.fromkeys("abc", 0.3)),
+    ("04_linearity", "q5", dict.fromkeys(("majority", "best_linear", "best_any"), 0.5)),
     ("04_linearity", "q7", 1.0), ("05_spam", "q5", 0.01), ("05_spam", "q6", 0.5),
     ("05_spam", "q7", 0.5), ("05_spam", "q8", 0.5), ("06_gaussian", "q9", 0.5),
-    ("07_merging", "q4", "a"), ("07_merging", "q4", "b"),
-    ("08_beyond_naive", "q5", "a"), ("08_beyond_naive", "q5", "d"),
+    ("07_merging", "q4", 0), ("07_merging", "q4", 9),
+    ("08_beyond_naive", "q5", dict.fromkeys(("baseline", "spread_a", "mean_difference",
+                                             "b_wins"), 0)),
 ])
 def test_25_a_graded_value_is_never_marked_right_or_wrong_by_check(exercise, question, value):
     """Any value of the right form gets the same report: it says the grader decides."""
