@@ -242,10 +242,21 @@ EXERCISE = Exercise(
                      (WEATHER, {"outlook": "sunny", "humidity": "high"}, "play")),
                 Case("a table with three classes", (FRUIT, {"colour": "yellow", "size": "long"}, "label")),
                 Case("another three-class query", (FRUIT, {"colour": "green", "size": "big"}, "label")),
+                # Smoothed likelihoods (no smoothing is asked) and the first feature alone
+                # both pick "yes" on these days; the unsmoothed counts of every feature "no".
+                Case("a rainy, windy day", (WEATHER, {"outlook": "rainy", "windy": "true"}, "play"),
+                     hidden=False,
+                     hint="every feature of the query counts, each with its plain (unsmoothed) "
+                          "likelihood count / class size"),
+                Case("a mild, humid day",
+                     (WEATHER, {"temperature": "mild", "humidity": "high"}, "play")),
+                Case("a rainy, hot day", (WEATHER, {"outlook": "rainy", "temperature": "hot"}, "play")),
+                Case("the picnic table, three features",
+                     (PICNIC, {"humid": "high", "wind": "strong", "forecast": "change"}, "enjoy")),
             ]),
         Question(
             "q4", "p_no", points=1, kind="value", title="the posterior P(play = no | the lesson's day)",
-            reference=ref_p_no, forbidden=("CategoricalNB",),
+            reference=ref_p_no, forbidden=("CategoricalNB",), computed=True,
             hint="a posterior is a joint score divided by the sum of the joint scores",
             mistakes=[
                 Mistake("P(yes | day) instead of P(no | day)",
@@ -263,7 +274,7 @@ EXERCISE = Exercise(
             cases=[
                 Case("a probability between 0 and 1", hidden=False,
                      judge=Within(0, 1, "p_no should be a number between 0 and 1")),
-                Case("the lesson's posterior", hidden=False),
+                Case("the lesson's posterior"),
             ]),
         Question(
             "q5", "p_win_given_free", points=2, kind="value",

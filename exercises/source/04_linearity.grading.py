@@ -267,7 +267,10 @@ EXERCISE = Exercise(
                      Case("scores of exactly 0 are ties: class 1 does not win", TIES,
                           hidden=False, hint="a score of exactly 0 is a tie: decide 1 only "
                                              "where w0 + x . w > 0"),
-                     Case("more ties, with w0 not zero", MORE_TIES),
+                     Case("more ties, with w0 not zero", MORE_TIES, hidden=False,
+                          hint="w0 is added once to each document's score, not to every weight"),
+                     Case("ties where w0 is negative",
+                          (-1.0, np.array([1.0, 0.5]), np.array([[1, 0], [0, 2], [2, 0], [0, 0]]))),
                      Case("a sparse matrix, as BagOfWords gives", SPARSE, hidden=False,
                           hint="X may be a scipy.sparse matrix: X @ w works for both, "
                                "np.dot(X, w) and (X * w).sum(axis=1) do not"),
@@ -310,7 +313,7 @@ EXERCISE = Exercise(
                  ]),
         Question("q4", "agreement", points=1, kind="value",
                  title="the share of messages where both rules agree",
-                 reference=lambda: 1.0, forbidden=("to_linear",),
+                 reference=lambda: 1.0, forbidden=("to_linear",), computed=True,
                  hint="decide answers 0/1 and predict answers labels: compare decide's result "
                       "with model.predict(X) == model.classes_[1], and keep w0 in the score",
                  mistakes=[
@@ -328,8 +331,7 @@ EXERCISE = Exercise(
                  ],
                  cases=[Case("a share between 0 and 1", hidden=False,
                              judge=Within(0, 1, "agreement should be a share between 0 and 1")),
-                        Case("the linear rule decides like predict on every message",
-                             hidden=False)]),
+                        Case("the linear rule decides like predict on every message")]),
         Question("q5", "comparison", points=2, kind="value",
                  title="naive Bayes and logistic regression side by side",
                  reference=lambda: COMPARISON, judge=Table(options=OPTIONS),
@@ -349,7 +351,10 @@ EXERCISE = Exercise(
                              "p(y | x) by Bayes' rule. Logistic regression models p(y | x) "
                              "directly. See lesson 04, §7."),
                  ],
-                 cases=[Case("every cell of the table", hidden=False)]),
+                 cases=[Case("a table with every cell filled from the options", hidden=False,
+                             judge=Table(options=OPTIONS, shape={
+                                 column: list(rows) for column, rows in COMPARISON.items()})),
+                        Case("every cell of the table")]),
         Question("q6", "bernoulli_log_scores", points=2,
                  title="Bernoulli naive Bayes: the joint log score, absent words included",
                  reference=ref_bernoulli_log_scores, cases=bernoulli_cases(),

@@ -343,6 +343,9 @@ EXERCISE = Exercise(
                                               ["ham", "ham", "ham", "spam"]), hidden=False),
                      Case("three of four right", (["ham", "spam", "spam", "ham"],
                                                   ["ham", "spam", "ham", "ham"]), hidden=False),
+                     Case("one of three right", (["ham", "spam", "spam"], ["ham", "ham", "ham"]),
+                          hidden=False),
+                     Case("five of seven right", (list("abbabab"), list("abaabba"))),
                      Case("everything right", (["spam"] * 5, ["spam"] * 5)),
                      Case("everything wrong", (["ham", "spam"], ["spam", "ham"])),
                      Case("numpy arrays", (np.array(["a", "b", "b", "a", "b"]),
@@ -405,6 +408,13 @@ EXERCISE = Exercise(
                      Case("30 short messages where the recipe's steps matter",
                           (*toy_corpus(105), TOY_ALPHAS, 0), hidden=False),
                      Case("40 short messages", (*toy_corpus(0, 40), TOY_ALPHAS, 0), hidden=False),
+                     # the final model fitted on training + validation answers otherwise
+                     Case("30 other short messages", (*toy_corpus(221), TOY_ALPHAS, 0),
+                          hidden=False,
+                          hint="fit the final model on the training part only, and return the "
+                               "accuracy unrounded"),
+                     Case("60 short messages", (*toy_corpus(78, 60), TOY_ALPHAS, 0)),
+                     Case("60 other short messages", (*toy_corpus(252, 60), TOY_ALPHAS, 0)),
                      Case("another small corpus", (*toy_corpus(63), TOY_ALPHAS, 0)),
                      Case("a third small corpus", (*toy_corpus(268), TOY_ALPHAS, 0)),
                      Case("the course's 80-message mini corpus",

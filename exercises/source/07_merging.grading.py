@@ -255,7 +255,8 @@ EXERCISE = Exercise(
                           hidden=False),
                      Case("a class only the second table has", (HAM_ONLY, TUESDAY), hidden=False),
                      Case("the first table lists spam first", (SPAM_FIRST, MONDAY), hidden=False),
-                     Case("one table has only one class", (TUESDAY, HAM_ONLY)),
+                     Case("a class only the first table has", (TUESDAY, HAM_ONLY), hidden=False,
+                          hint="the merged table has every class of either table"),
                      Case("the class order differs and a class is missing", (SPAM_FIRST, HAM_ONLY)),
                      Case("three classes in scrambled order",
                           (_random_table(1, ["b", "c", "a"], 6), _random_table(2, ["a", "c", "b"], 6))),
@@ -298,7 +299,16 @@ EXERCISE = Exercise(
                           ((40, [2.0, -1.0], [1.0, 0.5]), (60, [2.0, -1.0], [9.0, 2.0]))),
                      Case("real-looking shards of unequal size", _gaussian_shards(6, 17, 230, 4, -1.5)),
                      Case("one shard with no rows", ((0, [0.0, 0.0], [0.0, 0.0]),
-                                                     (25, [1.5, -2.0], [0.25, 4.0]))),
+                                                     (25, [1.5, -2.0], [0.25, 4.0])),
+                          hidden=False,
+                          hint="a shard with N = 0 rows has no weight: the merged summary is "
+                               "the other shard's"),
+                     # an empty shard's mean and variance say nothing, whatever they hold
+                     Case("a second shard with no rows",
+                          ((12, [3.0], [2.0]), (0, [7.0], [5.0]))),
+                     Case("an empty first shard holding old numbers",
+                          ((0, [1.0, 9.0, -4.0], [3.0, 3.0, 1.0]), _summary(
+                              np.random.default_rng(8).normal(2.0, 1.5, size=(40, 3))))),
                  ]),
         Question("q3", "merge_vocabularies", points=2,
                  title="merging tables with different vocabularies",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from html import escape
 
+from .forbidden import TYPED_IN
 from .scoring import QuestionResult, SubmissionResult, points_text
 
 STYLE = """
@@ -33,7 +34,10 @@ def _verdict(question: QuestionResult) -> str:
     """What happened to the answer, in words; a flag comes first, since it decides the score."""
     if not question.flags:
         return escape(question.status)
-    if question.flags == [f"uses {question.name}"]:
+    if question.flags == [f"uses {TYPED_IN}"]:
+        text = (f"it is {TYPED_IN}, where this exercise asks you to compute it with your "
+                "own code")
+    elif question.flags == [f"uses {question.name}"]:
         text = (f"it calls the library's own {question.name} instead of computing the answer, "
                 "which this exercise asks you to write yourself")
     else:

@@ -142,14 +142,63 @@ def find(sources: Iterable[str], name: str, forbidden: Iterable[str]) -> list[st
     return sorted(found)
 
 
+#: What a value typed in is flagged as, in the place of a forbidden name.
+TYPED_IN = "a number typed in"
+
+#: Calls that turn a typed number into another kind of number, not a computation.
+_NUMBER_TYPES = {"Fraction", "float", "int", "Decimal", "float64", "float32", "int64"}
+
+
+def _constant(node: ast.AST) -> bool:
+    """Whether an expression is made of number literals only (``0.795``, ``486 / 611``,
+    ``Fraction(486, 611)``, ``np.float64(1.0)``), and has at least one."""
+    numbers = 0
+    for child in ast.walk(node):
+        if isinstance(child, ast.Constant):
+            if isinstance(child.value, bool) or not isinstance(child.value, (int, float, str)):
+                return False
+            numbers += 1
+        elif isinstance(child, ast.Call):
+            func = child.func
+            name = func.id if isinstance(func, ast.Name) else \
+                func.attr if isinstance(func, ast.Attribute) else None
+            if name not in _NUMBER_TYPES or child.keywords:
+                return False
+        elif isinstance(child, (ast.Name, ast.Attribute)):
+            continue  # only as the callee of one of the calls above (checked there)
+        elif not isinstance(child, (ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop,
+                                    ast.Load, ast.expr_context)):
+            return False
+    loose = [n for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))]
+    callees = [c.func for c in ast.walk(node) if isinstance(c, ast.Call)]
+    inner = {id(n) for c in callees for n in ast.walk(c)} - \
+        {id(a) for c in ast.walk(node) if isinstance(c, ast.Call) for a in c.args
+         for a in ast.walk(a)}
+    if any(id(n) not in inner for n in loose):
+        return False  # a variable: computed from something
+    return numbers > 0
+
+
+def typed_in(sources: Iterable[str], name: str) -> bool:
+    """Whether every notebook-level assignment of ``name`` is a number typed in, where the
+    exercise asks to compute it (``p_no = Fraction(486, 611)``, ``agreement = 1.0``)."""
+    notebook = _Notebook(list(sources), set())
+    values = notebook.assignments.get(name, [])
+    return bool(values) and all(_constant(value) for value in values)
+
+
 def flagged_answers(sources: Iterable[str], plan: dict) -> dict[str, list[str]]:
     """{question id: the forbidden names its answer uses} for a probe plan
-    (``specs.Exercise.probe_plan``), only the questions whose answer uses one."""
+    (``specs.Exercise.probe_plan``), only the questions whose answer uses one; a value the
+    exercise asks to compute (``"computed"``) and that is typed in is flagged ``TYPED_IN``."""
     sources = list(sources)
     flagged = {}
     for question in plan["questions"]:
+        found = []
         if question.get("forbidden"):
             found = find(sources, question["name"], question["forbidden"])
-            if found:
-                flagged[question["question"]] = found
+        if question.get("computed") and typed_in(sources, question["name"]):
+            found.append(TYPED_IN)
+        if found:
+            flagged[question["question"]] = found
     return flagged

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 from .diagnosis import FORM_NOTES, IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain
+from .forbidden import TYPED_IN
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .specs import FAILED, Exercise
 from .statuses import PRECEDENCE, AnswerStatus, Status
@@ -93,7 +94,10 @@ def points_text(points) -> str:
 def flag_note(name: str, names: str, lost) -> str:
     """The note on a flagged answer, kept in results.json (the feedback page turns it into
     the answer's verdict instead)."""
-    if names == name:
+    if names == TYPED_IN:
+        note = (f"`{name}` uses {TYPED_IN} instead of computing it, which this exercise "
+                "asks you to do with your own code")
+    elif names == name:
         note = (f"`{name}` calls the library's own {names} instead of computing the answer, "
                 "which this exercise asks you to write yourself")
     else:

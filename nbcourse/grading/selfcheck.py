@@ -78,7 +78,11 @@ class CheckResult:
         else:
             lines = [f"{self.question} · {self.name}: {self.passed} of {len(self.outcomes)} "
                      "public tests passed"]
-        if self.flags:
+        if self.flags == [forbidden_names.TYPED_IN]:
+            lines.append(f"  ⚠ {self.name} is {forbidden_names.TYPED_IN}: this exercise asks "
+                         "you to compute it with your own code, and the grader will flag a "
+                         "typed-in number: this question would earn no points")
+        elif self.flags:
             own = [flag for flag in self.flags if flag == self.name]
             others = [flag for flag in self.flags if flag != self.name]
             if others:
@@ -121,6 +125,7 @@ class PublicQuestion:
     judge: Any = None
     feedback: dict = field(default_factory=dict)  # mistake name -> its explanation
     graded_later: bool = False
+    computed: bool = False  # a number typed in is flagged (forbidden.TYPED_IN)
 
     @classmethod
     def from_json(cls, data: dict) -> "PublicQuestion":
@@ -129,7 +134,7 @@ class PublicQuestion:
                    Tolerance(*data.get("tolerance", (1e-6, 1e-9))), data.get("exact", False),
                    from_json(data.get("judge")),
                    {m["name"]: m["feedback"] for m in data.get("mistakes", ())},
-                   bool(data.get("graded_later", False)))
+                   bool(data.get("graded_later", False)), bool(data.get("computed", False)))
 
     def compare(self, actual, expected, judge=None) -> str | None:
         judge = judge or self.judge
@@ -277,10 +282,14 @@ class Checker:
 
 def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None) -> list[str]:
     """The names the grader would flag for this answer, found the way the grader finds them."""
-    if not spec.forbidden:
+    if not spec.forbidden and not spec.computed:
         return []
     if sources is None:
         sources = _session_cells() or _defining_module(answer)
+    if spec.computed and forbidden_names.typed_in(sources, spec.name):
+        return [forbidden_names.TYPED_IN]
+    if not spec.forbidden:
+        return []
     names = {spec.name}
     own_name = getattr(answer, "__name__", "")
     if callable(answer) and own_name.isidentifier() and own_name != "<lambda>":
