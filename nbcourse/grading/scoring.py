@@ -41,6 +41,7 @@ class CaseResult:
     passed: bool
     message: str = ""
     mistakes: list[str] = field(default_factory=list)  # known mistakes this case matches
+    hint: str = ""  # a failed public case's own hint, as check() shows it (never a hidden one's)
 
 
 @dataclass
@@ -207,7 +208,9 @@ def _judge_cases(question, outcomes: list, expected: list, result: QuestionResul
             not_implemented += 1
         verdicts.append(ok)
         actuals.append(actual)
-        result.cases.append(CaseResult(case.name, case.hidden, ok, message or ""))
+        hint = case.hint if not ok and not case.hidden and case.hint and \
+            not (message or "").startswith(FORM_NOTES) else ""
+        result.cases.append(CaseResult(case.name, case.hidden, ok, message or "", hint=hint))
     if question.kind == "value":  # one value: right or not, whatever checks it passes
         earned = points if passed == len(question.cases) else Fraction(0)
     else:
@@ -308,8 +311,9 @@ def _judge(question, case, outcome, expected):
             return "the result could not be compared", actual
         return (f"the result could not be compared ({type(error).__name__}: "
                 f"{student_message(error, 120)}); got {describe_value(actual)}"), actual
-    if message and case.hidden:
-        return _hidden_verdict(actual, expected), actual
+    if message and case.hidden and not (question.kind == "value"
+                                        and message.startswith(FORM_NOTES)):
+        return _hidden_verdict(actual, expected), actual  # (a form note is grader-made text)
     return (student_message(message, 300) if message else message), actual
 
 

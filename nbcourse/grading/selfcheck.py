@@ -32,7 +32,8 @@ from typing import Any, Sequence
 from . import forbidden as forbidden_names
 from .diagnosis import FORM_NOTES, NO_VALUE, diagnose, explain, form_note
 from .judges import from_json
-from .values import Tolerance, both_nan, compare, decode_input, describe_value, normalise
+from .values import (Tolerance, both_nan, compare, decode_input, describe_value, normalise,
+                     rounded_places)
 from ..resources import CHECKS_SUFFIX, SPEC_SUFFIX, exercise_matches
 FORMAT = 1  # the checks file format this nbcourse reads (specs.Exercise.publish writes it)
 
@@ -56,6 +57,7 @@ class CheckResult:
     diagnosis: str = ""  # the known mistake the answer makes, in words
     mistakes: list[str] = field(default_factory=list)
     graded_later: bool = False  # a value only the grader can judge: check() tests its form
+    note: str = ""  # what check() can say of such a value's form (it looks rounded)
 
     @property
     def passed(self) -> int:
@@ -104,6 +106,8 @@ class CheckResult:
                 lines.append(f"      hint: {outcome.hint}")
         if self.diagnosis:
             lines.append(f"  {self.diagnosis}")
+        if self.note:
+            lines.append(f"  note: {self.note}")
         if not self.graded_later:
             lines.append("Hidden tests with other inputs run when your notebook is graded; "
                          "passing these is a good sign, not a guarantee.")
@@ -239,6 +243,13 @@ class Checker:
                          lambda a, b, i: spec.same(a, b), skip=(missing,))
         result.mistakes = names
         result.diagnosis = explain(names, spec.feedback)
+        places = rounded_places(answer) if spec.graded_later and spec.kind == "value" and \
+            spec.tolerance.rel < 1e-3 else None
+        if places:
+            result.note = (f"{spec.name} has only {places} decimal places: if you rounded it, "
+                           "store it unrounded, since the grader compares it with the exact "
+                           "value and a rounded one loses the points (round only what you "
+                           "print)")
         return result
 
     @staticmethod

@@ -212,8 +212,10 @@ class Question:
         problem = compare(actual, expected, self.tolerance, exact=self.exact)
         if problem is None:
             return None
-        # "rounded" would tell a hidden case's answer is near: public cases only
-        return form_note(actual, expected, self.tolerance, rounded=not case.hidden) or problem
+        # "rounded" would tell a hidden case's answer is near: public cases only, and a
+        # value's own cases (the student knows the value; the note comes after grading)
+        return form_note(actual, expected, self.tolerance,
+                         rounded=not case.hidden or self.kind == "value") or problem
 
     @property
     def graded_later(self) -> bool:

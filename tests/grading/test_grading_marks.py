@@ -152,3 +152,175 @@ def experiment_rounded(texts, labels, alphas, seed):
 module_05 = module("05_spam")
 module_06 = module("06_gaussian")
 module_07 = module("07_merging")
+
+
+WRONG = [
+    ("01_weather", "q3", predict_laplace), ("01_weather", "q3", predict_first_feature),
+    ("03_mle", "q2", mle_hard_coded), ("03_mle", "q4", priors_yes_no),
+    ("03_mle", "q5", words_ham_spam), ("04_linearity", "q2", decide_w0_in_every_weight),
+    ("05_spam", "q2", accuracy_rounded(2)), ("05_spam", "q2", accuracy_rounded(3)),
+    ("05_spam", "q4", experiment_refit_on_train_and_validation),
+    ("05_spam", "q4", experiment_rounded), ("06_gaussian", "q6", ece_rounded),
+    ("07_merging", "q1", merge_counts_second_table_classes),
+    ("07_merging", "q2", merge_gaussian_empty_averaged),
+]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name, question, answer", WRONG,
+                         ids=[f"{n}-{q}-{a.__name__}-{i}" for i, (n, q, a) in enumerate(WRONG)])
+def test_a_wrong_answer_fails_a_public_check_and_loses_marks_at_grading(name, question, answer):
+    said = check(name, question, answer)
+    assert not said.all_passed, str(said)
+    result = graded(name, question, answer)
+    assert result.score < result.points
+    # the hidden cases catch it too: hard-coding the public cases does not pay
+    assert any(not case.passed for case in result.cases if case.hidden)
+
+
+def test_a_rounded_answer_is_told_so_in_check_and_at_grading():
+    said = str(check("06_gaussian", "q6", ece_rounded))
+    assert "looks rounded to 2 decimal places" in said
+    said = str(check("05_spam", "q2", accuracy_rounded(3)))
+    assert "looks rounded to 3 decimal places" in said
+    # a form-only value: check() cannot judge it, but it can see the rounding
+    said = str(check("01_weather", "q5", 0.382))
+    assert "has only 3 decimal places: if you rounded it" in said
+    result = graded("01_weather", "q5", 0.382)
+    assert result.score == 0
+    assert any("looks rounded to 3 decimal places" in case.message for case in result.cases)
+    exact = str(check("01_weather", "q5", float(module("01_weather").p_win_given_free())))
+    assert "decimal places" not in exact
+
+
+SOLUTION_P_NO = ["lesson_scores = joint_scores(weather, lesson_day, 'play')\n"
+                 "p_no = lesson_scores['no'] / sum(lesson_scores.values())"]
+
+
+@pytest.mark.parametrize("typed", ["p_no = Fraction(486, 611)", "p_no = 486 / 611",
+                                   "p_no = 0.7954173486088379"])
+def test_a_value_typed_in_where_it_must_be_computed_earns_nothing(typed):
+    from nbcourse.grading import forbidden
+    from nbcourse.grading.scoring import score_question
+    from nbcourse.grading.hidden import nbcourse_probe
+    q = exercise("01_weather").question("q4")
+    value = module("01_weather").ref_p_no()
+    plan = exercise("01_weather").probe_plan()
+    flags = forbidden.flagged_answers([typed], plan)
+    assert flags == {"q4": [forbidden.TYPED_IN]}
+    assert forbidden.flagged_answers(SOLUTION_P_NO, plan) == {}
+    captured = []
+    nbcourse_probe({"p_no": value}, "", json.dumps(q.probe_request()), emit=captured.append)
+    result = score_question(q, json.loads(captured[0]), q.expected(),
+                            exercise("01_weather").forbidden_penalty, flags["q4"])
+    assert result.score == 0 and "typed in" in " ".join(result.notes)
+    said = Checker("01_weather", REPO / "exercises" / "01_weather.checks.json").run(
+        "q4", value, sources=[typed])
+    assert "p_no is a number typed in" in str(said)
+    assert "typed in" not in str(Checker(
+        "01_weather", REPO / "exercises" / "01_weather.checks.json").run(
+        "q4", value, sources=SOLUTION_P_NO))
+    agreement = forbidden.flagged_answers(["agreement = 1.0"],
+                                          exercise("04_linearity").probe_plan())
+    assert agreement == {"q4": [forbidden.TYPED_IN]}
+
+
+# ------------------------------------------------------- item 3: no graded value shipped
+def _values(value):
+    """Every leaf of a value, for looking it up in a checks file."""
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _values(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _values(v)]
+    return [value]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_checks_file_holds_the_graded_value_of_a_value_question(name):
+    shipped = json.loads((REPO / "exercises" / f"{name}.checks.json").read_text())
+    for question in exercise(name).questions:
+        if question.kind != "value":
+            continue
+        entry = next(q for q in shipped["questions"] if q["id"] == question.id)
+        assert entry["graded_later"] and entry["mistakes"] == []
+        assert all(case["expected"] is None and case["mistakes"] == {}
+                   for case in entry["cases"]), question.id
+        assert any(case.hidden for case in question.cases), question.id
+        # no public judge carries an exact number either (a choice is among its options)
+        text = json.dumps(entry)
+        for leaf in _values(question.expected()[0]):
+            if isinstance(leaf, Fraction) and leaf.denominator > 1:
+                assert json.dumps(encode_input(leaf)) not in text, question.id
+
+
+def test_a_value_question_with_only_public_cases_is_refused():
+    with pytest.raises(ValueError, match="graded on a hidden case"):
+        specs.Question("q1", "x", points=1, title="x", kind="value", reference=lambda: 1.0,
+                       cases=[specs.Case("the value", hidden=False)])
+
+
+def test_the_comparison_table_judge_gives_no_count_to_climb():
+    linearity = module("04_linearity")
+    wrong = linearity._table_with({("logistic regression", linearity.INDEPENDENCE): "yes"})
+    said = str(check("04_linearity", "q5", wrong))
+    assert "cells" not in said.replace("every cell", "")
+    result = graded("04_linearity", "q5", wrong)
+    assert result.score == 0
+    assert not any(ch.isdigit() for case in result.cases for ch in case.message)
+    assert "logistic regression said to assume independence" in result.diagnosis
+    assert check("04_linearity", "q5", {"naive Bayes": {}}).all_passed is False
+
+
+# ---------------------------------------------------------- item 2: right forms accepted
+def _right(name, question):
+    q = exercise(name).question(question)
+    return q.reference
+
+
+def test_right_answers_in_other_forms_are_accepted():
+    weather = module("01_weather")
+    mle = module("03_mle")
+    probes = [
+        ("01_weather", "q1", lambda *a: Decimal(weather.ref_likelihood(*a).numerator)
+         / Decimal(weather.ref_likelihood(*a).denominator)),
+        ("01_weather", "q2", lambda table, query, target: pd.DataFrame(
+            [weather.ref_joint_scores(table, query, target)])),
+        ("01_weather", "q4", Decimal(486) / Decimal(611)),
+        ("03_mle", "q2", lambda counts: pd.Series(mle.EXERCISE.question("q2").reference(counts))),
+        ("03_mle", "q5", lambda X, y: {k: pd.Series(v) for k, v in
+                                       mle.ref_word_probabilities(X, y).items()}),
+        ("03_mle", "q5", lambda X, y: pd.DataFrame(mle.ref_word_probabilities(X, y))),
+        ("04_linearity", "q1", lambda prior, theta: (
+            float(np.asarray(prior)[1] - np.asarray(prior)[0]),
+            pd.Series(np.asarray(theta)[1] - np.asarray(theta)[0]))),
+        ("07_merging", "q4", " b "),
+    ]
+    for name, question, answer in probes:
+        said = check(name, question, answer)
+        assert said.all_passed, str(said)
+        result = graded(name, question, answer)
+        assert result.score == result.points, (name, question, [c.message for c in result.cases])
+
+
+def test_a_series_with_labels_where_a_list_is_asked_says_how_to_convert():
+    mle = module("03_mle")
+    answer = lambda counts: pd.Series(mle.EXERCISE.question("q2").reference(counts),
+                                      index=[f"o{i}" for i in range(len(counts))])
+    said = str(check("03_mle", "q2", answer))
+    assert ".tolist()" in said
+
+
+# ------------------------------------------------- item 4: a public case's own hint
+def test_the_feedback_page_shows_a_public_cases_own_hint():
+    from nbcourse.grading.feedback import render_html
+    from nbcourse.grading.scoring import SubmissionResult
+    said = check("07_merging", "q2", merge_gaussian_empty_averaged)
+    own = "a shard with N = 0 rows has no weight"
+    assert own in str(said)
+    result = graded("07_merging", "q2", merge_gaussian_empty_averaged)
+    public = [c for c in result.cases if not c.hidden and not c.passed]
+    assert public and all(own in c.hint for c in public)
+    assert all(c.hint == "" for c in result.cases if c.hidden)
+    page = render_html(SubmissionResult("s", "s.ipynb", "graded", [], result.score,
+                                        result.points, [result]), "Exercise 7")
+    assert "hint: a shard with N = 0 rows has no weight" in page
