@@ -285,8 +285,11 @@ def _compare_dict(actual, expected: dict, tol: Tolerance, exact: bool, path: str
 
 def rounded_places(value) -> int | None:
     """How many decimal places a float answer looks rounded to (2 to 4), else None: what
-    ``check()`` can say of a value whose right answer only the grader knows."""
+    ``check()`` can say of a value whose right answer only the grader knows.  A simple
+    share (7/8 = 0.875, denominator up to 200) is taken as exact, not rounded."""
     if not isinstance(value, float) or not math.isfinite(value) or value.is_integer():
+        return None
+    if float(Fraction(value).limit_denominator(200)) == value:
         return None
     for places in (1, 2, 3, 4):
         if round(value, places) == value:
