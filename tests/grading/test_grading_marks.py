@@ -272,34 +272,38 @@ def test_the_comparison_table_judge_gives_no_count_to_climb():
 
 
 # ---------------------------------------------------------- item 2: right forms accepted
-def _right(name, question):
-    q = exercise(name).question(question)
-    return q.reference
+def _decimal(value: Fraction) -> Decimal:
+    return Decimal(value.numerator) / Decimal(value.denominator)
 
 
-def test_right_answers_in_other_forms_are_accepted():
-    weather = module("01_weather")
-    mle = module("03_mle")
-    probes = [
-        ("01_weather", "q1", lambda *a: Decimal(weather.ref_likelihood(*a).numerator)
-         / Decimal(weather.ref_likelihood(*a).denominator)),
-        ("01_weather", "q2", lambda table, query, target: pd.DataFrame(
-            [weather.ref_joint_scores(table, query, target)])),
-        ("01_weather", "q4", Decimal(486) / Decimal(611)),
-        ("03_mle", "q2", lambda counts: pd.Series(mle.EXERCISE.question("q2").reference(counts))),
-        ("03_mle", "q5", lambda X, y: {k: pd.Series(v) for k, v in
-                                       mle.ref_word_probabilities(X, y).items()}),
-        ("03_mle", "q5", lambda X, y: pd.DataFrame(mle.ref_word_probabilities(X, y))),
-        ("04_linearity", "q1", lambda prior, theta: (
-            float(np.asarray(prior)[1] - np.asarray(prior)[0]),
-            pd.Series(np.asarray(theta)[1] - np.asarray(theta)[0]))),
-        ("07_merging", "q4", " b "),
-    ]
-    for name, question, answer in probes:
-        said = check(name, question, answer)
-        assert said.all_passed, str(said)
-        result = graded(name, question, answer)
-        assert result.score == result.points, (name, question, [c.message for c in result.cases])
+_weather, _mle = module("01_weather"), module("03_mle")
+RIGHT_FORMS = {
+    "01 q1 a decimal.Decimal": ("01_weather", "q1",
+                                lambda *a: _decimal(_weather.ref_likelihood(*a))),
+    "01 q2 a one-row DataFrame, as joint_proba returns": (
+        "01_weather", "q2", lambda table, query, target: pd.DataFrame(
+            [_weather.ref_joint_scores(table, query, target)])),
+    "01 q4 a decimal.Decimal": ("01_weather", "q4", _decimal(Fraction(486, 611))),
+    "03 q2 a pd.Series": ("03_mle", "q2",
+                          lambda counts: pd.Series(np.asarray(counts) / np.sum(counts))),
+    "03 q5 a dict of Series": ("03_mle", "q5", lambda X, y: {
+        k: pd.Series(v) for k, v in _mle.ref_word_probabilities(X, y).items()}),
+    "03 q5 a DataFrame with a column per class": (
+        "03_mle", "q5", lambda X, y: pd.DataFrame(_mle.ref_word_probabilities(X, y))),
+    "04 q1 w as a pd.Series": ("04_linearity", "q1", lambda prior, theta: (
+        float(np.asarray(prior)[1] - np.asarray(prior)[0]),
+        pd.Series(np.asarray(theta)[1] - np.asarray(theta)[0]))),
+    "07 q4 the letter with spaces around it": ("07_merging", "q4", " b "),
+}
+
+
+@pytest.mark.parametrize("probe", list(RIGHT_FORMS))
+def test_a_right_answer_in_another_form_is_accepted(probe):
+    name, question, answer = RIGHT_FORMS[probe]
+    said = check(name, question, answer)
+    assert said.all_passed and not getattr(said, "note", ""), str(said)
+    result = graded(name, question, answer)
+    assert result.score == result.points, [c.message for c in result.cases]
 
 
 def test_a_series_with_labels_where_a_list_is_asked_says_how_to_convert():
