@@ -180,11 +180,18 @@ def _constant(node: ast.AST) -> bool:
 
 
 def typed_in(sources: Iterable[str], name: str) -> bool:
-    """Whether every notebook-level assignment of ``name`` is a number typed in, where the
-    exercise asks to compute it (``p_no = Fraction(486, 611)``, ``agreement = 1.0``)."""
-    notebook = _Notebook(list(sources), set())
-    values = notebook.assignments.get(name, [])
-    return bool(values) and all(_constant(value) for value in values)
+    """Whether the last notebook-level assignment of ``name`` (the one whose value is
+    graded) is a number typed in, where the exercise asks to compute it (``p_no =
+    Fraction(486, 611)``, ``agreement = 1.0``)."""
+    last = None
+    for tree in filter(None, map(_parse, sources)):
+        nodes = [n for n in _walk_scope(tree)
+                 if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value]
+        for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(name in _stored_names(target) for target in targets):
+                last = node
+    return last is not None and not isinstance(last, ast.AugAssign) and _constant(last.value)
 
 
 def flagged_answers(sources: Iterable[str], plan: dict) -> dict[str, list[str]]:

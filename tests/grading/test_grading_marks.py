@@ -328,3 +328,62 @@ def test_the_feedback_page_shows_a_public_cases_own_hint():
     page = render_html(SubmissionResult("s", "s.ipynb", "graded", [], result.score,
                                         result.points, [result]), "Exercise 7")
     assert "hint: a shard with N = 0 rows has no weight" in page
+
+
+# --------------------------------------------------- the same, through the real grader
+def _solution_with(name: str, code: str) -> dict:
+    """The instructor's solution, hidden-test cells removed, with ``code`` run last."""
+    notebook = json.loads((SOURCE / f"{name}.ipynb").read_text(encoding="utf-8"))
+    notebook["cells"] = [c for c in notebook["cells"]
+                         if "BEGIN HIDDEN TESTS" not in "".join(c["source"])]
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code":
+            cell["outputs"], cell["execution_count"] = [], None
+    if code:
+        notebook["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [],
+                                  "execution_count": None, "id": "probe", "source": code})
+    return notebook
+
+
+LAPLACE_PREDICT = '''
+def predict(table, query, target):
+    scores = {}
+    for label in table[target].unique():
+        rows = table[table[target] == label]
+        score = Fraction(len(rows), len(table))
+        for feature, value in query.items():
+            score *= Fraction(int((rows[feature] == value).sum()) + 1,
+                              len(rows) + table[feature].nunique())
+        scores[label] = score
+    return max(scores, key=scores.get)
+'''
+
+
+def test_the_grader_flags_a_typed_in_value_and_shows_rounding_and_public_hints(tmp_path):
+    """Sandboxed grading of exercise 1: the solution, p_no typed in, p_win_given_free
+    rounded to 0.382, and a Laplace-smoothed predict."""
+    from html import escape
+    from nbcourse.grading.batch import grade_batch
+    from nbcourse.grading.gradebook import feedback_name
+    submitted = tmp_path / "submitted"
+    submitted.mkdir()
+    probes = {"solution": "", "typed": "from fractions import Fraction\n"
+                                       "p_no = Fraction(486, 611)",
+              "rounded": "p_win_given_free = 0.382",
+              "laplace": "from fractions import Fraction\n" + LAPLACE_PREDICT}
+    for who, code in probes.items():
+        (submitted / f"{who}.ipynb").write_text(json.dumps(_solution_with("01_weather", code)))
+    grade_batch("01_weather", [submitted], tmp_path / "out", jobs=2, progress=None,
+                source_dir=SOURCE)
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    rows = {row["submission"]: {q["id"]: q for q in row["questions"]}
+            for row in results["submissions"]}
+    page = {who: (tmp_path / "out" / "feedback" / f"{feedback_name(who)}.html").read_text()
+            for who in probes}
+    assert all(q["score"] == q["points"] for q in rows["solution"].values())
+    assert rows["typed"]["q4"]["score"] == 0 and rows["typed"]["q4"]["flags"]
+    assert "it is a number typed in" in page["typed"]
+    assert rows["rounded"]["q5"]["score"] == 0
+    assert "looks rounded to 3 decimal places" in page["rounded"]
+    assert rows["laplace"]["q3"]["score"] < rows["laplace"]["q3"]["points"]
+    assert escape("hint: every feature of the query counts") in page["laplace"]
