@@ -345,7 +345,7 @@ EXERCISE = Exercise(
                                                   ["ham", "spam", "ham", "ham"]), hidden=False),
                      Case("one of three right", (["ham", "spam", "spam"], ["ham", "ham", "ham"]),
                           hidden=False),
-                     Case("five of seven right", (list("abbabab"), list("abaabba"))),
+                     Case("four of seven right", (list("abbabab"), list("abaabba"))),
                      Case("everything right", (["spam"] * 5, ["spam"] * 5)),
                      Case("everything wrong", (["ham", "spam"], ["spam", "ham"])),
                      Case("numpy arrays", (np.array(["a", "b", "b", "a", "b"]),
