@@ -3,7 +3,8 @@
 Everything else about the package is declared in pyproject.toml. The checkout's top-level
 notebooks/, exercises/ and data/ stay the only copy anyone edits: at build time this step
 copies the files that ``nbcourse.resources.collect`` selects for students (never the
-exercise sources, solutions or grading specs) into ``nbcourse/_course/`` in the build folder, where the installed package finds them with importlib.resources.
+exercise sources, solutions or grading specs) into ``nbcourse/_course/`` in the build
+folder, where the installed package finds them with importlib.resources.
 An editable install skips the copy and reads the checkout directly.
 """
 import importlib.util

@@ -86,7 +86,6 @@ def render_html(result: SubmissionResult, exercise_title: str) -> str:
                             f'{escape(" or ".join(case.mistakes))})</span>')
                 elif case.hint and not case.hidden:
                     why += f'<br><span class="note">hint: {escape(case.hint)}</span>'
-
                 rows.append(f"<tr><td>{label}: {escape(case.name)}</td><td>{mark}</td>"
                             f"<td>{why}</td></tr>")
             parts.append("<table><tr><th>test</th><th>result</th><th>why</th></tr>"

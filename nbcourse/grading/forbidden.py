@@ -146,37 +146,26 @@ def find(sources: Iterable[str], name: str, forbidden: Iterable[str]) -> list[st
 TYPED_IN = "a number typed in"
 
 #: Calls that turn a typed number into another kind of number, not a computation.
-_NUMBER_TYPES = {"Fraction", "float", "int", "Decimal", "float64", "float32", "int64"}
+_NUMBER_TYPES = {"Fraction", "float", "int", "Decimal", "float64", "float32", "int64", "round"}
 
 
 def _constant(node: ast.AST) -> bool:
-    """Whether an expression is made of number literals only (``0.795``, ``486 / 611``,
-    ``Fraction(486, 611)``, ``np.float64(1.0)``), and has at least one."""
-    numbers = 0
-    for child in ast.walk(node):
-        if isinstance(child, ast.Constant):
-            if isinstance(child.value, bool) or not isinstance(child.value, (int, float, str)):
-                return False
-            numbers += 1
-        elif isinstance(child, ast.Call):
-            func = child.func
-            name = func.id if isinstance(func, ast.Name) else \
-                func.attr if isinstance(func, ast.Attribute) else None
-            if name not in _NUMBER_TYPES or child.keywords:
-                return False
-        elif isinstance(child, (ast.Name, ast.Attribute)):
-            continue  # only as the callee of one of the calls above (checked there)
-        elif not isinstance(child, (ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop,
-                                    ast.Load, ast.expr_context)):
-            return False
-    loose = [n for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))]
-    callees = [c.func for c in ast.walk(node) if isinstance(c, ast.Call)]
-    inner = {id(n) for c in callees for n in ast.walk(c)} - \
-        {id(a) for c in ast.walk(node) if isinstance(c, ast.Call) for a in c.args
-         for a in ast.walk(a)}
-    if any(id(n) not in inner for n in loose):
-        return False  # a variable: computed from something
-    return numbers > 0
+    """Whether an expression is a number typed in: number literals, arithmetic on them,
+    and calls such as ``Fraction(486, 611)``, ``np.float64(1.0)`` or ``Decimal("0.795")``."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.UnaryOp):
+        return _constant(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _constant(node.left) and _constant(node.right)
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else \
+            func.attr if isinstance(func, ast.Attribute) else None
+        return name in _NUMBER_TYPES and not node.keywords and bool(node.args) and all(
+            _constant(arg) or (isinstance(arg, ast.Constant) and isinstance(arg.value, str))
+            for arg in node.args)
+    return False
 
 
 def typed_in(sources: Iterable[str], name: str) -> bool:
