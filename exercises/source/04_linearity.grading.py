@@ -195,6 +195,11 @@ def decide_reversed(w0, w, X):
     return (_scores(w0, w, X) < 0).astype(int).tolist()
 
 
+def decide_w0_in_every_weight(w0, w, X):
+    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+    return (X @ (np.asarray(w, dtype=float) + w0) > 0).astype(int).tolist()
+
+
 def posterior_without_w0(w0, w, X):
     with np.errstate(over="ignore"):
         return (1 / (1 + np.exp(-_scores(0.0, w, X)))).tolist()
@@ -286,6 +291,10 @@ EXERCISE = Exercise(
                      Mistake("the sign reversed", decide_reversed,
                              "Your decisions are the opposite of the model's: class 1 wins "
                              "where the score w0 + x . w is positive. See lesson 04, §1."),
+                     Mistake("w0 added to every weight", decide_w0_in_every_weight,
+                             "You added w0 to every weight (X @ (w + w0)), so it counts once per "
+                             "word. w0 is added once to each document's score: w0 + X @ w. See "
+                             "lesson 04, §1."),
                  ]),
         Question("q3", "posterior_class1", points=2, title="the posterior from the linear score",
                  reference=ref_posterior, forbidden=LINEAR_HELPERS,

@@ -62,7 +62,7 @@ def _toy(seed, n_train, n_validation, n_words, signal):
 
 
 def ref_experiment(texts, labels, alphas, seed, *, leaky=False, choose_on="validation",
-                   report_on="test"):
+                   report_on="test", refit_with_validation=False):
     """The recipe of questions 4 to 6: split, vocabulary, alpha, test accuracy.
 
     The keyword arguments make one step go wrong the way students get it wrong.
@@ -85,7 +85,12 @@ def ref_experiment(texts, labels, alphas, seed, *, leaky=False, choose_on="valid
                                       alphas)
     else:
         best = ref_choose_alpha(X["train"], y["train"], X["train"], y["train"], alphas)
-    model = MultinomialNB(alpha=best).fit(X["train"], y["train"])
+    if refit_with_validation:
+        both = list(parts["train"]) + list(parts["validation"])
+        model = MultinomialNB(alpha=best).fit(
+            vectorizer.transform([texts[i] for i in both]), labels[both])
+    else:
+        model = MultinomialNB(alpha=best).fit(X["train"], y["train"])
     return best, ref_fraction_correct(y[report_on], model.predict(X[report_on]))
 
 
@@ -398,6 +403,12 @@ EXERCISE = Exercise(
                              lambda *args: ref_experiment(*args)[::-1],
                              "Your pair is in the wrong order: return (best_alpha, "
                              "test_accuracy)."),
+                     Mistake("the final model fitted on training + validation",
+                             lambda *args: ref_experiment(*args, refit_with_validation=True),
+                             "Your final model is fitted on the training and validation parts "
+                             "together. Step 4 of the question fits it on the training part "
+                             "only, the part the vocabulary was built on, with the alpha the "
+                             "validation part chose."),
                      Mistake("the validation accuracy reported",
                              lambda *args: ref_experiment(*args, report_on="validation"),
                              "Your accuracy is measured on the validation part, which chose "
