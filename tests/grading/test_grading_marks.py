@@ -315,13 +315,21 @@ def test_a_series_with_labels_where_a_list_is_asked_says_how_to_convert():
 
 
 # ------------------------------------------------- item 4: a public case's own hint
+def merge_gaussian_by_ratio(a, b):
+    """Weights from the ratio of the counts: fails on an empty first shard."""
+    share_a = 1 / (1 + b[0] / a[0])
+    merged = module_07.ref_merge_gaussian(a, b)
+    assert abs(share_a - a[0] / (a[0] + b[0])) < 1e-12
+    return merged
+
+
 def test_the_feedback_page_shows_a_public_cases_own_hint():
     from nbcourse.grading.feedback import render_html
     from nbcourse.grading.scoring import SubmissionResult
-    said = check("07_merging", "q2", merge_gaussian_empty_averaged)
+    said = check("07_merging", "q2", merge_gaussian_by_ratio)
     own = "a shard with N = 0 rows has no weight"
-    assert own in str(said)
-    result = graded("07_merging", "q2", merge_gaussian_empty_averaged)
+    assert own in str(said) and not said.mistakes
+    result = graded("07_merging", "q2", merge_gaussian_by_ratio)
     public = [c for c in result.cases if not c.hidden and not c.passed]
     assert public and all(own in c.hint for c in public)
     assert all(c.hint == "" for c in result.cases if c.hidden)
@@ -359,7 +367,7 @@ def predict(table, query, target):
 '''
 
 
-def test_the_grader_flags_a_typed_in_value_and_shows_rounding_and_public_hints(tmp_path):
+def test_the_grader_flags_a_typed_in_value_and_names_rounding_and_smoothing(tmp_path):
     """Sandboxed grading of exercise 1: the solution, p_no typed in, p_win_given_free
     rounded to 0.382, and a Laplace-smoothed predict."""
     from html import escape
@@ -386,4 +394,4 @@ def test_the_grader_flags_a_typed_in_value_and_shows_rounding_and_public_hints(t
     assert rows["rounded"]["q5"]["score"] == 0
     assert "looks rounded to 3 decimal places" in page["rounded"]
     assert rows["laplace"]["q3"]["score"] < rows["laplace"]["q3"]["points"]
-    assert escape("hint: every feature of the query counts") in page["laplace"]
+    assert escape("smoothed likelihoods") in page["laplace"]
