@@ -2,8 +2,9 @@
 
 Everything else about the package is declared in pyproject.toml. The checkout's top-level
 notebooks/, exercises/ and data/ stay the only copy anyone edits: at build time this step
-copies the files that ``nbcourse.resources.collect`` selects into ``nbcourse/_course/`` in
-the build folder, where the installed package finds them with importlib.resources.
+copies the files that ``nbcourse.resources.collect`` selects for students (never the
+exercise sources, solutions or grading specs) into ``nbcourse/_course/`` in the build
+folder, where the installed package finds them with importlib.resources.
 An editable install skips the copy and reads the checkout directly.
 """
 import importlib.util
@@ -36,7 +37,7 @@ class BuildPyWithCourse(build_py):
         target = Path(self.build_lib) / "nbcourse" / resources.PACKAGE_FOLDER
         if target.exists():  # an earlier build's copy may hold files deleted since
             shutil.rmtree(target)
-        for relative, source in resources.collect(HERE).items():
+        for relative, source in resources.collect(HERE, instructor=False).items():
             destination = target.joinpath(*relative.split("/"))
             destination.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, destination)

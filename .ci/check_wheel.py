@@ -8,9 +8,11 @@ installed into it (not editable; its dependencies from the package index), and t
 from that folder with the checkout nowhere on sys.path:
 
 1. ``nbcourse --version`` matches the wheel;
-2. ``nbcourse init`` (student) gets lessons, student exercises, data and licences, and
-   no solution or hidden test; ``nbcourse init --instructor`` also gets sources and specs,
-   and every file equals the checkout's;
+2. the wheel holds no exercise source, grading spec, solution or hidden test;
+   ``nbcourse init`` (student) gets lessons, student exercises, data and licences, and
+   no solution or hidden test; ``nbcourse init --instructor`` without ``--source`` says
+   where to get the sources, and with ``--source`` (the checkout) also gets sources and
+   specs; every file equals the checkout's;
 3. lesson 01 runs top to bottom with nbclient and shows 0.0053 and 0.0206;
 4. ``nbcourse release --check`` finds the student versions up to date;
 5. ``nbcourse grade`` gives the solution of exercise 1 full marks and the blank student
@@ -157,6 +159,17 @@ def check(wheel: Path, keep: bool) -> None:
             raise CheckFailed(f"`nbcourse list` outside a course did not explain itself:\n{said}")
         print(said.strip().splitlines()[0])
 
+        step("the wheel holds no instructor material")
+        import zipfile
+        with zipfile.ZipFile(wheel) as archive:  # (the release code names the markers)
+            leaks = [n for n in archive.namelist() if n.endswith(".grading.py")
+                     or "/exercises/source/" in n or n.startswith("nbcourse/_course/") and any(
+                         m in archive.read(n).decode("utf-8", "replace")
+                         for m in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS"))]
+        if leaks:
+            raise CheckFailed(f"the wheel holds instructor material: {leaks[:10]}")
+        print("no exercise source, spec, solution or hidden test in the wheel")
+
         step("nbcourse init (student copy)")
         print(run([nbcourse, "init", "student-course"], cwd=work, env=env).strip().splitlines()[-1])
         student = work / "student-course"
@@ -171,7 +184,11 @@ def check(wheel: Path, keep: bool) -> None:
         print("a second init into the same folder is refused (exit 2)")
 
         step("nbcourse init --instructor")
-        run([nbcourse, "init", "course", "--instructor"], cwd=work, env=env)
+        said = run([nbcourse, "init", "refused", "--instructor"], cwd=work, env=env, expect=2)
+        if "--source" not in said or (work / "refused" / "exercises" / "source").exists():
+            raise CheckFailed(f"init --instructor without --source did not explain itself:\n{said}")
+        print("without --source: refused, naming --source")
+        run([nbcourse, "init", "course", "--instructor", "--source", REPO], cwd=work, env=env)
         course = work / "course"
         count = compare_with_checkout(course, instructor=True)
         for notice in ("LICENSE", "LICENSE-content.md", "data/README.md"):

@@ -85,6 +85,11 @@ def _add_init(commands) -> None:
     init.add_argument("--force", action="store_true",
                       help="write into DIR even if it is not empty, overwriting the course's "
                            "own files there (other files are left alone)")
+    init.add_argument("--source", type=Path, default=None,
+                      help="with --instructor: where the exercise sources come from, a "
+                           "checkout of the course repository, a folder of sources and "
+                           "specs, or the instructor archive (nbcourse-X.Y.Z.tar.gz from "
+                           "`python -m build`); the installed package holds none")
 
 
 def _add_exercise_commands(commands) -> None:
@@ -231,7 +236,11 @@ def _course_source(args) -> Path:
 def _init(args) -> int:
     from .resources import init_course
 
-    written = init_course(args.folder, instructor=args.instructor, force=args.force)
+    if args.source is not None and not args.instructor:
+        raise NoCourseFolder("--source is for --instructor copies: a student copy comes from "
+                             "the installed package")
+    written = init_course(args.folder, instructor=args.instructor, force=args.force,
+                          source=args.source)
     for path in written:
         print(f"wrote {path}")
     kind = "instructor" if args.instructor else "student"

@@ -12,6 +12,11 @@ Two kinds of reader:
   licences;
 * instructors also get the exercise sources (solutions, hidden tests) and grading specs.
 
+The wheel is what students install, so it carries the students' part only: the exercise
+sources come from a checkout of the repository or from an instructor archive (the sdist
+that ``python -m build`` writes next to the wheel), which ``nbcourse init --instructor
+--source`` reads.
+
 This module uses the standard library only: ``setup.py`` loads it by file path at build
 time, before nbcourse's dependencies exist.
 """
@@ -64,9 +69,10 @@ def _skipped(relative: PurePosixPath) -> bool:
         or relative.suffix in (".pyc", ".pyo")
 
 
-def collect(root: Path) -> dict[str, Path]:
+def collect(root: Path, *, instructor: bool = True) -> dict[str, Path]:
     """The course files of the checkout at ``root``: relative POSIX path -> file.
 
+    ``instructor=False`` leaves out what only instructors receive (the wheel's selection).
     Raises FileNotFoundError when a folder or a required file is missing, so a build from
     an incomplete source tree fails instead of producing a wheel without lessons.
     """
@@ -91,7 +97,7 @@ def collect(root: Path) -> dict[str, Path]:
         missing.append("exercises/NN_*.ipynb")
     if missing:
         raise FileNotFoundError(f"incomplete course in {root}: missing {', '.join(missing)}")
-    return dict(sorted(found.items()))
+    return {r: p for r, p in sorted(found.items()) if instructor or not is_instructor_only(r)}
 
 
 # -- the installed copy -----------------------------------------------------------------------
@@ -138,14 +144,75 @@ def _walk(node: Traversable, prefix: str = ""):
             yield relative, child
 
 
-def course_files(instructor: bool = False) -> dict[str, Traversable]:
-    """Relative path -> file of everything ``nbcourse init`` copies for this reader."""
+def course_files(instructor: bool = False, source: Path | None = None) -> dict[str, Traversable]:
+    """Relative path -> file of everything ``nbcourse init`` copies for this reader.
+
+    The instructor's part comes from ``source`` (see ``instructor_files``), else from the
+    checkout nbcourse runs from; an installed wheel has none of it.
+    """
     root = course_root()
-    if isinstance(root, Path) and root == _checkout_root():
-        files = dict(collect(root))
+    checkout = isinstance(root, Path) and root == _checkout_root()
+    files = dict(collect(root)) if checkout else dict(_walk(root))
+    files = {r: f for r, f in files.items() if not is_instructor_only(r)}
+    if instructor:
+        if source is None and not checkout:
+            raise FileNotFoundError(NO_INSTRUCTOR_SOURCE)
+        files.update(instructor_files(Path(source) if source is not None else root))
+    return dict(sorted(files.items()))
+
+
+NO_INSTRUCTOR_SOURCE = (
+    "this installed nbcourse is the students' package: it holds no exercise sources, "
+    "solutions or grading specs. Pass --source with a checkout of the course repository, "
+    "a folder of exercise sources (*.ipynb with their *.grading.py specs), or the "
+    "instructor archive (the nbcourse-X.Y.Z.tar.gz that `python -m build` writes).")
+
+
+def _unpacked(archive: Path) -> Path:
+    """An archive's contents in a new temporary folder (kept until the process ends)."""
+    import atexit
+    import tarfile
+    import tempfile
+    import zipfile
+    folder = Path(tempfile.mkdtemp(prefix="nbcourse-source-"))
+    atexit.register(shutil.rmtree, folder, True)
+    if zipfile.is_zipfile(archive):
+        with zipfile.ZipFile(archive) as opened:
+            for member in opened.namelist():  # no absolute paths, no way out of the folder
+                if member.startswith("/") or ".." in PurePosixPath(member).parts:
+                    raise ValueError(f"{archive}: unsafe path {member!r} in the archive")
+            opened.extractall(folder)
+    elif tarfile.is_tarfile(archive):
+        with tarfile.open(archive) as opened:
+            opened.extractall(folder, filter="data")
     else:
-        files = dict(_walk(root))
-    return {r: f for r, f in files.items() if instructor or not is_instructor_only(r)}
+        raise ValueError(f"--source {archive} is neither a folder nor a .tar.gz or .zip archive")
+    return folder
+
+
+def instructor_files(source: Path) -> dict[str, Path]:
+    """``exercises/source/...`` and ``exercises/README.md`` -> file, from ``source``: a
+    checkout (or an unpacked sdist), a folder of exercise sources, or an archive of either."""
+    source = Path(source)
+    if not source.exists():
+        raise FileNotFoundError(f"--source {source} does not exist")
+    if source.is_file():
+        source = _unpacked(source)
+    candidates = [source / "exercises" / "source", source]
+    candidates += [c / "exercises" / "source" for c in sorted(source.iterdir()) if c.is_dir()]
+    folder = next((c for c in candidates if has_specs(c)), None)
+    if folder is None:
+        raise FileNotFoundError(
+            f"--source {source} holds no exercise sources: expected *{SPEC_SUFFIX} specs in "
+            "it, in its exercises/source, or in an archive's exercises/source")
+    files = {}
+    for pattern in ("[0-9][0-9]_*.ipynb", f"[0-9][0-9]_*{SPEC_SUFFIX}"):
+        for path in folder.glob(pattern):
+            files[f"exercises/source/{path.name}"] = path
+    guide = folder.parent / "README.md"
+    if folder.name == "source" and guide.is_file():
+        files["exercises/README.md"] = guide
+    return files
 
 
 # -- nbcourse init ----------------------------------------------------------------------------
@@ -181,8 +248,13 @@ def _version() -> str:
     return __version__
 
 
-def init_course(target: Path, *, instructor: bool = False, force: bool = False) -> list[Path]:
+def init_course(target: Path, *, instructor: bool = False, force: bool = False,
+                source: Path | None = None) -> list[Path]:
     """Copy the course into ``target`` and return the files written, in order.
+
+    With ``instructor``, the exercise sources come from ``source`` (a checkout, a folder
+    of sources or an instructor archive), else from the checkout nbcourse runs from;
+    FileNotFoundError when there is neither (an installed wheel has none).
 
     Refuses (FileExistsError) when ``target`` is a file, or a folder that is not empty,
     unless ``force``: then the course's files are overwritten and every other file in the
@@ -195,7 +267,7 @@ def init_course(target: Path, *, instructor: bool = False, force: bool = False) 
         raise FileExistsError(
             f"{target} is not empty; choose a new folder, or pass --force to overwrite the "
             "course files in it (your other files stay)")
-    files = course_files(instructor=instructor)
+    files = course_files(instructor=instructor, source=source)
     missing = [r for r in REQUIRED if r not in files]
     if missing:
         raise FileNotFoundError(f"the installed course lacks {', '.join(missing)}")

@@ -66,7 +66,7 @@ def built(tmp_path_factory):
 
 def test_the_wheel_carries_exactly_the_checkouts_course_files(built):
     _, wheel = built
-    expected = resources.collect(REPO)
+    expected = resources.collect(REPO, instructor=False)
     prefix = f"nbcourse/{resources.PACKAGE_FOLDER}/"
     with zipfile.ZipFile(wheel) as archive:
         shipped = {n[len(prefix):]: n for n in archive.namelist() if n.startswith(prefix)}
@@ -74,15 +74,72 @@ def test_the_wheel_carries_exactly_the_checkouts_course_files(built):
         different = [r for r, path in expected.items()
                      if archive.read(shipped[r]) != path.read_bytes()]
     assert not different, f"the wheel's copy differs from the checkout: {different}"
-    # every lesson, every student exercise, every exercise source and spec, all the data
+    # every lesson, every student exercise and its checks, all the data
     for pattern in ("notebooks/[0-9]*.ipynb", "exercises/[0-9]*.ipynb",
-                    "exercises/source/[0-9]*.ipynb", "exercises/source/*.grading.py",
-                    "data/**/[!.]*"):
+                    "exercises/[0-9]*.checks.json", "data/**/[!.]*"):
         files = [p for p in REPO.glob(pattern) if p.is_file()]
         assert files, pattern
         for path in files:
             assert path.relative_to(REPO).as_posix() in shipped, path
     assert {"data/sms_spam/SMSSpamCollection", "data/spambase/spambase.data"} <= set(shipped)
+
+
+def test_the_wheel_students_install_holds_no_instructor_material(built):
+    """Issue 34: no spec, no solution, no hidden test, no exercise source in the wheel."""
+    _, wheel = built
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        texts = {n: archive.read(n).decode("utf-8", "replace") for n in names}
+    assert not [n for n in names if n.endswith(resources.SPEC_SUFFIX)]
+    assert not [n for n in names if "exercises/source/" in n]
+    # (the release code itself names the markers it strips: the course files must not)
+    course = {n: text for n, text in texts.items()
+              if n.startswith(f"nbcourse/{resources.PACKAGE_FOLDER}/")}
+    assert course
+    for marker in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS"):
+        assert not [n for n, text in course.items() if marker in text], marker
+    # the form-only answers of the reference solutions are not written anywhere either
+    for answer in ('map_edge = 0.0', 'why_not_mergeable = "b"', 'why_complement_helps = "a"'):
+        assert not [n for n, text in texts.items() if answer in text], answer
+
+
+def _installed_from(wheel: Path, folder: Path, monkeypatch) -> None:
+    """Make this process's nbcourse read its course files from ``wheel`` as an installed
+    package does (no checkout next to it)."""
+    prefix = f"nbcourse/{resources.PACKAGE_FOLDER}/"
+    with zipfile.ZipFile(wheel) as archive:
+        for name in archive.namelist():
+            if name.startswith(prefix) and not name.endswith("/"):
+                target = folder / name[len(prefix):]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(archive.read(name))
+    monkeypatch.setattr(resources, "course_root", lambda: folder)
+    monkeypatch.setattr(resources, "_checkout_root", lambda: None)
+
+
+def test_an_instructor_copy_from_the_wheel_needs_the_sources(built, tmp_path, monkeypatch,
+                                                              capsys):
+    sdist, wheel = built
+    _installed_from(wheel, tmp_path / "installed", monkeypatch)
+    assert main(["init", str(tmp_path / "refused"), "--instructor"]) == 2
+    said = capsys.readouterr().err
+    assert "holds no exercise sources" in said and "--source" in said
+    assert not (tmp_path / "refused").exists()
+    assert main(["init", str(tmp_path / "student")]) == 0  # students are not affected
+    assert not (tmp_path / "student" / "exercises" / "source").exists()
+    expected = sorted(p.name for p in (REPO / "exercises" / "source").iterdir()
+                      if p.name.endswith((".ipynb", resources.SPEC_SUFFIX)))
+    for source in (sdist, REPO, REPO / "exercises" / "source"):  # archive, checkout, folder
+        target = tmp_path / f"course-{len(list(tmp_path.iterdir()))}"
+        assert main(["init", str(target), "--instructor", "--source", str(source)]) == 0
+        got = sorted(p.name for p in (target / "exercises" / "source").iterdir())
+        assert got == expected, source
+        for name in got:
+            assert (target / "exercises" / "source" / name).read_bytes() == \
+                (REPO / "exercises" / "source" / name).read_bytes()
+    assert main(["init", str(tmp_path / "nothing"), "--instructor", "--source",
+                 str(tmp_path / "student")]) == 2
+    assert "holds no exercise sources" in capsys.readouterr().err
 
 
 def test_the_wheel_has_no_data_files_and_no_maintainer_tools(built):

@@ -131,6 +131,25 @@ def predict_smallest(table, query, target):
     return min(scores, key=scores.get)
 
 
+def predict_smoothed(table, query, target):
+    """Add-one likelihoods, where the question asks for the plain counts."""
+    scores = {}
+    for label in table[target].unique():
+        rows = _in_class(table, target, label)
+        score = Fraction(len(rows), len(table))
+        for feature, value in query.items():
+            score *= Fraction(int((rows[feature] == value).sum()) + 1,
+                              len(rows) + table[feature].nunique())
+        scores[label] = score
+    return str(max(scores, key=scores.get))
+
+
+def predict_first_feature_only(table, query, target):
+    feature = next(iter(query))
+    return str(max(_scores(table, {feature: query[feature]}, target, _share).items(),
+                   key=lambda item: item[1])[0])
+
+
 def _lesson_posterior(label, prior=_share, normalise=True):
     scores = _scores(WEATHER, LESSON_DAY, "play", prior)
     return scores[label] / sum(scores.values()) if normalise else scores[label]
@@ -225,6 +244,14 @@ EXERCISE = Exercise(
                 Mistake("the smallest score", predict_smallest,
                         "You return the label with the smallest joint score; the prediction is "
                         "the one with the largest. See lesson 01, §5."),
+                Mistake("smoothed likelihoods", predict_smoothed,
+                        "Your likelihoods are smoothed ((count + 1) / (class size + number of "
+                        "values)). This exercise counts without smoothing: count / class size, "
+                        "as in lesson 01, §4; smoothing comes in lesson 02."),
+                Mistake("only the query's first feature", predict_first_feature_only,
+                        "Your prediction uses only the first feature of the query. Naive Bayes "
+                        "multiplies the prior by one likelihood for every feature of the query: "
+                        "loop over query.items(). See lesson 01, §5."),
             ],
             cases=[
                 Case("the lesson's day", (WEATHER, LESSON_DAY, "play"), hidden=False),
@@ -244,10 +271,22 @@ EXERCISE = Exercise(
                      (WEATHER, {"outlook": "sunny", "humidity": "high"}, "play")),
                 Case("a table with three classes", (FRUIT, {"colour": "yellow", "size": "long"}, "label")),
                 Case("another three-class query", (FRUIT, {"colour": "green", "size": "big"}, "label")),
+                # Smoothed likelihoods (no smoothing is asked) pick "yes" on the days below
+                # where "no" is right; the first feature alone is wrong on every one of them.
+                Case("a rainy, windy day", (WEATHER, {"outlook": "rainy", "windy": "true"}, "play"),
+                     hidden=False,
+                     hint="every feature of the query counts, each with its plain (unsmoothed) "
+                          "likelihood count / class size"),
+                Case("a mild, humid day",
+                     (WEATHER, {"temperature": "mild", "humidity": "high"}, "play")),
+                Case("a sunny day with normal humidity",
+                     (WEATHER, {"outlook": "sunny", "humidity": "normal"}, "play")),
+                Case("the picnic table, three features",
+                     (PICNIC, {"humid": "high", "wind": "strong", "forecast": "change"}, "enjoy")),
             ]),
         Question(
             "q4", "p_no", points=1, kind="value", title="the posterior P(play = no | the lesson's day)",
-            reference=ref_p_no, forbidden=("CategoricalNB",),
+            reference=ref_p_no, forbidden=("CategoricalNB",), computed=True,
             calls=("joint_scores",),
             hint="a posterior is a joint score divided by the sum of the joint scores",
             mistakes=[
@@ -266,7 +305,7 @@ EXERCISE = Exercise(
             cases=[
                 Case("a probability between 0 and 1", hidden=False,
                      judge=Within(0, 1, "p_no should be a number between 0 and 1")),
-                Case("the lesson's posterior", hidden=False),
+                Case("the lesson's posterior"),
             ]),
         Question(
             "q5", "p_win_given_free", points=2, kind="value",

@@ -9,7 +9,7 @@ import pandas as pd
 
 from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
-from nbcourse.grading.judges import SameKeys, Within
+from nbcourse.grading.judges import Numbers, SameKeys, Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
 from nbcourse.grading.values import Tolerance
 from nbcourse.smoothing import beta_mean, beta_mode, beta_posterior, m_estimate
@@ -333,7 +333,10 @@ EXERCISE = Exercise(
                              "Beta(0, 0) adds no pseudo-count at all: its posterior mean is the "
                              "plain share N_1 / N. See lesson 02, §7."),
                  ],
-                 cases=[Case("the prior whose posterior mean is Laplace's rule", hidden=False)]),
+                 cases=[Case("two pseudo-counts, a and b", hidden=False,
+                             judge=Numbers(2, 0, None, "laplace_prior should be a list [a, b] "
+                                                       "of two numbers, neither negative")),
+                        Case("the prior whose posterior mean is Laplace's rule")]),
         Question("q5", "smoothed_likelihood", points=2,
                  title="a smoothed likelihood from a table", reference=ref_smoothed_likelihood,
                  forbidden=("CategoricalNB",) + SMOOTHING,
@@ -406,8 +409,7 @@ EXERCISE = Exercise(
                  ],
                  cases=[Case("a probability between 0 and 1", hidden=False,
                              judge=Within(0, 1, "expected a probability between 0 and 1")),
-                        Case("the lesson's day at alpha = 1, as on lesson 02's curve",
-                             hidden=False)]),
+                        Case("the lesson's day at alpha = 1, as on lesson 02's curve")]),
         Question("q7", "m_smoothed", points=2, title="the m-estimate",
                  reference=ref_m_smoothed, cases=M_CASES, forbidden=SMOOTHING,
                  hint="(n_vc + m * Q) / (n_c + m): the guess Q, worth m virtual examples, adds "

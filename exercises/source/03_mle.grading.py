@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from nbcourse.datasets import load_picnic, load_weather
-from nbcourse.grading.judges import Optimum, SameKeys, Within
+from nbcourse.grading.judges import Optimum, SameKeys
 from nbcourse.grading.specs import Case, Exercise, Mistake, NotApplicable, Question
 from nbcourse.grading.values import Tolerance
 from nbcourse.mle import categorical_log_likelihood, class_prior_mle, multinomial_mle
@@ -220,7 +220,8 @@ EXERCISE = Exercise(
                  cases=[
                      Case("outlook counts of the 'yes' days", ([2, 4, 3],), hidden=False),
                      Case("an outcome never observed", ([5, 0, 5, 10],)),
-                     Case("a single outcome", ([7],)),
+                     Case("a single outcome", ([7],), hidden=False),
+                     Case("four outcomes", ([3, 1, 0, 4],)),
                      Case("very unequal counts", ([100, 1],)),
                      Case("all observations in one outcome", ([0, 0, 7],)),
                  ]),
@@ -286,7 +287,10 @@ EXERCISE = Exercise(
                  cases=[
                      Case("the weather's play column", (WEATHER["play"].tolist(),), hidden=False),
                      Case("the picnic table's labels", (PICNIC["enjoy"].tolist(),)),
-                     Case("three labels", (THREE_Y,)),
+                     Case("three labels", (THREE_Y,), hidden=False,
+                          hint="take the labels from the data (set(labels) or np.unique), never "
+                               "a fixed list such as ('yes', 'no')"),
+                     Case("labels that are numbers", ([1, 0, 0, 1, 1, 2],)),
                      Case("a single label", (["spam"] * 4,)),
                  ]),
         Question("q5", "word_probabilities", points=2,
@@ -313,7 +317,10 @@ EXERCISE = Exercise(
                  cases=[
                      Case("four tiny documents", (TOY_X, TOY_Y), hidden=False),
                      Case("nine documents, six words", (WORDS_X, WORDS_Y)),
-                     Case("three classes and a word one class never uses", (THREE_X, THREE_Y)),
+                     Case("three classes and a word one class never uses", (THREE_X, THREE_Y),
+                          hidden=False,
+                          hint="one entry per label found in y, whatever the labels are called"),
+                     Case("two classes with other names", (WORDS_X[:6], ["a", "b", "b", "a", "a", "b"])),
                  ]),
         Question("q6", "p_ham_documents", points=2, kind="value",
                  title="the posteriors of three new documents",

@@ -206,6 +206,11 @@ def decide_reversed(w0, w, X):
     return (_scores(w0, w, X) < 0).astype(int).tolist()
 
 
+def decide_w0_in_every_weight(w0, w, X):
+    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+    return (X @ (np.asarray(w, dtype=float) + w0) > 0).astype(int).tolist()
+
+
 def posterior_without_w0(w0, w, X):
     with np.errstate(over="ignore"):
         return (1 / (1 + np.exp(-_scores(0.0, w, X)))).tolist()
@@ -270,7 +275,10 @@ EXERCISE = Exercise(
                      Case("scores of exactly 0 are ties: class 1 does not win", TIES,
                           hidden=False, hint="a score of exactly 0 is a tie: decide 1 only "
                                              "where w0 + x . w > 0"),
-                     Case("more ties, with w0 not zero", MORE_TIES),
+                     Case("more ties, with w0 not zero", MORE_TIES, hidden=False,
+                          hint="w0 is added once to each document's score, not to every weight"),
+                     Case("ties where w0 is negative",
+                          (-1.0, np.array([1.0, 0.5]), np.array([[1, 0], [0, 2], [2, 0], [0, 0]]))),
                      Case("a sparse matrix, as BagOfWords gives", SPARSE, hidden=False,
                           hint="X may be a scipy.sparse matrix: X @ w works for both, "
                                "np.dot(X, w) and (X * w).sum(axis=1) do not"),
@@ -286,6 +294,10 @@ EXERCISE = Exercise(
                      Mistake("the sign reversed", decide_reversed,
                              "Your decisions are the opposite of the model's: class 1 wins "
                              "where the score w0 + x . w is positive. See lesson 04, §1."),
+                     Mistake("w0 added to every weight", decide_w0_in_every_weight,
+                             "You added w0 to every weight (X @ (w + w0)), so it counts once per "
+                             "word. w0 is added once to each document's score: w0 + X @ w. See "
+                             "lesson 04, §1."),
                  ]),
         Question("q3", "posterior_class1", points=2, title="the posterior from the linear score",
                  reference=ref_posterior, forbidden=LINEAR_HELPERS,
@@ -313,7 +325,7 @@ EXERCISE = Exercise(
                  ]),
         Question("q4", "agreement", points=1, kind="value",
                  title="the share of messages where both rules agree",
-                 reference=lambda: 1.0, forbidden=("to_linear",),
+                 reference=lambda: 1.0, forbidden=("to_linear",), computed=True,
                  hint="decide answers 0/1 and predict answers labels: compare decide's result "
                       "with model.predict(X) == model.classes_[1], and keep w0 in the score",
                  mistakes=[
@@ -331,8 +343,7 @@ EXERCISE = Exercise(
                  ],
                  cases=[Case("a share between 0 and 1", hidden=False,
                              judge=Within(0, 1, "agreement should be a share between 0 and 1")),
-                        Case("the linear rule decides like predict on every message",
-                             hidden=False)]),
+                        Case("the linear rule decides like predict on every message")]),
         Question("q5", "switch_accuracies", points=2, kind="value",
                  title="what a linear rule can and cannot reach",
                  reference=ref_switches, tolerance=Tolerance(rel=0.0, abs_=5e-4),

@@ -62,7 +62,7 @@ def _toy(seed, n_train, n_validation, n_words, signal):
 
 
 def ref_experiment(texts, labels, alphas, seed, *, leaky=False, choose_on="validation",
-                   report_on="test"):
+                   report_on="test", refit_with_validation=False):
     """The recipe of questions 4 to 6: split, vocabulary, alpha, test accuracy.
 
     The keyword arguments make one step go wrong the way students get it wrong.
@@ -85,7 +85,12 @@ def ref_experiment(texts, labels, alphas, seed, *, leaky=False, choose_on="valid
                                       alphas)
     else:
         best = ref_choose_alpha(X["train"], y["train"], X["train"], y["train"], alphas)
-    model = MultinomialNB(alpha=best).fit(X["train"], y["train"])
+    if refit_with_validation:
+        both = list(parts["train"]) + list(parts["validation"])
+        model = MultinomialNB(alpha=best).fit(
+            vectorizer.transform([texts[i] for i in both]), labels[both])
+    else:
+        model = MultinomialNB(alpha=best).fit(X["train"], y["train"])
     return best, ref_fraction_correct(y[report_on], model.predict(X[report_on]))
 
 
@@ -364,6 +369,9 @@ EXERCISE = Exercise(
                                               ["ham", "ham", "ham", "spam"]), hidden=False),
                      Case("three of four right", (["ham", "spam", "spam", "ham"],
                                                   ["ham", "spam", "ham", "ham"]), hidden=False),
+                     Case("one of three right", (["ham", "spam", "spam"], ["ham", "ham", "ham"]),
+                          hidden=False),
+                     Case("four of seven right", (list("abbabab"), list("abaabba"))),
                      Case("everything right", (["spam"] * 5, ["spam"] * 5)),
                      Case("everything wrong", (["ham", "spam"], ["spam", "ham"])),
                      Case("numpy arrays", (np.array(["a", "b", "b", "a", "b"]),
@@ -424,6 +432,12 @@ EXERCISE = Exercise(
                              lambda *args: ref_experiment(*args)[::-1],
                              "Your pair is in the wrong order: return (best_alpha, "
                              "test_accuracy)."),
+                     Mistake("the final model fitted on training + validation",
+                             lambda *args: ref_experiment(*args, refit_with_validation=True),
+                             "Your final model is fitted on the training and validation parts "
+                             "together. Step 4 of the question fits it on the training part "
+                             "only, the part the vocabulary was built on, with the alpha the "
+                             "validation part chose."),
                      Mistake("the validation accuracy reported",
                              lambda *args: ref_experiment(*args, report_on="validation"),
                              "Your accuracy is measured on the validation part, which chose "
@@ -434,6 +448,13 @@ EXERCISE = Exercise(
                      Case("30 short messages where the recipe's steps matter",
                           (*toy_corpus(105), TOY_ALPHAS, 0), hidden=False),
                      Case("40 short messages", (*toy_corpus(0, 40), TOY_ALPHAS, 0), hidden=False),
+                     # the final model fitted on training + validation answers otherwise
+                     Case("30 other short messages", (*toy_corpus(221), TOY_ALPHAS, 0),
+                          hidden=False,
+                          hint="fit the final model on the training part only, and return the "
+                               "accuracy unrounded"),
+                     Case("60 short messages", (*toy_corpus(78, 60), TOY_ALPHAS, 0)),
+                     Case("60 other short messages", (*toy_corpus(252, 60), TOY_ALPHAS, 0)),
                      Case("another small corpus", (*toy_corpus(63), TOY_ALPHAS, 0)),
                      Case("a third small corpus", (*toy_corpus(268), TOY_ALPHAS, 0)),
                      Case("the course's 80-message mini corpus",

@@ -525,6 +525,7 @@ EXERCISE = Exercise(
                  ],
                  cases=[
                      Case("twelve e-mails, ten bins", (TWELVE_SPAM, TWELVE_P, 10), hidden=False),
+                     Case("twelve e-mails, four bins", (TWELVE_SPAM, TWELVE_P, 4), hidden=False),
                      Case("300 over-confident predictions", (*_calibration_sample(41, 300, 3.0), 10)),
                      Case("200 under-confident predictions, five bins",
                           (*_calibration_sample(42, 200, 0.4), 5)),

@@ -80,6 +80,14 @@ def counts_of_the_first_table_classes(a, b):
             "feature_count": [merged["feature_count"][i] for i in keep]}
 
 
+def counts_of_the_second_table_classes(a, b):
+    """The second table's classes only: a class that only the first table has is lost."""
+    merged = ref_merge_counts(a, b)
+    keep = [merged["classes"].index(c) for c in sorted(b["classes"])]
+    return {"classes": sorted(b["classes"]), "class_count": [merged["class_count"][i] for i in keep],
+            "feature_count": [merged["feature_count"][i] for i in keep]}
+
+
 def counts_classes_unsorted(a, b):
     """Every class, in the order first met instead of sorted."""
     merged = ref_merge_counts(a, b)
@@ -118,6 +126,14 @@ def _gaussian_shards(seed, n_a, n_b, n_features, shift):
     a = rng.normal(0.0, 1.0, size=(n_a, n_features))
     b = rng.normal(shift, 2.0, size=(n_b, n_features))
     return _summary(a), _summary(b)
+
+
+def gaussian_empty_shard_averaged(a, b):
+    """A shard with no rows averaged in as if it held data."""
+    if a[0] and b[0]:
+        return ref_merge_gaussian(a, b)
+    return [a[0] + b[0], ((np.asarray(a[1], dtype=float) + b[1]) / 2).tolist(),
+            ((np.asarray(a[2], dtype=float) + b[2]) / 2).tolist()]
 
 
 def gaussian_plain_average(a, b):
@@ -276,6 +292,11 @@ EXERCISE = Exercise(
                              "Your merged table has only the first table's classes: the counts "
                              "of a class that only the second table saw are lost. The merged "
                              "table has every class of either table (lesson 07, §2)."),
+                     Mistake("a class only the first table has dropped",
+                             counts_of_the_second_table_classes,
+                             "Your merged table has only the second table's classes: the counts "
+                             "of a class that only the first table saw are lost. The merged "
+                             "table has every class of either table (lesson 07, §2)."),
                      Mistake("classes not sorted", counts_classes_unsorted,
                              "Your classes come in the order you met them. The merged table "
                              "lists them in sorted order (sorted(...)), whatever order the two "
@@ -290,7 +311,8 @@ EXERCISE = Exercise(
                           hidden=False),
                      Case("a class only the second table has", (HAM_ONLY, TUESDAY), hidden=False),
                      Case("the first table lists spam first", (SPAM_FIRST, MONDAY), hidden=False),
-                     Case("one table has only one class", (TUESDAY, HAM_ONLY)),
+                     Case("a class only the first table has", (TUESDAY, HAM_ONLY), hidden=False,
+                          hint="the merged table has every class of either table"),
                      Case("the class order differs and a class is missing", (SPAM_FIRST, HAM_ONLY)),
                      Case("three classes in scrambled order",
                           (_random_table(1, ["b", "c", "a"], 6), _random_table(2, ["a", "c", "b"], 6))),
@@ -321,6 +343,11 @@ EXERCISE = Exercise(
                      Mistake("the means not weighted by n", gaussian_mean_unweighted,
                              "Your pooled mean is the plain average of the two means. Weight "
                              "each by its number of rows: mean_a + delta n_b / n."),
+                     Mistake("a shard with no rows averaged in", gaussian_empty_shard_averaged,
+                             "A shard with N = 0 rows holds no data: whatever its mean and "
+                             "variance say, it must not change the merged summary. Weighting "
+                             "by the number of rows (mean_a + delta n_b / n) gives it no "
+                             "weight (lesson 07, §5)."),
                  ],
                  cases=[
                      Case("two shards of 100 rows with means 0 and 4",
@@ -333,7 +360,16 @@ EXERCISE = Exercise(
                           ((40, [2.0, -1.0], [1.0, 0.5]), (60, [2.0, -1.0], [9.0, 2.0]))),
                      Case("real-looking shards of unequal size", _gaussian_shards(6, 17, 230, 4, -1.5)),
                      Case("one shard with no rows", ((0, [0.0, 0.0], [0.0, 0.0]),
-                                                     (25, [1.5, -2.0], [0.25, 4.0]))),
+                                                     (25, [1.5, -2.0], [0.25, 4.0])),
+                          hidden=False,
+                          hint="a shard with N = 0 rows has no weight: the merged summary is "
+                               "the other shard's"),
+                     # an empty shard's mean and variance say nothing, whatever they hold
+                     Case("a second shard with no rows",
+                          ((12, [3.0], [2.0]), (0, [7.0], [5.0]))),
+                     Case("an empty first shard holding old numbers",
+                          ((0, [1.0, 9.0, -4.0], [3.0, 3.0, 1.0]), _summary(
+                              np.random.default_rng(8).normal(2.0, 1.5, size=(40, 3))))),
                  ]),
         Question("q3", "merge_vocabularies", points=2,
                  title="merging tables with different vocabularies",

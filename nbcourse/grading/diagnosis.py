@@ -69,7 +69,7 @@ def form_note(actual, expected, tolerance, *, rounded: bool = True) -> str | Non
         return None
     if all(isinstance(e, Integral) for _, e in pairs):
         return None
-    for places in range(3, 7):  # fewer places: too easily a wrong answer by chance
+    for places in range(2, 7):  # one place: too easily a wrong answer by chance
         if all(isinstance(a, (Real, Fraction)) and
                (math.isclose(float(a), float(e), rel_tol=tolerance.rel, abs_tol=tolerance.abs_)
                 or (not math.isinf(float(e)) and round(float(e), places) == float(a)))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from html import escape
 
+from .forbidden import TYPED_IN
 from .scoring import QuestionResult, SubmissionResult, points_text
 
 STYLE = """
@@ -33,7 +34,10 @@ def _verdict(question: QuestionResult) -> str:
     """What happened to the answer, in words; a flag comes first, since it decides the score."""
     if not question.flags:
         return escape(question.status)
-    if question.flags == [f"uses {question.name}"]:
+    if question.flags == [f"uses {TYPED_IN}"]:
+        text = (f"it is {TYPED_IN}, where this exercise asks you to compute it with your "
+                "own code")
+    elif question.flags == [f"uses {question.name}"]:
         text = (f"it calls the library's own {question.name} instead of computing the answer, "
                 "which this exercise asks you to write yourself")
     else:
@@ -80,6 +84,8 @@ def render_html(result: SubmissionResult, exercise_title: str) -> str:
                 if case.mistakes:
                     why += (f' <span class="mistake">(known mistake: '
                             f'{escape(" or ".join(case.mistakes))})</span>')
+                elif case.hint and not case.hidden:
+                    why += f'<br><span class="note">hint: {escape(case.hint)}</span>'
                 rows.append(f"<tr><td>{label}: {escape(case.name)}</td><td>{mark}</td>"
                             f"<td>{why}</td></tr>")
             parts.append("<table><tr><th>test</th><th>result</th><th>why</th></tr>"

@@ -142,14 +142,59 @@ def find(sources: Iterable[str], name: str, forbidden: Iterable[str]) -> list[st
     return sorted(found)
 
 
+#: What a value typed in is flagged as, in the place of a forbidden name.
+TYPED_IN = "a number typed in"
+
+#: Calls that turn a typed number into another kind of number, not a computation.
+_NUMBER_TYPES = {"Fraction", "float", "int", "Decimal", "float64", "float32", "int64", "round"}
+
+
+def _constant(node: ast.AST) -> bool:
+    """Whether an expression is a number typed in: number literals, arithmetic on them,
+    and calls such as ``Fraction(486, 611)``, ``np.float64(1.0)`` or ``Decimal("0.795")``."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.UnaryOp):
+        return _constant(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _constant(node.left) and _constant(node.right)
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else \
+            func.attr if isinstance(func, ast.Attribute) else None
+        return name in _NUMBER_TYPES and not node.keywords and bool(node.args) and all(
+            _constant(arg) or (isinstance(arg, ast.Constant) and isinstance(arg.value, str))
+            for arg in node.args)
+    return False
+
+
+def typed_in(sources: Iterable[str], name: str) -> bool:
+    """Whether the last notebook-level assignment of ``name`` (the one whose value is
+    graded) is a number typed in, where the exercise asks to compute it (``p_no =
+    Fraction(486, 611)``, ``agreement = 1.0``)."""
+    last = None
+    for tree in filter(None, map(_parse, sources)):
+        nodes = [n for n in _walk_scope(tree)
+                 if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value]
+        for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(name in _stored_names(target) for target in targets):
+                last = node
+    return last is not None and not isinstance(last, ast.AugAssign) and _constant(last.value)
+
+
 def flagged_answers(sources: Iterable[str], plan: dict) -> dict[str, list[str]]:
     """{question id: the forbidden names its answer uses} for a probe plan
-    (``specs.Exercise.probe_plan``), only the questions whose answer uses one."""
+    (``specs.Exercise.probe_plan``), only the questions whose answer uses one; a value the
+    exercise asks to compute (``"computed"``) and that is typed in is flagged ``TYPED_IN``."""
     sources = list(sources)
     flagged = {}
     for question in plan["questions"]:
+        found = []
         if question.get("forbidden"):
             found = find(sources, question["name"], question["forbidden"])
-            if found:
-                flagged[question["question"]] = found
+        if question.get("computed") and typed_in(sources, question["name"]):
+            found.append(TYPED_IN)
+        if found:
+            flagged[question["question"]] = found
     return flagged

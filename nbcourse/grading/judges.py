@@ -102,19 +102,47 @@ class ZerosAndOnes(Judge):
 
 
 @dataclass
+class Numbers(Judge):
+    """A list of ``count`` numbers, each between ``low`` and ``high`` (None: no bound): the
+    form of a value answer, whatever the value (``check()`` of a graded value)."""
+    count: int
+    low: float | None = None
+    high: float | None = None
+    message: str = ""
+    kind = "numbers"
+
+    def __call__(self, actual, expected=None, case=None):
+        if not isinstance(actual, list) or len(actual) != self.count or \
+                not all(_number(a) for a in actual):
+            return self.message or f"expected a list of {self.count} numbers, got " \
+                                   f"{describe_value(actual)}"
+        if any((self.low is not None and a < self.low) or
+               (self.high is not None and a > self.high) for a in actual):
+            return self.message or "some of the numbers are outside the range they can take"
+        return None
+
+
+@dataclass
 class Table(Judge):
-    """A dict of dicts of words; says how many cells are wrong, not which answer is right.
+    """A dict of dicts of words; says whether it is right, never how many cells are (a count
+    would be a hill to climb, one cell at a time).
 
     ``options``, when given, are the strings the question offers: a cell holding anything
-    else is named as such (a typo is not a wrong opinion).
+    else is named as such (a typo is not a wrong opinion).  ``shape`` ({column: [rows]})
+    makes it a check of the form only, for ``check()``: the right keys and cells taken from
+    ``options``, whatever they say.
     """
     options: list | None = None
+    shape: dict | None = None
     kind = "table"
 
     def __call__(self, actual, expected, case=None):
+        if self.shape is not None:
+            expected = {column: {row: None for row in rows}
+                        for column, rows in self.shape.items()}
         if not isinstance(actual, dict) or set(actual) != set(expected):
             return f"expected a dict with the keys {', '.join(map(repr, expected))}"
-        cells = wrong = 0
+        wrong = 0
         for column, rows in expected.items():
             if not isinstance(actual[column], dict) or set(actual[column]) != set(rows):
                 return f"the rows for {column!r} should be: {', '.join(map(repr, rows))}"
@@ -124,10 +152,11 @@ class Table(Judge):
                         return (f"[{column!r}][{row!r}] is {describe_value(actual[column][row])}, "
                                 "which is not one of the strings in options: copy one of them "
                                 "exactly")
+            if self.shape is not None:
+                continue
             for row, answer in rows.items():
-                cells += 1
                 wrong += compare(actual[column][row], answer) is not None
-        return None if wrong == 0 else f"{wrong} of {cells} cells of the table are not right"
+        return None if wrong == 0 else "the table is not right (some of its cells are not)"
 
 
 @dataclass
@@ -168,8 +197,8 @@ class Optimum(Judge):
         return f"not within {self.abs_:g} of the maximum (got {describe_value(actual)})"
 
 
-JUDGES = {cls.kind: cls for cls in (Within, OneOf, SameKeys, ZerosAndOnes, Table, Close,
-                                     Optimum)}
+JUDGES = {cls.kind: cls for cls in (Within, OneOf, SameKeys, ZerosAndOnes, Numbers, Table,
+                                     Close, Optimum)}
 
 
 def from_json(data: dict | None) -> Judge | None:
@@ -182,5 +211,5 @@ def from_json(data: dict | None) -> Judge | None:
     return JUDGES[kind](**data)
 
 
-__all__ = ["Judge", "Within", "OneOf", "SameKeys", "ZerosAndOnes", "Table", "Close",
+__all__ = ["Judge", "Within", "OneOf", "SameKeys", "ZerosAndOnes", "Numbers", "Table", "Close",
            "Optimum", "from_json"]

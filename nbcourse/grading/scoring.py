@@ -15,6 +15,7 @@ from . import follow_through
 from .diagnosis import FORM_NOTES, IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain
 from .execution.probe_source import NOT_ANSWERED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
+from .forbidden import TYPED_IN
 from .specs import FAILED, Exercise
 from .statuses import PRECEDENCE, AnswerStatus, Status
 from .values import Unsupported, decode_answer, describe_value, kind_of
@@ -42,6 +43,7 @@ class CaseResult:
     passed: bool
     message: str = ""
     mistakes: list[str] = field(default_factory=list)  # known mistakes this case matches
+    hint: str = ""  # a failed public case's own hint, as check() shows it (never a hidden one's)
 
 
 @dataclass
@@ -96,7 +98,10 @@ def points_text(points) -> str:
 def flag_note(name: str, names: str, lost) -> str:
     """The note on a flagged answer, kept in results.json (the feedback page turns it into
     the answer's verdict instead)."""
-    if names == name:
+    if names == TYPED_IN:
+        note = (f"`{name}` uses {TYPED_IN} instead of computing it, which this exercise "
+                "asks you to do with your own code")
+    elif names == name:
         note = (f"`{name}` calls the library's own {names} instead of computing the answer, "
                 "which this exercise asks you to write yourself")
     else:
@@ -206,7 +211,9 @@ def _judge_cases(question, outcomes: list, expected: list, result: QuestionResul
             not_implemented += 1
         verdicts.append(ok)
         actuals.append(actual)
-        result.cases.append(CaseResult(case.name, case.hidden, ok, message or ""))
+        hint = case.hint if not ok and not case.hidden and case.hint and \
+            not (message or "").startswith(FORM_NOTES) else ""
+        result.cases.append(CaseResult(case.name, case.hidden, ok, message or "", hint=hint))
     if question.kind == "value":  # one value: right or not, whatever checks it passes
         earned = points if passed == len(question.cases) else Fraction(0)
     else:
@@ -273,7 +280,6 @@ def _judge(question, case, outcome, expected):
             else _NOT_RUN["malformed"], NO_VALUE
     if key == "error":
         text = str(body)
-        kind = text.split(":", 1)[0].strip()
         if text == STUB_RAISED:  # the probe applied probe_source.is_stub_raise
             return f"{NOT_ANSWERED} (it still raises NotImplementedError)", NO_VALUE
         if case.hidden:  # its message, even its class's name, is the kernel's choice
@@ -302,8 +308,9 @@ def _judge(question, case, outcome, expected):
             return "the result could not be compared", actual
         return (f"the result could not be compared ({type(error).__name__}: "
                 f"{student_message(error, 120)}); got {describe_value(actual)}"), actual
-    if message and case.hidden:
-        return _hidden_verdict(actual, expected), actual
+    if message and case.hidden and not (question.kind == "value"
+                                        and message.startswith(FORM_NOTES)):
+        return _hidden_verdict(actual, expected), actual  # (a form note is grader-made text)
     return (student_message(message, 300) if message else message), actual
 
 

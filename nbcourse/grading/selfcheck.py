@@ -33,7 +33,8 @@ from . import forbidden as forbidden_names
 from .diagnosis import FORM_NOTES, NO_VALUE, diagnose, explain, form_note
 from .execution.probe_source import NOT_ANSWERED, raised_by_stub
 from .judges import from_json
-from .values import Tolerance, both_nan, compare, decode_input, describe_value, normalise
+from .values import (Tolerance, both_nan, compare, decode_input, describe_value, normalise,
+                     rounded_places)
 from ..resources import CHECKS_SUFFIX, SPEC_SUFFIX, exercise_matches
 FORMAT = 1  # the checks file format this nbcourse reads (specs.Exercise.publish writes it)
 
@@ -58,6 +59,7 @@ class CheckResult:
     mistakes: list[str] = field(default_factory=list)
     graded_later: bool = False  # a value only the grader can judge: check() tests its form
     callees_failing: str = ""  # graded functions it calls that fail their own checks
+    note: str = ""  # what check() can say of such a value's form (it looks rounded)
 
     @property
     def passed(self) -> int:
@@ -80,7 +82,11 @@ class CheckResult:
         else:
             lines = [f"{self.question} · {self.name}: {self.passed} of {len(self.outcomes)} "
                      "public tests passed"]
-        if self.flags:
+        if self.flags == [forbidden_names.TYPED_IN]:
+            lines.append(f"  ⚠ {self.name} is {forbidden_names.TYPED_IN}: this exercise asks "
+                         "you to compute it with your own code, and the grader will flag a "
+                         "typed-in number: this question would earn no points")
+        elif self.flags:
             own = [flag for flag in self.flags if flag == self.name]
             others = [flag for flag in self.flags if flag != self.name]
             if others:
@@ -109,6 +115,8 @@ class CheckResult:
                          "own public tests: fix that first. Until then these results cannot tell "
                          f"whether {self.name} itself is right (when graded, an answer wrong "
                          "only because of a function it calls keeps its points).")
+        if self.note:
+            lines.append(f"  note: {self.note}")
         if not self.graded_later:
             lines.append("Hidden tests with other inputs run when your notebook is graded; "
                          "passing these is a good sign, not a guarantee.")
@@ -131,6 +139,7 @@ class PublicQuestion:
     feedback: dict = field(default_factory=dict)  # mistake name -> its explanation
     graded_later: bool = False
     calls: Sequence[str] = ()  # ids of the graded functions it calls
+    computed: bool = False  # a number typed in is flagged (forbidden.TYPED_IN)
 
     @classmethod
     def from_json(cls, data: dict) -> "PublicQuestion":
@@ -139,7 +148,8 @@ class PublicQuestion:
                    Tolerance(*data.get("tolerance", (1e-6, 1e-9))), data.get("exact", False),
                    from_json(data.get("judge")),
                    {m["name"]: m["feedback"] for m in data.get("mistakes", ())},
-                   bool(data.get("graded_later", False)), tuple(data.get("calls", ())))
+                   bool(data.get("graded_later", False)), tuple(data.get("calls", ())),
+                   bool(data.get("computed", False)))
 
     def compare(self, actual, expected, judge=None) -> str | None:
         judge = judge or self.judge
@@ -248,6 +258,13 @@ class Checker:
         if failing:  # the mistake may be theirs: naming one here would blame the wrong code
             result.mistakes, result.diagnosis = [], ""
             result.callees_failing = " and ".join(f"`{q.name}` ({q.id})" for q in failing)
+        places = rounded_places(answer) if spec.graded_later and spec.kind == "value" and \
+            spec.tolerance.rel < 1e-3 else None
+        if places:
+            result.note = (f"{spec.name} has only {places} decimal places: if you rounded it, "
+                           "store it unrounded, since the grader compares it with the exact "
+                           "value and a rounded one loses the points (round only what you "
+                           "print)")
         return result
 
     def _failing_callees(self, spec: PublicQuestion, answer) -> list[PublicQuestion]:
@@ -310,10 +327,14 @@ class Checker:
 
 def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None) -> list[str]:
     """The names the grader would flag for this answer, found the way the grader finds them."""
-    if not spec.forbidden:
+    if not spec.forbidden and not spec.computed:
         return []
     if sources is None:
         sources = _session_cells() or _defining_module(answer)
+    if spec.computed and forbidden_names.typed_in(sources, spec.name):
+        return [forbidden_names.TYPED_IN]
+    if not spec.forbidden:
+        return []
     names = {spec.name}
     own_name = getattr(answer, "__name__", "")
     if callable(answer) and own_name.isidentifier() and own_name != "<lambda>":

@@ -111,6 +111,10 @@ class Question:
     answer is graded again with their references in place (follow-through marking, see
     ``grading/follow_through.py``), and right that way it earns ``follow_through`` of
     its points (1.0: all of them).
+
+    ``computed=True`` (a value the notebook asks to compute, not to type in) flags an
+    answer whose every assignment is a number typed in (``forbidden.TYPED_IN``), like a
+    forbidden name: it earns what ``Exercise.forbidden_penalty`` leaves.
     """
     id: str
     name: str
@@ -127,6 +131,8 @@ class Question:
     mistakes: Sequence[Mistake] = ()
     calls: Sequence[str] = ()
     follow_through: float = 1.0
+
+    computed: bool = False
     origin: tuple = field(default_factory=_origin, repr=False, compare=False)
 
     def __post_init__(self):
@@ -150,6 +156,15 @@ class Question:
             raise ValueError(f"question {self.id}: a function question needs at least one case")
         if self.kind == "value" and any(case.args or case.kwargs for case in self.cases):
             raise ValueError(f"question {self.id}: the cases of a value question take no inputs")
+        if self.kind == "value" and not any(case.hidden for case in self.cases):
+            # a public case without a hidden one would ship the graded value to students
+            raise ValueError(f"question {self.id}: a value question is graded on a hidden "
+                             "case; its public cases can only check the form (give them a "
+                             "judge such as Within)")
+        if self.kind == "value" and any(not case.hidden and case.judge is None
+                                        for case in self.cases):
+            raise ValueError(f"question {self.id}: a public case of a value question needs a "
+                             "judge that checks the form, or it would judge the value itself")
         names = [m.name for m in self.mistakes]
         if len(set(names)) != len(names):
             raise ValueError(f"question {self.id}: mistake names must be unique, got {names}")
@@ -214,8 +229,10 @@ class Question:
         problem = compare(actual, expected, self.tolerance, exact=self.exact)
         if problem is None:
             return None
-        # "rounded" would tell a hidden case's answer is near: public cases only
-        return form_note(actual, expected, self.tolerance, rounded=not case.hidden) or problem
+        # "rounded" would tell a hidden case's answer is near: public cases only, and a
+        # value's own cases (the student knows the value; the note comes after grading)
+        return form_note(actual, expected, self.tolerance,
+                         rounded=not case.hidden or self.kind == "value") or problem
 
     @property
     def graded_later(self) -> bool:
@@ -226,7 +243,7 @@ class Question:
     def probe_request(self) -> dict:
         """What the kernel is told: names and hidden inputs only, never expected values."""
         request = {"question": self.id, "name": self.name, "kind": self.kind,
-                   "forbidden": list(self.forbidden)}
+                   "forbidden": list(self.forbidden), "computed": self.computed}
         if self.kind == "function":
             request["cases"] = [{"args": encode_input(tuple(case.args)),
                                  "kwargs": encode_input(dict(case.kwargs)),
@@ -258,7 +275,8 @@ class Question:
                 entry["kwargs"] = encode_input(dict(case.kwargs))
             cases.append(entry)
         return {"id": self.id, "name": self.name, "title": self.title, "kind": self.kind,
-                "forbidden": list(self.forbidden), "hint": self.hint,
+                "forbidden": list(self.forbidden), "computed": self.computed,
+                "hint": self.hint,
                 "tolerance": [self.tolerance.rel, self.tolerance.abs_], "exact": self.exact,
                 "judge": self.judge.to_json() if isinstance(self.judge, Judge) else None,
                 "mistakes": [] if self.graded_later else

@@ -215,11 +215,18 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
     if isinstance(expected, str):
         if not isinstance(actual, str):
             return f"expected a string{where}, got {kind_of(actual)} ({describe_value(actual)})"
-        return None if actual == expected else \
+        # " b " is "b": spaces around a word are not part of the answer
+        return None if actual.strip() == expected.strip() else \
             f"the text{where} is not the expected one (got {describe_value(actual)})"
     if expected is None:
         return None if actual is None else f"expected None{where}, got {kind_of(actual)}"
     if isinstance(expected, list):
+        if isinstance(actual, dict) and list(actual) == list(range(len(actual))):
+            actual = list(actual.values())  # a Series with the default index 0, 1, 2, ...
+        elif isinstance(actual, dict):
+            return (f"expected a list or array{where}, got a dict or Series with the keys "
+                    f"{describe_value(list(actual), 40)}: return a list (series.tolist(), "
+                    "or list(d.values()) in the right order)")
         if not isinstance(actual, list):
             return f"expected a list or array{where}, got {kind_of(actual)} ({describe_value(actual)})"
         if len(actual) != len(expected):
@@ -235,6 +242,8 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
 
 
 def _compare_number(actual, expected, tol: Tolerance, exact: bool, where: str) -> str | None:
+    if isinstance(actual, dict) and len(actual) == 1 and isinstance(next(iter(actual)), int):
+        (actual,) = actual.values()  # one row of a DataFrame (joint_proba(...)[label])
     if not _is_number(actual):
         return f"expected a number{where}, got {kind_of(actual)} ({describe_value(actual)})"
     if isinstance(actual, float) and math.isnan(actual):
@@ -271,6 +280,20 @@ def _compare_dict(actual, expected: dict, tol: Tolerance, exact: bool, path: str
                           path=f"{path}[{key!r}]")
         if problem:
             return problem
+    return None
+
+
+def rounded_places(value) -> int | None:
+    """How many decimal places a float answer looks rounded to (2 to 4), else None: what
+    ``check()`` can say of a value whose right answer only the grader knows.  A simple
+    share (7/8 = 0.875, denominator up to 200) is taken as exact, not rounded."""
+    if not isinstance(value, float) or not math.isfinite(value) or value.is_integer():
+        return None
+    if float(Fraction(value).limit_denominator(200)) == value:
+        return None
+    for places in (1, 2, 3, 4):
+        if round(value, places) == value:
+            return places if places >= 2 else None
     return None
 
 

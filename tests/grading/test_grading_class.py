@@ -98,7 +98,7 @@ def test_the_readme_recipe_gives_one_row_per_student_in_every_layout(layouts, la
     rows = {name: row for name, row in _rows(out).items() if name.endswith(layout)}
     students = [f"{name}{layout}" for name in ("alice", "bob", "carol")]
     assert sorted(rows) == students
-    assert [rows[s]["total"] for s in students] == ["10", "2.94", "10"]
+    assert [rows[s]["total"] for s in students] == ["10", "3.27", "10"]
     assert all((out / "feedback" / f"{s}.html").is_file() for s in students)
 
 

@@ -226,7 +226,7 @@ def test_the_worker_flags_each_question_whose_answer_uses_a_forbidden_name():
                "def likelihood(t, f, v, y, c):\n    return 0.5",
                "def joint_scores(t, q, y):\n    return CategoricalNB().fit(t, t[y])",
                "def predict(t, q, y):\n    return max(joint_scores(t, q, y))",
-               "p_no = 0.2"]
+               "p_no = likelihood(None, None, None, None, None)"]  # computed, not typed in
     assert forbidden.flagged_answers(sources, EXERCISE.probe_plan()) == {
         "q2": ["CategoricalNB"], "q3": ["CategoricalNB"]}
     assert list(forbidden.flagged_answers(sources, EXERCISE.probe_plan())) == ["q2", "q3"]

@@ -70,7 +70,7 @@ def test_a_known_mistake_loses_points_and_is_named(name, question_id, mistake_na
     # and check() names it too when a public case shows it
     report = Checker(name, path=RELEASE / f"{name}{specs.CHECKS_SUFFIX}").run(
         question_id, _answer(question, mistake), sources=[])
-    if not report.all_passed:
+    if not report.all_passed and not report.graded_later:  # a value's mistakes never ship
         assert mistake_name in report.mistakes and mistake.feedback in str(report)
 
 

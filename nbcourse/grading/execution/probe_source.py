@@ -101,6 +101,8 @@ class _Encoder:
         module = getattr(type(value), "__module__", "") or ""
         if value is None or isinstance(value, (bool, int, float, str, Fraction)):
             return self.scalar(value)
+        if module == "decimal" and type(value).__name__ == "Decimal":
+            return self.decimal(value)
         if module.startswith(("numpy", "pandas", "scipy")):
             return self.library(value, module, depth)
         if isinstance(value, (list, tuple)):
@@ -136,6 +138,12 @@ class _Encoder:
                 raise TooLarge("the answer holds a string of more than 100,000 characters")
             return text
         return {"$fraction": [int(value.numerator), int(value.denominator)]}
+
+    def decimal(self, value):
+        """A decimal.Decimal: exactly, as a Fraction (a float when it is huge or not finite)."""
+        if not value.is_finite() or abs(value.adjusted()) > 300:
+            return self.scalar(float(value))
+        return self.scalar(Fraction(value))
 
     def library(self, value, module, depth):
         """numpy arrays and scalars, pandas Series and DataFrames, scipy sparse matrices."""
