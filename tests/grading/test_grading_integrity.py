@@ -256,3 +256,15 @@ def test_means_and_pass_rates_leave_out_who_submitted_nothing(graded_class):
     assert f"{len(marks)} submissions with a mark" in page
     q1_full = sum(1 for r in rows.values() if r["status"] != "not submitted" and r["q1"] == "2")
     assert f">{q1_full} of {len(marks)}</td>" in page
+
+
+def test_every_name_in_the_hints_is_escaped():
+    from nbcourse.grading.class_report import _integrity_section
+    report = integrity.Report(pairs=[integrity.Pair("<script>a</script>", "b&c", 0.9, ["q1"])],
+                              solution=[("<img src=x>", 1.0)], compared=3,
+                              not_compared={"<i>": "too little code of its own to compare"})
+    page = _integrity_section(report)
+    assert "<script>" not in page and "<img" not in page and "<i>" not in page
+    assert "&lt;script&gt;a&lt;/script&gt;" in page and "b&amp;c" in page
+    assert "Could not be computed: x &lt;y&gt;" in _integrity_section(
+        integrity.Report(error="x <y>"))
