@@ -219,7 +219,7 @@ def graded_class(tmp_path_factory):
                          capture_output=True, text=True, cwd=REPO, timeout=600)
     assert run.returncode == 0, run.stderr
     rows = {r["submission"]: r for r in csv.DictReader((out / "grades.csv").open())}
-    return rows, (out / "report.html").read_text(encoding="utf-8")
+    return rows, (out / "report.html").read_text(encoding="utf-8"), run.stdout
 
 
 def _table(page: str, table_id: str) -> list[list[str]]:
@@ -229,7 +229,7 @@ def _table(page: str, table_id: str) -> list[list[str]]:
 
 
 def test_the_class_report_lists_the_copy_and_the_solution(graded_class):
-    rows, page = graded_class
+    rows, page, _ = graded_class
     assert rows["zed"]["total"] == "10"  # the disguised copy works, and is graded as such
     # lou's notebook is the solution with a loop added: a copy too, as a person would say
     pairs = _table(page, "integrity-pairs")
@@ -240,7 +240,7 @@ def test_the_class_report_lists_the_copy_and_the_solution(graded_class):
 
 
 def test_the_class_report_names_the_students_who_need_attention(graded_class):
-    rows, page = graded_class
+    rows, page, _ = graded_class
     assert rows["nobody"]["status"] == "not submitted"
     assert rows["lou"]["status"] == "timed out"
     assert float(rows["wen"]["total"]) < 5
@@ -249,7 +249,7 @@ def test_the_class_report_names_the_students_who_need_attention(graded_class):
 
 
 def test_means_and_pass_rates_leave_out_who_submitted_nothing(graded_class):
-    rows, page = graded_class
+    rows, page, _ = graded_class
     marks = [float(r["total"]) for r in rows.values() if r["status"] != "not submitted"]
     assert f'<span id="mean">{sum(marks) / len(marks):.2f}</span>' in page
     assert '<span id="not-submitted">1</span> not submitted' in page
@@ -268,3 +268,10 @@ def test_every_name_in_the_hints_is_escaped():
     assert "&lt;script&gt;a&lt;/script&gt;" in page and "b&amp;c" in page
     assert "Could not be computed: x &lt;y&gt;" in _integrity_section(
         integrity.Report(error="x <y>"))
+
+
+def test_the_terminal_mean_leaves_out_who_submitted_nothing(graded_class):
+    rows, _, terminal = graded_class
+    marks = [float(r["total"]) for r in rows.values() if r["status"] != "not submitted"]
+    assert terminal.count(f"mean score {sum(marks) / len(marks):.2f} / 10 "
+                             f"(over {len(marks)} submissions with a mark)") == 1
