@@ -164,10 +164,12 @@ def _parse(source: str) -> ast.Module | None:
         return None
 
 
-def _words(source: str, keep: frozenset[str]) -> _Statement:
-    """A cell that does not parse, as normalised words."""
+def _words(source: str, keep: frozenset[str], budget: list[int]) -> _Statement:
+    """A cell that does not parse, as normalised words (at most ``budget[0]`` of them)."""
     tokens, names = [], set()
-    for word in _WORD.findall(source)[:MAX_TOKENS]:
+    words = _WORD.findall(source)[:max(0, budget[0])]
+    budget[0] -= len(words)
+    for word in words:
         if word[0].isalpha() or word[0] == "_":
             names.add(word)
             tokens.append(word if word in keep or word in _KEYWORDS else "V")
@@ -197,8 +199,10 @@ def statements(cells: list[str], graded: frozenset[str]) -> list[_Statement]:
     budget = [MAX_TOKENS]
     found = []
     for source, tree in trees:
+        if budget[0] <= 0:
+            break
         if tree is None:
-            found.append(_words(source, keep))
+            found.append(_words(source, keep, budget))
             continue
         for node in tree.body:
             if budget[0] <= 0:
