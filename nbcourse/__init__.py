@@ -11,12 +11,7 @@ from .datasets import (load_20newsgroups, load_picnic, load_sms_mini, load_sms_s
 from .linear import LogisticRegression
 from .naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 
-try:  # one source of truth: the version in pyproject.toml, as installed
-    from importlib.metadata import PackageNotFoundError as _NotInstalled
-    from importlib.metadata import version as _installed_version
-    __version__ = _installed_version("nbcourse")
-except _NotInstalled:  # imported from a source tree that was never installed
-    __version__ = "0+unknown"
+from ._version import __version__
 
 __all__ = [
     "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB",

@@ -1,7 +1,10 @@
 """The library's input checks, and the one rule for which error a bad input raises.
 
 Every check that more than one function needs lives here (a number, a matrix, labels,
-priors, alpha, a whole number, CategoricalNB's columns), written once. Students feed the library hand-made lists, DataFrames and sparse matrices. A numpy
+priors, alpha, a whole number, a seed), written once; CategoricalNB's table of labels
+is checked by `naive_bayes._categorical_input` with the same rule.
+
+Students feed the library hand-made lists, DataFrames and sparse matrices. A numpy
 traceback from deep inside a matrix product teaches nothing, so every public entry
 point validates its arguments with a function from this module and raises an error
 that names the argument and says what was expected.
@@ -32,21 +35,18 @@ import pandas as pd
 import scipy.sparse as sp
 
 __all__ = [
-    "CategoricalColumns",
     "NotFittedError",
     "check_alpha",
     "check_bool",
-    "check_categorical_column",
-    "check_categorical_frame",
     "check_classes",
     "check_feature_names",
     "check_labels",
     "check_matrix",
-    "check_min_categories",
     "check_positive",
     "check_positive_int",
     "check_prior",
     "check_sample_weight",
+    "check_seed",
     "not_fitted",
     "plain",
 ]
@@ -176,6 +176,14 @@ def _as_counts(counts, name: str = "counts", *, exact: bool = False) -> np.ndarr
     return array
 
 
+def _as_count_vector(counts, name: str = "counts", *, exact: bool = False) -> np.ndarray:
+    """One distribution's counts: a 1-D array of non-negative counts, one per outcome."""
+    array = _as_counts(counts, name, exact=exact)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one count per outcome), got shape {array.shape}")
+    return array
+
+
 def _as_simplex_points(theta, k: int, atol: float, name: str = "theta") -> np.ndarray:
     points = _as_numbers(theta, name)
     if points.ndim == 0 or points.shape[-1] != k:
@@ -275,6 +283,15 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
     return int(value)
 
 
+def check_seed(seed, *, allow_none: bool = False):
+    """A random seed: a whole number (or None, where that means "do not shuffle")."""
+    if seed is None and allow_none:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int{' or None' if allow_none else ''}, got {seed!r}")
+    return int(seed)
+
+
 def check_bool(value, name: str) -> bool:
     """True or False (``fit_prior``, ``force_alpha``)."""
     if not isinstance(value, (bool, np.bool_)):
@@ -371,11 +388,13 @@ def check_matrix(X, name: str = "X", *, owner: str | None = None, allow_sparse: 
     return X
 
 
-def check_labels(y, n_samples: int, name: str = "y") -> np.ndarray:
+def check_labels(y, n_samples: int | None, name: str = "y", *, rows: str = "X") -> np.ndarray:
     """Return the class labels as a 1-D array of length ``n_samples``.
 
     Labels are names of classes: strings, integers, or floats that are whole numbers.
     Other floats look like a regression target and are refused, as in scikit-learn.
+    ``n_samples=None`` (a metric's ``y_true``, say) accepts any length but 0; ``rows``
+    names what the labels must match one by one.
     """
     if y is None:
         raise ValueError(
@@ -392,8 +411,11 @@ def check_labels(y, n_samples: int, name: str = "y") -> np.ndarray:
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one label per sample), got shape {y.shape}")
-    if y.shape[0] != n_samples:
-        raise ValueError(f"{name} has {y.shape[0]} labels but X has {n_samples} samples")
+    if n_samples is None and y.shape[0] == 0:
+        raise ValueError(f"{name} is empty: it needs at least one label")
+    if n_samples is not None and y.shape[0] != n_samples:
+        raise ValueError(f"{name} has {y.shape[0]} labels but {rows} has {n_samples} samples: "
+                         f"{name} must hold one label per row of {rows}")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError(f"{name} contains NaN or infinite labels")
     if y.dtype.kind == "f" and not np.array_equal(y, np.round(y)):
@@ -479,110 +501,3 @@ def check_feature_names(estimator, X, *, reset: bool) -> None:
     if not unseen and not missing:
         message += "Feature names must be in the same order as they were in fit.\n"
     raise ValueError(message)
-
-
-# ---------------------------------------------------------------------------
-# CategoricalNB's input: a table of labels or category codes, column by column.
-# ---------------------------------------------------------------------------
-
-
-class CategoricalColumns:
-    """Checked categorical input: one 1-D array per feature."""
-
-    def __init__(self, columns, keys, cat_dtypes, index):
-        self.columns, self.keys, self.cat_dtypes, self.index = columns, keys, cat_dtypes, index
-        self.shape = (len(columns[0]), len(columns))
-
-    def __len__(self):
-        return self.shape[0]
-
-
-def check_categorical_frame(X, first: bool) -> pd.DataFrame:
-    """Accept a DataFrame, an array or list of rows, or (for queries) a dict or Series."""
-    if not first and isinstance(X, dict):
-        X = pd.DataFrame([X])
-    elif not first and isinstance(X, pd.Series):
-        X = X.to_frame().T
-    if isinstance(X, pd.DataFrame):
-        frame = X
-    elif sp.issparse(X):
-        raise TypeError(
-            "CategoricalNB needs dense data (sparse data was passed, but dense data is "
-            "required): a DataFrame, or an array of category codes")
-    elif isinstance(X, (np.ndarray, list, tuple)) or hasattr(X, "__array__"):
-        if not isinstance(X, (np.ndarray, list, tuple)):
-            X = np.asarray(X)
-        array = np.asarray(X, dtype=object) if not isinstance(X, np.ndarray) else X
-        if array.ndim < 2:
-            raise ValueError(
-                "X must be 2-D (samples x features). Reshape your data either using "
-                "X.reshape(-1, 1) if your data has a single feature or X.reshape(1, -1) if "
-                "it contains a single sample.")
-        if array.ndim > 2:
-            raise ValueError(f"X must be 2-D (samples x features), got {array.ndim} dimensions")
-        frame = pd.DataFrame(X if isinstance(X, np.ndarray) else list(map(list, X)))
-    else:
-        raise TypeError(f"X must be a pandas DataFrame of categories, got {type(X).__name__}")
-    _check_not_empty(frame.shape, "X")
-    return frame
-
-
-def check_categorical_column(column: pd.Series, key, expect_codes) -> np.ndarray:
-    """Category codes (whole numbers >= 0) as int64, or labels as an object array."""
-    if column.isna().any():
-        raise ValueError(
-            f"X has missing values (NaN) in column(s) {[plain(key)]}; fill or drop them")
-    values = column.to_numpy()
-    numeric = values.dtype.kind in "iuf" or (
-        values.dtype.kind == "O" and all(isinstance(v, numbers.Real) and not isinstance(v, bool)
-                                         for v in values))
-    if values.dtype.kind == "c":
-        raise ValueError("Complex data not supported: CategoricalNB needs labels or codes")
-    if not isinstance(column.dtype, pd.CategoricalDtype) and numeric \
-            and expect_codes is not False:
-        numbers_ = values.astype(np.float64)
-        if not np.all(np.isfinite(numbers_)):
-            raise ValueError(f"X contains NaN or infinite values (inf) in column {plain(key)!r}")
-        if (numbers_ < 0).any():
-            raise ValueError(
-                "Negative values in data passed to CategoricalNB (input X): numbers are "
-                f"category codes 0, 1, 2, ..., found {plain(numbers_.min())!r} in column "
-                f"{plain(key)!r}")
-        if not np.array_equal(numbers_, np.round(numbers_)):
-            example = numbers_[numbers_ != np.round(numbers_)][0]
-            raise ValueError(
-                f"CategoricalNB reads numbers as category codes 0, 1, 2, ..., but column "
-                f"{plain(key)!r} holds {plain(example)!r}; give whole numbers, or labels "
-                "(strings), or use GaussianNB for continuous features")
-        return numbers_.astype(np.int64)
-    if expect_codes:
-        raise ValueError(
-            f"feature {plain(key)!r} was fitted with category codes (numbers), got "
-            f"{plain(values[0])!r}")
-    for value in values:
-        try:
-            hash(value)
-        except TypeError:
-            raise TypeError(
-                f"a category argument must be a string or a number (a label), got "
-                f"{type(value).__name__} {value!r} in column {plain(key)!r}") from None
-    return values.astype(object)
-
-
-def check_min_categories(min_categories, n_features: int):
-    if min_categories is None:
-        return None
-    values = np.asarray(min_categories)
-    if not np.issubdtype(values.dtype, np.integer):
-        raise ValueError(
-            f"'min_categories' should have integral type. Got {values.dtype} instead.")
-    if values.ndim == 0:
-        values = np.full(n_features, int(values))
-    if values.shape != (n_features,):
-        raise ValueError(
-            f"'min_categories' should have shape ({n_features},) when an array-like is "
-            f"provided. Got {values.shape} instead.")
-    if (values < 1).any():
-        raise ValueError(f"'min_categories' must be >= 1, got {values.tolist()}")
-    return values
-

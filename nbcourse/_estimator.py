@@ -87,17 +87,22 @@ class ClassifierMixin(BaseEstimator):
 
     #: classifier tags that differ from scikit-learn's defaults
     _classifier_tags: dict = {}
+    #: the attribute that exists once the classifier is fitted
+    _fitted_attribute = "classes_"
+
+    def _check_fitted(self) -> None:
+        """Raise the not-fitted error (`_checks.not_fitted`) if ``fit`` has not run."""
+        from ._checks import not_fitted
+
+        if not hasattr(self, self._fitted_attribute):
+            raise not_fitted(self)
 
     def score(self, X, y, sample_weight=None) -> float:
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted if weights are given)."""
-        from ._checks import check_sample_weight
+        from ._checks import check_labels, check_sample_weight
 
         predicted = self.predict(X)
-        truth = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-        if truth.shape != predicted.shape:
-            raise ValueError(
-                f"y has {truth.shape[0] if truth.ndim else 0} labels but X has "
-                f"{predicted.shape[0]} samples")
+        truth = check_labels(y, predicted.shape[0])
         weights = check_sample_weight(sample_weight, truth.shape[0])
         return float(np.average(predicted == truth, weights=weights))
 

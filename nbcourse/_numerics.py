@@ -4,15 +4,18 @@
 - `logsumexp`: log(sum(exp(a))) without underflow (the posterior's normaliser);
 - `moments` and `combine_moments`: count, mean and sum of squared deviations of a block
   of rows, and the pooled update that merges two blocks (Chan, Golub and LeVeque);
-- `gaussian_log_density`: log N(x; mean, var), term by term.
+- `gaussian_log_density`: log N(x; mean, var), term by term;
+- `times_log` and `log_dot`: count x log-probability where 0 * log 0 counts as 0, term by
+  term and inside a (sparse) matrix product.
 
-`GaussianNB`, `mle` and `scale` call these; none of them writes the formulas again.
+The estimators, `mle` and `scale` call these; none of them writes the formulas again.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["log", "logsumexp", "moments", "combine_moments", "gaussian_log_density"]
+__all__ = ["log", "logsumexp", "moments", "combine_moments", "gaussian_log_density",
+           "times_log", "log_dot"]
 
 
 def log(values, out=None) -> np.ndarray:
@@ -77,3 +80,40 @@ def combine_moments(n_a, mean_a, m2_a, n_b, mean_b, m2_b) -> tuple:
 def gaussian_log_density(x, mean, var) -> np.ndarray:
     """log N(x; mean, var) = -1/2 log(2 pi var) - (x - mean)^2 / (2 var), elementwise."""
     return -0.5 * np.log(2.0 * np.pi * var) - (x - mean) ** 2 / (2.0 * var)
+
+
+def times_log(x, log_y) -> np.ndarray:
+    """``x * log_y`` term by term, where ``x == 0`` gives 0: the rule 0 * log 0 = 0.
+
+    A zero count (or exponent) contributes nothing even where ``log_y`` is -inf (a
+    probability of 0) or NaN (the log of 0/0); `log_dot` is the same rule inside a
+    matrix product.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.where(x == 0, 0.0, x * log_y)
+
+
+def log_dot(X, log_params) -> np.ndarray:
+    """``X @ log_params.T`` where 0 times log 0 counts as 0: `times_log`, summed, as a
+    product that keeps a sparse ``X`` sparse.
+
+    ``X`` (dense or sparse, non-negative: counts, frequencies, presence) has one row per
+    sample; ``log_params`` one row per class, in the same columns. With alpha = 0 a
+    log-probability may be -inf; a sample whose entry is 0 there gets no contribution
+    from it (the word is absent), a sample with a positive entry gets -inf. A NaN (the
+    log of 0/0) or +inf is treated alike: it matters only where ``X`` is positive, and
+    -inf and +inf together give NaN.
+    """
+    log_params = np.asarray(log_params, dtype=np.float64)
+    finite = np.isfinite(log_params)
+    if finite.all():  # the usual case, alpha > 0: one product, no mask
+        return np.asarray(X @ log_params.T)
+    out = np.asarray(X @ np.where(finite, log_params, 0.0).T, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        for value, where in ((-np.inf, np.isneginf(log_params)),
+                             (np.inf, np.isposinf(log_params)),
+                             (np.nan, np.isnan(log_params))):
+            if where.any():
+                out[np.asarray(X @ where.T.astype(np.float64)) > 0] += value
+    return out

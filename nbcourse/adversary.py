@@ -82,8 +82,9 @@ def good_word_attack(model, x, target="ham", *, max_count=None,
                      max_words: int = 100_000) -> GoodWordAttack:
     """The fewest word occurrences to add to message ``x`` so that ``model`` says ``target``.
 
-    ``model`` is a fitted two-class multinomial naive Bayes (``feature_log_prob_``,
-    ``class_log_prior_``, ``classes_``), ``x`` one row of counts in its columns. The
+    ``model`` is a fitted two-class multinomial naive Bayes, read through its linear form
+    ``model.to_linear()`` (the same log-odds weights w_k as above), ``x`` one row of
+    counts in its columns. The
     message flips when the target's joint log-probability is strictly above the other
     class's, so that ``model.predict`` answers ``target`` (a tie is not a flip).
     ``max_count`` is the filter's cap on a word's count: the model must have been trained
@@ -92,21 +93,21 @@ def good_word_attack(model, x, target="ham", *, max_count=None,
     ``max_words`` bounds the search: beyond it the attack reports ``n_words = inf``.
     """
     classes = list(getattr(model, "classes_", []))
-    if len(classes) != 2 or not hasattr(model, "feature_log_prob_"):
+    if len(classes) != 2 or not hasattr(model, "to_linear"):
         raise ValueError("model must be a fitted naive Bayes model with exactly two classes")
     if target not in classes:
         raise ValueError(f"target must be one of the classes {classes}, got {target!r}")
     check_positive_int(max_words, "max_words")
     t = classes.index(target)
-    o = 1 - t
-    log_prob = np.asarray(model.feature_log_prob_, dtype=np.float64)
-    x = _row(x, log_prob.shape[1])
+    o = 1 - t  # the other class
+    bias, linear = model.to_linear()  # log-odds of classes_[1] against classes_[0]
+    x = _row(x, len(linear))
     if max_count is not None:
         check_positive_int(max_count, "max_count")
         x = np.minimum(x, max_count)
-    prior = np.asarray(model.class_log_prior_, dtype=np.float64)
-    weights = log_prob[o] - log_prob[t]            # log-odds (other vs target) per occurrence
-    gap = float(prior[o] - prior[t] + x @ weights)  # > 0: the model does not say target yet
+    sign = 1.0 if o == 1 else -1.0                  # log-odds of the other class vs target
+    weights = sign * np.asarray(linear, dtype=np.float64)  # per occurrence of each word
+    gap = float(sign * bias + x @ weights)          # > 0: the model does not say target yet
     if gap < 0:
         return GoodWordAttack(0, {}, gap, gap)
     order = np.argsort(weights, kind="stable")     # most negative first: the best good words

@@ -30,7 +30,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__
+from ._version import __version__
 
 __all__ = ["build_parser", "main"]
 
@@ -320,8 +320,9 @@ def _grade(args) -> int:
     print(summary(batch))
     if args.format:
         from .grading.export import write_exports
+        from .grading.terminal import terminal_safe
         for path in write_exports(args.out, args.format):
-            print(f"  {path.stem}: {path}")
+            print(terminal_safe(f"  {path.stem}: {path}"))
     return 0
 
 
@@ -337,10 +338,11 @@ def _certs(args) -> int:
 
 def _export(args) -> int:
     from .grading.export import FORMATS, write_exports
+    from .grading.terminal import terminal_safe
 
     for path in write_exports(args.out, args.format or FORMATS,
                               canvas_assignment=args.canvas_assignment):
-        print(f"wrote {path}")
+        print(terminal_safe(f"wrote {path}"))
     return 0
 
 
@@ -352,7 +354,8 @@ def main(argv: list[str] | None = None) -> int:
         return handlers[args.command](args)
     except (FileNotFoundError, FileExistsError, ValueError, RuntimeError,
             NoCourseFolder) as error:  # RuntimeError includes SandboxUnavailable
-        print(f"nbcourse {args.command}: error: {error}", file=sys.stderr)
+        from .grading.terminal import terminal_safe  # the error may quote a file's name
+        print(terminal_safe(f"nbcourse {args.command}: error: {error}"), file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `nbcourse list | head`
         sys.stdout = open(os.devnull, "w")

@@ -11,12 +11,10 @@ Everything here is plain numpy/pandas, written to be read next to the lessons.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 
-from ._checks import check_positive_int
+from ._checks import check_labels, check_positive_int, check_seed
 
 __all__ = [
     "stratified_split", "accuracy", "binary_scores", "confusion_matrix",
@@ -24,20 +22,11 @@ __all__ = [
     "shuffle_within_class", "accuracy_by_training_size",
     "macro_f1", "majority_class", "majority_accuracy", "kfold_indices", "cross_validate",
     "mean_and_spread",
-    "WEATHER_ALPHAS", "posterior_of", "fit_each_alpha", "alpha_curve",
-    "SPAM_ALPHAS", "spam_validation_scores", "spam_alpha_curve",
 ]
 
 
 def _labels(y, name: str) -> np.ndarray:
-    if hasattr(y, "to_numpy"):
-        y = y.to_numpy()
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one label per sample), got shape {y.shape}")
-    if y.shape[0] == 0:
-        raise ValueError(f"{name} is empty: it needs at least one label")
-    return y
+    return check_labels(y, None, name)
 
 
 def _same_length(y_true, y_pred):
@@ -63,8 +52,7 @@ def stratified_split(y, sizes=(0.8, 0.2), seed: int = 0) -> tuple[np.ndarray, ..
         raise ValueError(f"sizes must list at least two fractions, got {sizes.tolist()!r}")
     if not np.all(np.isfinite(sizes)) or (sizes <= 0).any() or not np.isclose(sizes.sum(), 1.0):
         raise ValueError(f"sizes must be positive fractions adding up to 1, got {sizes.tolist()}")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an int, got {seed!r}")
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     parts: list[list[np.ndarray]] = [[] for _ in sizes]
     cuts = np.cumsum(sizes)
@@ -142,8 +130,7 @@ def kfold_indices(y, n_splits: int = 5, *, stratified: bool = True, seed=None):
         raise ValueError(f"n_splits must be at least 2 (one fold to test, the rest to train), got {n_splits}")
     if n_splits > len(y):
         raise ValueError(f"n_splits={n_splits} is more than the {len(y)} samples")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
-        raise TypeError(f"seed must be an int or None, got {seed!r}")
+    check_seed(seed, allow_none=True)
     rng = np.random.default_rng(seed) if seed is not None else None
     fold_of = np.empty(len(y), dtype=np.int64)
     if stratified:
@@ -363,8 +350,7 @@ def shuffle_within_class(X, y, seed: int = 0) -> np.ndarray:
     y = _labels(y, "y")
     if X.ndim != 2 or X.shape[0] != y.shape[0]:
         raise ValueError(f"X must be 2-D with one row per label ({y.shape[0]}), got shape {X.shape}")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an int, got {seed!r}")
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     for label in np.unique(y):
         rows = np.flatnonzero(y == label)
@@ -393,13 +379,8 @@ def accuracy_by_training_size(models, X_train, y_train, X_test, y_test, sizes, *
     for name, make in models.items():
         if not callable(make):
             raise TypeError(f"models[{name!r}] must be callable (e.g. a class), got {make!r}")
-    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
-    if y_train.ndim != 1 or y_train.shape[0] != X_train.shape[0]:
-        raise ValueError(f"y_train must hold one label per row of X_train ({X_train.shape[0]}), "
-                         f"got shape {y_train.shape}")
-    if y_test.ndim != 1 or y_test.shape[0] != X_test.shape[0]:
-        raise ValueError(f"y_test must hold one label per row of X_test ({X_test.shape[0]}), "
-                         f"got shape {y_test.shape}")
+    y_train = check_labels(y_train, X_train.shape[0], "y_train", rows="X_train")
+    y_test = check_labels(y_test, X_test.shape[0], "y_test", rows="X_test")
     classes, class_sizes = np.unique(y_train, return_counts=True)
     if len(classes) < 2:
         raise ValueError("y_train must contain at least two classes")
@@ -431,60 +412,3 @@ def accuracy_by_training_size(models, X_train, y_train, X_test, y_test, sizes, *
             majority = classes[np.argmax(take)]
             rows.append(("majority class", m, repeat, float(np.mean(y_test == majority))))
     return pd.DataFrame(rows, columns=["model", "size", "repeat", "accuracy"])
-
-
-# ----- how the smoothing strength alpha moves the answers (lessons 02 and 05) -------------
-
-#: Points of the weather curve: fine steps near zero, where P(no | x) leaves 0 quickly,
-#: then the slider's own values 0.5, 1.0, ..., 20.0.
-WEATHER_ALPHAS = (0.0, 0.05, 0.1, 0.2, 0.3) + tuple(k / 2 for k in range(1, 41))
-
-#: The spam filter's alphas: 1-2-5 steps on a log scale, so a printed alpha is exactly
-#: the value used (a reader can re-run it and get the same line).
-SPAM_ALPHAS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
-
-
-def posterior_of(model, query, target) -> float:
-    """P(target | query) under a fitted categorical ``model`` (``query`` is a dict)."""
-    classes = list(model.classes_)
-    if target not in classes:
-        raise ValueError(f"target must be one of the classes {classes}, got {target!r}")
-    return float(model.predict_proba(dict(query))[0, classes.index(target)])
-
-
-def fit_each_alpha(X, y, alphas) -> dict:
-    """One ``CategoricalNB(alpha)`` fitted on (X, y) per alpha, keyed by float(alpha)."""
-    from .naive_bayes import CategoricalNB
-
-    return {float(a): CategoricalNB(alpha=a).fit(X, y) for a in alphas}
-
-
-def alpha_curve(X, y, queries, alphas=WEATHER_ALPHAS, target="no", *, models=None) -> pd.DataFrame:
-    """P(target | query) for every alpha (rows) and every named query (columns).
-
-    ``queries`` maps a name to a query dict. One CategoricalNB is fitted per alpha and
-    asked about every query (``models`` may pass the fits of :func:`fit_each_alpha`).
-    """
-    models = models if models is not None else fit_each_alpha(X, y, alphas)
-    rows = [[posterior_of(models[float(a)], queries[name], target) for name in queries]
-            for a in alphas]
-    return pd.DataFrame(rows, index=pd.Index([float(a) for a in alphas], name="alpha"),
-                        columns=pd.Index(list(queries), name="query"))
-
-
-def spam_validation_scores(alpha, X_train, y_train, X_val, y_val, positive="spam") -> dict:
-    """Fit multinomial naive Bayes with ``alpha`` on the training part and score it on
-    the validation part: accuracy, precision and recall for the class ``positive``."""
-    from .naive_bayes import MultinomialNB
-
-    model = MultinomialNB(alpha=alpha).fit(X_train, y_train)
-    return binary_scores(y_val, model.predict(X_val), positive)
-
-
-def spam_alpha_curve(X_train, y_train, X_val, y_val, alphas=SPAM_ALPHAS,
-                     positive="spam") -> pd.DataFrame:
-    """Validation accuracy, precision and recall for every alpha in ``alphas`` (a DataFrame
-    with columns alpha, accuracy, precision, recall: one row per alpha)."""
-    rows = [{"alpha": a, **spam_validation_scores(a, X_train, y_train, X_val, y_val, positive)}
-            for a in alphas]
-    return pd.DataFrame(rows, columns=["alpha", "accuracy", "precision", "recall"])

@@ -22,7 +22,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from nbcourse._checks import (NotFittedError, check_labels, check_matrix, check_positive,
-                              check_positive_int, not_fitted, plain)
+                              check_positive_int, plain)
 from nbcourse._estimator import ClassifierMixin
 
 __all__ = [
@@ -101,6 +101,7 @@ class LogisticRegression(ClassifierMixin):
     """
 
     _input_tags = {"sparse": True}
+    _fitted_attribute = "coef_"
 
     def __init__(self, C: float = 1.0, *, max_iter: int = 100, tol: float = 1e-6):
         self.C = C
@@ -194,10 +195,6 @@ class LogisticRegression(ClassifierMixin):
         return params, max_iter, np.abs(g).max() <= tol
 
     # ----- prediction ----------------------------------------------------------------------
-
-    def _check_fitted(self):
-        if not hasattr(self, "coef_"):
-            raise not_fitted(self)
 
     def decision_function(self, X) -> np.ndarray:
         """Log-odds w0 + X @ w of classes_[1] against classes_[0]."""

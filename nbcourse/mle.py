@@ -18,9 +18,9 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from nbcourse._checks import (_as_counts, _as_numbers, _as_samples, _as_scalar, _as_simplex_points,
-                              check_positive, check_positive_int)
-from nbcourse._numerics import gaussian_log_density, logsumexp, moments
+from nbcourse._checks import (_as_count_vector, _as_counts, _as_numbers, _as_samples, _as_scalar,
+                              _as_simplex_points, check_positive, check_positive_int)
+from nbcourse._numerics import gaussian_log_density, log, logsumexp, moments, times_log
 
 __all__ = [
     "SimplexMLEResult",
@@ -64,13 +64,9 @@ def categorical_log_likelihood(counts, theta, *, atol: float = 1e-9):
     `theta` may hold many candidate points at once (shape (..., K)), e.g. a
     `simplex_grid`; the result then has shape theta.shape[:-1].
     """
-    n = _as_counts(counts)
-    if n.ndim != 1:
-        raise ValueError(f"counts must be 1-D (one count per outcome), got shape {n.shape}")
+    n = _as_count_vector(counts)
     points = _as_simplex_points(theta, n.shape[0], atol)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(n > 0, n * np.log(points), 0.0)
-    total = terms.sum(axis=-1)
+    total = times_log(n, log(points)).sum(axis=-1)
     return float(total) if total.ndim == 0 else total
 
 
@@ -129,9 +125,7 @@ def lagrange_multiplier(counts, *, exact: bool = False):
     + lambda * (sum_k theta_k - 1), as some lecture notes do, gives lambda = -N
     instead; the estimate is the same.
     """
-    n = _as_counts(counts, exact=exact)
-    if n.ndim != 1:
-        raise ValueError(f"counts must be 1-D (one count per outcome), got shape {n.shape}")
+    n = _as_count_vector(counts, exact=exact)
     total = n.sum()
     if total == 0:
         raise ValueError("counts sum to zero: the Lagrangian has no stationary point without data")
@@ -145,9 +139,7 @@ def lagrangian_gradient(counts, theta, lam):
     point theta = counts / N with lambda = N, which is how a notebook can check
     the derivation numerically.  theta must be strictly positive where counts are.
     """
-    n = _as_counts(counts)
-    if n.ndim != 1:
-        raise ValueError(f"counts must be 1-D (one count per outcome), got shape {n.shape}")
+    n = _as_count_vector(counts)
     point = _as_numbers(theta, "theta")
     if point.shape != n.shape:
         raise ValueError(f"theta must have shape {n.shape} like counts, got {point.shape}")
@@ -185,9 +177,7 @@ def numeric_simplex_mle(counts, *, tol: float = 1e-10, max_iter: int = 10_000, s
     then allowed to grow again.  Iteration stops when no coordinate moves by
     more than `tol`.  Outcomes with zero counts shrink geometrically towards 0.
     """
-    n = _as_counts(counts)
-    if n.ndim != 1:
-        raise ValueError(f"counts must be 1-D (one count per outcome), got shape {n.shape}")
+    n = _as_count_vector(counts)
     total = n.sum()
     if total == 0:
         raise ValueError("counts sum to zero: every point of the simplex is equally likely")

@@ -177,7 +177,7 @@ INSTRUCTOR_LINES = """\
 def _version() -> str:
     # Imported when a course is written, not at the top: setup.py loads this file on its
     # own, outside the package, to list the course's files.
-    from . import __version__
+    from ._version import __version__
     return __version__
 
 

@@ -30,7 +30,7 @@ import numpy as np
 from scipy.special import betaln
 
 from nbcourse._checks import _as_counts, _as_numbers, _as_scalar, _beta_shape, _nonnegative_count
-from nbcourse._numerics import log
+from nbcourse._numerics import log, times_log
 from nbcourse.mle import _output
 
 __all__ = [
@@ -115,9 +115,8 @@ def beta_logpdf(theta, a, b):
     a = _beta_shape(a, "a", False)
     b = _beta_shape(b, "b", False)
     with np.errstate(divide="ignore", invalid="ignore"):
-        term_a = 0.0 if a == 1 else (a - 1) * np.log(t)
-        term_b = 0.0 if b == 1 else (b - 1) * np.log1p(-t)
-        log_density = term_a + term_b - betaln(a, b)
+        log_density = times_log(a - 1, np.log(t)) + times_log(b - 1, np.log1p(-t)) \
+            - betaln(a, b)
     inside = (t >= 0) & (t <= 1)
     result = np.where(inside, log_density, -np.inf)
     return float(result) if result.ndim == 0 else result

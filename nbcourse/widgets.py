@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from .evaluation import (SPAM_ALPHAS, WEATHER_ALPHAS, alpha_curve, fit_each_alpha, posterior_of,
-                         spam_alpha_curve, spam_validation_scores)
 from .smoothing import beta_summary
+from .smoothing_strength import (SPAM_ALPHAS, WEATHER_ALPHAS, WEATHER_MAX, WEATHER_STEP,
+                                 alpha_curve, fit_each_alpha, posterior_of, spam_alpha_curve,
+                                 spam_validation_scores)
 
 __all__ = [
     "BetaExplorer", "beta_explorer", "beta_estimates_line",
@@ -107,16 +108,19 @@ def beta_explorer(a=2.0, b=2.0, heads=3, tails=0) -> BetaExplorer:
     return BetaExplorer(a, b, heads, tails)
 
 
-def _smoothing_line(model, query, alpha, target) -> str:
-    """``alpha = 2.0 -> P(no | x) = 0.4630, prediction: yes``; alpha is printed in full."""
-    probability = posterior_of(model, query, target)
+def _smoothing_line(model, query, alpha, target, probability=None) -> str:
+    """``alpha = 2.0 -> P(no | x) = 0.4630, prediction: yes``; alpha is printed in full.
+
+    ``probability`` is P(target | query) if the caller has it already."""
+    if probability is None:
+        probability = posterior_of(model, query, target)
     prediction = str(model.predict(dict(query))[0])
     return f"alpha = {float(alpha)} -> P({target} | x) = {probability:.4f}, prediction: {prediction}"
 
 
 def smoothing_line(X, y, query, alpha, target="no") -> str:
-    """The weather slider's printed line for one alpha: fit ``CategoricalNB(alpha)`` on
-    (X, y), then print P(target | query) and the prediction."""
+    """The weather slider's printed line for one alpha: fit ``CategoricalNB(alpha=alpha)``
+    on (X, y), then print P(target | query) and the prediction."""
     return _smoothing_line(fit_each_alpha(X, y, [alpha])[float(alpha)], query, alpha, target)
 
 
@@ -128,7 +132,7 @@ class SmoothingExplorer(widgets.VBox):
     CSS classes: ``nbcourse-alpha`` (slider, 0 to 20 in steps of 0.5), ``nbcourse-query``
     (menu, shown when there is more than one query), ``nbcourse-alpha-readout`` (the line)
     and ``nbcourse-alpha-plot`` (the image). ``curves`` may pass the result of
-    :func:`nbcourse.evaluation.alpha_curve` for these queries, to avoid computing it twice; each alpha's
+    :func:`nbcourse.smoothing_strength.alpha_curve` for these queries, to avoid computing it twice; each alpha's
     model is fitted the first time the slider reaches it and then kept.
     """
 
@@ -148,7 +152,8 @@ class SmoothingExplorer(widgets.VBox):
             raise ValueError(f"curves has no column for the queries {missing}")
         self.curves = curves
         self.alpha = _slider(widgets.FloatSlider, "alpha (smoothing)", "nbcourse-alpha",
-                             value=alpha, min=0.0, max=20.0, step=0.5, readout_format=".1f")
+                             value=alpha, min=0.0, max=WEATHER_MAX, step=WEATHER_STEP,
+                             readout_format=".1f")
         self.query = widgets.Dropdown(options=list(self.queries), description="query x",
                                       layout=widgets.Layout(width="420px"))
         self.query.add_class("nbcourse-query")
@@ -178,10 +183,12 @@ class SmoothingExplorer(widgets.VBox):
 
     def _refresh(self, change=None):
         name, alpha = self.query.value, self.alpha.value
-        model = self._model(alpha)
-        _print_line(self.readout, _smoothing_line(model, self.queries[name], alpha, self.target))
-        self.image.value = self.plot.update(self.curves[name], model,
-                                            self.queries[name]).to_png()
+        model, query = self._model(alpha), self.queries[name]
+        probability = posterior_of(model, query, self.target)  # once, for line and picture
+        _print_line(self.readout,
+                    _smoothing_line(model, query, alpha, self.target, probability))
+        self.image.value = self.plot.update(self.curves[name], model, query,
+                                            probability=probability).to_png()
 
 
 def smoothing_explorer(X, y, queries, alpha=0.0, target="no", curves=None) -> SmoothingExplorer:
@@ -205,7 +212,7 @@ class SpamAlphaExplorer(widgets.VBox):
     :data:`SPAM_ALPHAS`), an ``Output`` with one printed line from :func:`format_alpha_line`
     (class ``nbcourse-spam-alpha-readout``) and an ``Image`` of
     :class:`nbcourse.plotting.AlphaCurvePlot` with the current alpha marked (class
-    ``nbcourse-spam-alpha-plot``). Each move refits ``MultinomialNB(alpha)`` on the
+    ``nbcourse-spam-alpha-plot``). Each move refits ``MultinomialNB(alpha=alpha)`` on the
     training matrix and scores it on the validation matrix.
     """
 

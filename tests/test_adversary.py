@@ -113,3 +113,15 @@ def test_the_attack_picture_draws_one_step_curve_per_filter_told_apart_without_c
     assert figure_to_png(figure).startswith(b"\x89PNG")
     with pytest.raises(TypeError, match="non-empty dict"):
         plot_words_to_flip({})
+
+
+def test_the_attack_reads_the_models_linear_form():
+    # the log-odds weights have one home, the model's to_linear: shift them and the attack
+    # sees the shift
+    X, y = _toy()
+    model = MultinomialNB().fit(X, y)
+    bias, weights = model.to_linear()
+    model.to_linear = lambda: (bias + 1.5, weights)
+    message = np.array([6, 4, 0, 0, 0])
+    attack = good_word_attack(model, message, "ham")
+    assert attack.log_odds_before == pytest.approx(bias + 1.5 + message @ weights)

@@ -201,7 +201,7 @@ def spam_split():
 
 @lru_cache(maxsize=None)
 def spam_line(alpha: float) -> str:
-    from nbcourse.evaluation import spam_validation_scores
+    from nbcourse.smoothing_strength import spam_validation_scores
     from nbcourse.widgets import format_alpha_line
 
     return format_alpha_line(alpha, spam_validation_scores(alpha, *spam_split()))

@@ -60,3 +60,23 @@ def test_messages_carry_sklearns_phrases():
         CategoricalNB().fit([[0, -1]], [1])
     with pytest.raises(ValueError, match="Unknown label type: continuous"):
         GaussianNB().fit([[0.0], [1.0]], [0.25, 1.5])
+
+
+def test_min_categories_of_the_wrong_type_is_a_type_error():
+    # the module's own rule: a wrong type raises TypeError, a wrong value ValueError
+    from nbcourse import CategoricalNB
+
+    X, y = [[0, 1], [1, 0]], [0, 1]
+    with pytest.raises(TypeError, match="integral type"):
+        CategoricalNB(min_categories=2.5).fit(X, y)
+    with pytest.raises(ValueError, match="should have shape"):
+        CategoricalNB(min_categories=[2, 2, 2]).fit(X, y)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: __import__("nbcourse.evaluation").evaluation.stratified_split([0, 1] * 5, seed=1.5),
+    lambda: __import__("nbcourse.evaluation").evaluation.kfold_indices([0, 1] * 5, 2, seed="x"),
+])
+def test_every_seed_is_checked_by_check_seed(call):
+    with pytest.raises(TypeError, match="seed must be an int"):
+        call()

@@ -1,6 +1,16 @@
 """The shape of the package a reader learns from: short functions, short modules, and
 imports that only look down (no two modules of ``nbcourse`` import each other, however
-indirectly, even inside a function).
+indirectly, even inside a function or through a package's ``__init__``), layer by layer:
+
+- the **core library** is every module of ``nbcourse`` outside ``plotting``, ``widgets``,
+  ``grading``, ``cli`` and ``__main__`` (the estimators, ``_checks``, ``_numerics``,
+  ``_estimator``, ``_version``, ``smoothing``, ``smoothing_strength``, ``mle``, ``linear``,
+  ``text``, ``evaluation``, ``adversary``, ``scale``, ``datasets``, ``resources`` and the package's
+  ``__init__``); it imports none of those five;
+- ``plotting`` draws what the core computes and imports neither ``widgets`` nor
+  ``grading``;
+- ``grading`` outside ``grading/execution/`` (the policy) imports neither ``plotting``
+  nor ``widgets``, and ``grading/execution/`` imports nothing of the policy.
 
 Read from the source with ``ast``, never by importing it. A failure lists every offender,
 one per line, grouped by folder (``grading/execution/`` on its own lines), so whoever owns
@@ -129,12 +139,10 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def _import_graph() -> dict[str, set[str]]:
-    graph = {name: _imports(name, path) for name, path in MODULES.items()}
-    # a module always imports the packages above it first: that edge is no cycle of its
-    # own making, so a package's __init__ importing its submodules is allowed
-    for name in graph:
-        graph[name] = {t for t in graph[name] if not name.startswith(t + ".")}
-    return graph
+    # Every edge counts, an import of an ancestor package too (``from . import x`` where
+    # x is defined in the package's __init__): if that __init__ imports the module back,
+    # however indirectly, importing either one first runs into a half-made module.
+    return {name: _imports(name, path) for name, path in MODULES.items()}
 
 
 def test_no_import_cycle_inside_nbcourse():
@@ -146,6 +154,17 @@ def test_no_import_cycle_inside_nbcourse():
 def test_the_cycle_check_finds_a_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_the_import_graph_keeps_edges_to_ancestor_packages():
+    """``resources`` reads the version lazily; reading it from ``nbcourse/__init__`` (which
+    imports the data loaders, which import ``resources``) was a cycle through an ancestor."""
+    graph = _import_graph()
+    assert "nbcourse" in graph["nbcourse.cli"] or "nbcourse._version" in graph["nbcourse.cli"]
+    assert "nbcourse._version" in graph["nbcourse.resources"]
+    assert "nbcourse" not in graph["nbcourse.resources"]
+    cycle = dict(graph, **{"nbcourse.resources": graph["nbcourse.resources"] | {"nbcourse"}})
+    assert any("nbcourse.resources" in group for group in _cycles(cycle))
 
 
 def test_the_import_graph_sees_relative_and_lazy_imports():
@@ -193,3 +212,50 @@ def test_the_layer_check_sees_relative_absolute_and_lazy_imports(tmp_path):
         f"{EXECUTION}.fake_module imports {target}"
         for target in ("nbcourse.grading", "nbcourse.grading.forbidden",
                        "nbcourse.grading.scoring", "nbcourse.grading.specs")]
+
+
+CORE_EXCLUDES = ("nbcourse.plotting", "nbcourse.widgets", "nbcourse.grading", "nbcourse.cli",
+                 "nbcourse.__main__")
+#: (who, what it must not import, stated exemptions as "module imports target")
+LAYER_RULES = [
+    ("the core library", lambda name: not any(_inside(name, top) for top in CORE_EXCLUDES),
+     CORE_EXCLUDES),
+    ("plotting", lambda name: _inside(name, "nbcourse.plotting"),
+     ("nbcourse.widgets", "nbcourse.grading", "nbcourse.cli")),
+    ("grading's policy", lambda name: _inside(name, "nbcourse.grading")
+     and not _inside(name, EXECUTION), ("nbcourse.plotting", "nbcourse.widgets")),
+]
+#: imports the rules above allow by name, each with its reason (none today)
+LAYER_EXEMPTIONS: dict[str, str] = {}
+
+
+def _layer_offenders(graph: dict[str, set[str]]) -> list[str]:
+    found = []
+    for layer, member, forbidden in LAYER_RULES:
+        for name in sorted(n for n in graph if member(n)):
+            for target in sorted(graph[name]):
+                edge = f"{name} imports {target}"
+                if any(_inside(target, top) for top in forbidden) \
+                        and edge not in LAYER_EXEMPTIONS:
+                    found.append(f"{layer}: {edge}")
+    return found
+
+
+def test_imports_go_down_the_layers():
+    offenders = _layer_offenders(_import_graph())
+    assert not offenders, ("an import from a lower layer to a higher one (see this file's "
+                           "docstring for the layers):\n  " + "\n  ".join(offenders))
+
+
+def test_the_layer_rules_see_an_import_upwards():
+    graph = {"nbcourse.smoothing": {"nbcourse.plotting.beta"},
+             "nbcourse.naive_bayes._base": {"nbcourse.grading.values"},
+             "nbcourse.plotting.beta": {"nbcourse.widgets"},
+             "nbcourse.grading.class_report": {"nbcourse.plotting._base"},
+             "nbcourse.grading.execution.runner": {"nbcourse.smoothing"},
+             "nbcourse.widgets": {"nbcourse.plotting", "nbcourse.evaluation"}}
+    assert _layer_offenders(graph) == [
+        "the core library: nbcourse.naive_bayes._base imports nbcourse.grading.values",
+        "the core library: nbcourse.smoothing imports nbcourse.plotting.beta",
+        "plotting: nbcourse.plotting.beta imports nbcourse.widgets",
+        "grading's policy: nbcourse.grading.class_report imports nbcourse.plotting._base"]

@@ -172,3 +172,20 @@ def test_sms_pipeline_predicts_like_sklearn():
     # not a trivial pipeline: it finds spam, and gets most messages right
     assert (predicted == "spam").sum() > 100
     assert (predicted == test_y).mean() > 0.9
+
+
+def test_complement_weights_are_lidstone_smoothing_of_the_counts_outside_each_class():
+    """ComplementNB does not re-derive Lidstone's formula: its weights are
+    -smoothing.lidstone_log of the counts outside each class (per-feature alpha too)."""
+    import numpy as np
+
+    from nbcourse.naive_bayes import ComplementNB
+    from nbcourse.smoothing import lidstone_log
+
+    rng = np.random.default_rng(3)
+    X, y = rng.integers(0, 5, (30, 6)), rng.integers(0, 3, 30)
+    for alpha in (0.5, np.linspace(0.1, 2.0, 6)):
+        model = ComplementNB(alpha=alpha).fit(X, y)
+        outside = model.feature_all_ - model.feature_count_
+        np.testing.assert_allclose(model.feature_log_prob_, -lidstone_log(outside, alpha),
+                                   rtol=1e-13)

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 PUBLIC_MODULES = ["nbcourse", "nbcourse.naive_bayes", "nbcourse.smoothing", "nbcourse.mle",
-                  "nbcourse.linear", "nbcourse.text", "nbcourse.evaluation", "nbcourse.datasets",
+                  "nbcourse.linear", "nbcourse.text", "nbcourse.evaluation", "nbcourse.smoothing_strength",
+                  "nbcourse.datasets",
                   "nbcourse.plotting", "nbcourse.widgets", "nbcourse.grading", "nbcourse.cli"]
 
 

@@ -7,7 +7,7 @@ from sklearn import metrics as skm
 from sklearn.calibration import calibration_curve
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
-from nbcourse import CategoricalNB, evaluation
+from nbcourse import CategoricalNB, evaluation, smoothing_strength
 from nbcourse.datasets import load_weather
 
 # ----- stratified_split ------------------------------------------------------------------
@@ -151,7 +151,7 @@ def test_log_loss_matches_scikit_learn_and_is_infinite_for_a_certain_mistake():
 def test_spam_validation_scores_equal_scikit_learn_on_the_same_matrices(sms_split):
     X_train, y_train, X_val, y_val = sms_split
     for alpha in (0.01, 1.0, 10.0):
-        ours = evaluation.spam_validation_scores(alpha, X_train, y_train, X_val, y_val)
+        ours = smoothing_strength.spam_validation_scores(alpha, X_train, y_train, X_val, y_val)
         predicted = SkMultinomialNB(alpha=alpha).fit(X_train, y_train).predict(X_val)
         assert ours["accuracy"] == skm.accuracy_score(y_val, predicted)
         assert ours["precision"] == skm.precision_score(y_val, predicted, pos_label="spam")
@@ -160,11 +160,11 @@ def test_spam_validation_scores_equal_scikit_learn_on_the_same_matrices(sms_spli
 
 
 def test_spam_alpha_curve_has_one_row_of_scores_per_alpha(sms_split):
-    curve = evaluation.spam_alpha_curve(*sms_split, alphas=(0.1, 1.0))
+    curve = smoothing_strength.spam_alpha_curve(*sms_split, alphas=(0.1, 1.0))
     assert list(curve.columns) == ["alpha", "accuracy", "precision", "recall"]
     assert curve["alpha"].tolist() == [0.1, 1.0]
-    assert curve.iloc[1, 1:].to_dict() == evaluation.spam_validation_scores(1.0, *sms_split)
-    assert evaluation.spam_alpha_curve(*sms_split)["alpha"].tolist() == list(evaluation.SPAM_ALPHAS)
+    assert curve.iloc[1, 1:].to_dict() == smoothing_strength.spam_validation_scores(1.0, *sms_split)
+    assert smoothing_strength.spam_alpha_curve(*sms_split)["alpha"].tolist() == list(smoothing_strength.SPAM_ALPHAS)
 
 
 WEATHER_QUERIES = {
@@ -176,19 +176,19 @@ WEATHER_QUERIES = {
 def test_alpha_curve_is_the_posterior_of_categorical_nb_at_each_alpha():
     table = load_weather()
     X, y = table.drop(columns="play"), table["play"]
-    curve = evaluation.alpha_curve(X, y, WEATHER_QUERIES, alphas=[0.0, 1.0, 8.5])
+    curve = smoothing_strength.alpha_curve(X, y, WEATHER_QUERIES, alphas=[0.0, 1.0, 8.5])
     assert list(curve.columns) == list(WEATHER_QUERIES) and list(curve.index) == [0.0, 1.0, 8.5]
     for alpha in (0.0, 1.0, 8.5):
         model = CategoricalNB(alpha=alpha).fit(X, y)
         for name, query in WEATHER_QUERIES.items():
             expected = model.predict_proba(query)[0, list(model.classes_).index("no")]
             assert curve.loc[alpha, name] == expected
-            assert evaluation.posterior_of(model, query, "no") == expected
+            assert smoothing_strength.posterior_of(model, query, "no") == expected
     assert curve.loc[0.0, "overcast"] == 0.0  # never overcast on a "no" day, without smoothing
-    models = evaluation.fit_each_alpha(X, y, [0.0, 1.0, 8.5])
-    assert evaluation.alpha_curve(X, y, WEATHER_QUERIES, [0.0, 1.0, 8.5], models=models).equals(curve)
+    models = smoothing_strength.fit_each_alpha(X, y, [0.0, 1.0, 8.5])
+    assert smoothing_strength.alpha_curve(X, y, WEATHER_QUERIES, [0.0, 1.0, 8.5], models=models).equals(curve)
     with pytest.raises(ValueError, match="target must be one of the classes"):
-        evaluation.posterior_of(models[1.0], WEATHER_QUERIES["lecture"], "maybe")
+        smoothing_strength.posterior_of(models[1.0], WEATHER_QUERIES["lecture"], "maybe")
 
 
 def test_shuffle_within_class_keeps_each_class_column_and_breaks_the_dependence():

@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from nbcourse import CategoricalNB, evaluation, plotting, smoothing, widgets
+from nbcourse import CategoricalNB, plotting, smoothing, smoothing_strength, widgets
 from nbcourse.datasets import load_weather
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -35,7 +35,7 @@ def weather():
 
 @pytest.fixture(scope="module")
 def curves(weather):
-    return evaluation.alpha_curve(*weather, QUERIES)
+    return smoothing_strength.alpha_curve(*weather, QUERIES)
 
 
 def expected_no(X, y, query, alpha):
@@ -149,7 +149,7 @@ def test_alpha_curve_is_categorical_nb_at_every_alpha(weather, curves):
         for name, query in QUERIES.items():
             assert curves.loc[alpha, name] == expected_no(*weather, query, alpha)[0]
     # as alpha grows the likelihoods flatten and P(no | x) heads for the prior 5/14
-    far = evaluation.alpha_curve(*weather, QUERIES, alphas=[1e6])
+    far = smoothing_strength.alpha_curve(*weather, QUERIES, alphas=[1e6])
     assert np.allclose(far.to_numpy(), 5 / 14, atol=1e-4)
 
 

@@ -108,6 +108,24 @@ def test_merge_refuses_models_that_do_not_fit_together():
         merge(MultinomialNB().fit(X, y), MultinomialNB())
 
 
+def test_merge_compares_hyper_parameters_by_value_not_by_their_repr():
+    # numpy prints a long array by its ends: a difference in the middle was not seen
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 3, (20, 2000)), np.arange(20) % 2
+    alpha = np.ones(2000)
+    other = alpha.copy()
+    other[1000] = 5.0
+    with pytest.raises(ValueError, match="different hyper-parameters"):
+        merge(MultinomialNB(alpha=alpha).fit(X, y), MultinomialNB(alpha=other).fit(X, y))
+    merge(MultinomialNB(alpha=alpha).fit(X, y), MultinomialNB(alpha=alpha.copy()).fit(X, y))
+    # the same number written two ways is the same setting
+    merged = merge(MultinomialNB(alpha=1).fit(X[:10], y[:10]),
+                   MultinomialNB(alpha=1.0).fit(X[10:], y[10:]))
+    np.testing.assert_array_equal(merged.feature_count_, MultinomialNB().fit(X, y).feature_count_)
+    merge(GaussianNB(var_smoothing=1e-9).fit(X, y),
+          GaussianNB(var_smoothing=np.float64(1e-9)).fit(X, y))
+
+
 def test_categorical_partial_fit_grows_categories_like_one_fit():
     weather = pd.DataFrame({"outlook": ["sunny", "sunny", "overcast", "rainy"],
                             "play": ["no", "no", "yes", "yes"]})

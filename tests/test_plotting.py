@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcourse import evaluation, plotting
+from nbcourse import evaluation, plotting, smoothing_strength
 from nbcourse.naive_bayes import GaussianNB
 from nbcourse.text import zipf_slope
 
@@ -101,7 +101,7 @@ def test_live_plots_share_one_base_class_and_keep_their_titles_on_the_figure():
     table = load_weather()
     X, y = table.drop(columns="play"), table["play"]
     query = {"outlook": "overcast", "temperature": "hot", "humidity": "high", "windy": "true"}
-    curve = evaluation.alpha_curve(X, y, {"q": query})["q"]
+    curve = smoothing_strength.alpha_curve(X, y, {"q": query})["q"]
     live = plotting.SmoothingEffectPlot(curve, CategoricalNB(alpha=1).fit(X, y), query)
     assert isinstance(live, plotting.LivePlot)
     assert isinstance(plotting.BetaUpdatePlot(2, 2, 3, 0), plotting.LivePlot)

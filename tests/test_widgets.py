@@ -6,7 +6,7 @@ import re
 import pytest
 from PIL import Image
 
-from nbcourse import evaluation, widgets
+from nbcourse import evaluation, smoothing_strength, widgets
 from nbcourse.naive_bayes import MultinomialNB
 
 #: The spam slider's printed line; the browser test parses it with this pattern.
@@ -23,7 +23,7 @@ def test_moving_the_slider_prints_what_nbcourse_computes_and_redraws(sms_split):
     lines, pictures = set(), set()
     for alpha in (0.01, 0.2, 1.0, 5.0, 10.0):
         explorer.slider.value = alpha
-        expected = widgets.format_alpha_line(alpha, evaluation.spam_validation_scores(alpha, *sms_split))
+        expected = widgets.format_alpha_line(alpha, smoothing_strength.spam_validation_scores(alpha, *sms_split))
         assert explorer.line == expected
         match = ALPHA_LINE.match(explorer.line)
         assert match and float(match["alpha"]) == alpha
@@ -55,5 +55,39 @@ def test_widgets_is_wiring_only():
         "BetaExplorer", "beta_explorer", "beta_estimates_line", "SmoothingExplorer",
         "smoothing_explorer", "smoothing_line", "SpamAlphaExplorer", "spam_alpha_slider",
         "format_alpha_line"}
-    assert widgets.alpha_curve is evaluation.alpha_curve
+    assert widgets.alpha_curve is smoothing_strength.alpha_curve
     assert not hasattr(widgets, "smoothed_posterior") and not hasattr(widgets, "format_smoothing_line")
+
+
+def test_a_weather_slider_move_computes_the_posterior_once(monkeypatch):
+    """The printed line and the picture show the same P(no | x): computed once a move."""
+    from nbcourse.datasets import load_weather
+    from nbcourse.naive_bayes import CategoricalNB
+
+    data = load_weather()
+    X, y = data.drop(columns="play"), data["play"]
+    query = {"outlook": "sunny", "temperature": "cool", "humidity": "high", "windy": "true"}
+    explorer = widgets.smoothing_explorer(X, y, {"lecture": query})
+    calls = []
+    original = CategoricalNB.predict_proba
+    monkeypatch.setattr(CategoricalNB, "predict_proba",
+                        lambda self, X: calls.append(1) or original(self, X))
+    explorer.alpha.value = 2.0
+    assert len(calls) == 1 and "alpha = 2.0" in explorer.line
+    assert (explorer.alpha.max, explorer.alpha.step) == (smoothing_strength.WEATHER_MAX,
+                                                         smoothing_strength.WEATHER_STEP)
+
+
+def test_the_sliders_grids_have_one_home():
+    """The weather slider offers exactly the curve's slider values, and the spam slider the
+    spam alphas: both read them from `smoothing_strength`, where the maths is."""
+    from nbcourse import evaluation
+
+    explorer_values = [k * smoothing_strength.WEATHER_STEP for k in
+                       range(1, round(smoothing_strength.WEATHER_MAX
+                                      / smoothing_strength.WEATHER_STEP) + 1)]
+    assert set(explorer_values) <= set(smoothing_strength.WEATHER_ALPHAS)
+    assert smoothing_strength.WEATHER_ALPHAS[-1] == smoothing_strength.WEATHER_MAX
+    for name in ("alpha_curve", "fit_each_alpha", "posterior_of", "spam_alpha_curve",
+                 "spam_validation_scores", "SPAM_ALPHAS", "WEATHER_ALPHAS"):
+        assert not hasattr(evaluation, name), f"evaluation (metrics) still holds {name}"

@@ -20,6 +20,7 @@ from typing import Callable, TextIO
 
 from . import specs
 from .collection import collect_submissions
+from .execution.connection import remove_socket_folders
 from .execution.limits import GradingLimits
 from .execution.processes import kill_processes_with_token
 from .execution.sandbox import SANDBOX_MODES, SandboxConfig, make_config, release, remove_tree
@@ -122,6 +123,7 @@ def _grade_here(rows: Rows, plan, limits, config: SandboxConfig, scratch: Path,
         # best effort) processes still carrying the batch's token, then every folder
         leftovers = release(config) + len(kill_processes_with_token(token))
         remove_tree(scratch)
+        remove_socket_folders(token)
     if leftovers:
         return [f"{leftovers} process(es) started by submissions were still running after "
                 "grading and were stopped"]

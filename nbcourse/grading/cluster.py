@@ -40,7 +40,7 @@ from pathlib import Path
 from distributed import Client, Scheduler
 from distributed import Worker as DaskWorker
 
-from .collection import without_outputs
+from .saved_outputs import without_outputs
 from .execution.limits import MB, GradingLimits
 from .execution.report import RunReport
 

@@ -8,7 +8,8 @@ Instructors hand ``nbcourse grade`` whatever they have:
   students' file is named otherwise).  A student folder without it is a row
   ``not submitted``; two candidates are a row ``several notebooks``, never merged;
 - a flat folder of ``<student>.ipynb``;
-- the zip an LMS download gives, unpacked as it comes: Canvas names each file
+- the zip an LMS download gives, as downloaded (names in a plain folder are never read
+  as LMS names: only a zip unpacked here gives LMS ids): Canvas names each file
   ``<lastfirst>_<userid>_<submissionid>_<filename>`` (``<lastfirst>_LATE_...`` when late),
   Moodle's assignment download gives ``<Full Name>_<participant id>_assignsubmission_file_``
   folders (or that prefix on every file when "download in folders" is off);
@@ -21,32 +22,26 @@ named in a warning.  Nothing here runs or parses a notebook.
 """
 from __future__ import annotations
 
-import json
+import errno
+import itertools
 import os
 import re
-import tempfile
 import shutil
 import stat
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .lms_download import lms_name, unpack_zip
 from .statuses import Status
+from .terminal import display_name  # noqa: F401 - imported from here by the gradebook
 
 SKIP_DIRS = {".ipynb_checkpoints", "__pycache__", ".git", "__MACOSX"}
 NOTEBOOK_SUFFIXES = (".ipynb", ".ipynb.txt", ".ipynb.json")
 
-# Canvas "Download Submissions": lastfirst[_LATE]_userid_submissionid_original-name
-# (the last part may be missing for a file without a name of its own).
-CANVAS = re.compile(r"^(?P<name>[^_]+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<submission>\d+)"
-                    r"(?:_(?P<file>.*))?$", re.DOTALL)
-# Moodle assignment "Download all submissions": Full Name_participantid_assignsubmission_file_
-MOODLE = re.compile(r"^(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?:file|onlinetext)_"
-                    r"(?P<file>.*)$", re.DOTALL)
-
-MAX_ZIP_BYTES = 2 * 1024**3      # everything unpacked from one zip
-MAX_ZIP_MEMBER_BYTES = 200 * 1024**2
-MAX_ZIP_MEMBERS = 100_000
+MAX_COPY_BYTES = 256 * 1024**2   # read of one notebook when it is collected
+MAX_DEPTH = 12                   # folders searched below a student's folder
+MAX_FOLDER_ENTRIES = 10_000      # files and folders looked at in one student's folder
 
 
 @dataclass(frozen=True)
@@ -56,7 +51,9 @@ class Submission:
     ``id`` is the student as the rows name them; ``lms`` and ``lms_id`` say where the
     name came from (``canvas`` and the Canvas user id, ``moodle`` and the participant id)
     so that an LMS gradebook can be written; ``shown`` is the path as the instructor
-    knows it (``submissions.zip:alice_1_2_hw.ipynb`` for a file inside a zip)."""
+    knows it (``submissions.zip:alice_1_2_hw.ipynb`` for a file inside a zip).  With a
+    scratch folder, ``path`` of a row to grade is the grader's own copy, made when it was
+    collected; ``origin`` is the file it was copied from."""
     id: str
     path: Path
     refused: Status | str = ""  # "" when it is to be graded
@@ -65,6 +62,7 @@ class Submission:
     lms: str = ""
     lms_id: str = ""
     late: bool = False
+    origin: Path | None = None
 
 
 @dataclass
@@ -78,11 +76,6 @@ def collect_submissions(paths: list[str | Path], notebook: str = "",
     """One row per student under ``paths`` (see ``collect``): (submissions, warnings)."""
     found = collect(paths, notebook, scratch)
     return found.submissions, found.warnings
-
-
-def display_name(name: str) -> str:
-    """A file name as text whatever its bytes: undecodable bytes become ``\\xfc``."""
-    return os.fsencode(name).decode("utf-8", errors="backslashreplace")
 
 
 def notebook_stem(name: str) -> str | None:
@@ -110,17 +103,6 @@ def matches_notebook(stem: str, notebook: str) -> bool:
                                 and not stem[len(notebook)].isalnum())
 
 
-def lms_name(stem: str) -> tuple[str, str, str, bool, str]:
-    """(student, lms, lms id, late, original file stem) parsed from an LMS file name."""
-    found = MOODLE.match(stem)
-    if found:
-        return found["name"], "moodle", found["user"], False, found["file"]
-    found = CANVAS.match(stem)
-    if found:
-        return found["name"], "canvas", found["user"], bool(found["late"]), found["file"] or ""
-    return stem, "", "", False, stem
-
-
 def _inside(path: Path, root: Path) -> bool:
     try:
         path.relative_to(root)
@@ -130,40 +112,124 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _classify(path: Path, root: Path) -> tuple[Path, str, str]:
-    """(path to read, refusal status, reason) for one entry that looks like a notebook."""
-    if path.is_symlink():
-        try:
-            target = path.resolve(strict=True)
-        except (OSError, RuntimeError):
-            return path, Status.DANGLING_LINK, "a symbolic link to nothing (or a loop of links)"
-        if not _inside(target, root):
+    """(path to read, refusal status, reason) for one entry that looks like a notebook.
+
+    The path is resolved, every link on the way included (a student's folder that is
+    a link counts as much as the file): where it leads must be inside ``root``."""
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        if not os.path.lexists(path):
+            return path, Status.NOT_A_NOTEBOOK, "no such file"
+        return path, Status.DANGLING_LINK, "a symbolic link to nothing (or a loop of links)"
+    if not _inside(target, root.resolve()):
+        if path.is_symlink():
             return path, Status.LINK_OUTSIDE, (
                 "a symbolic link to a file outside the submissions folder: not graded")
-        path = target
-    if path.is_dir():
+        return path, Status.LINK_OUTSIDE, (
+            "a folder on the way to it is a symbolic link to somewhere outside the "
+            "submissions folder: not graded")
+    if target.is_dir():
         return path, Status.NOT_A_NOTEBOOK, "a folder named like a notebook, not a file"
-    return path, "", ""
+    return target, "", ""
 
 
-def _entries(folder: Path) -> list[os.DirEntry]:
+def _copy_in(root: Path, target: Path, destination: Path) -> tuple[str, str]:
+    """Copy ``target`` (resolved, inside ``root``) to ``destination``: ("", "") or
+    (refusal status, reason).
+
+    Every folder from ``root`` down is opened without following links, so a folder or
+    file swapped for a link since ``_classify`` looked makes the row refused, never read
+    through; the bytes are read once, here, and the grader reads only its copy."""
+    parts = target.relative_to(root).parts
+    try:
+        directory = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as error:
+        return Status.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}"
+    try:
+        for part in parts[:-1]:
+            below = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
+            os.close(directory)
+            directory = below
+        source = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK,
+                         dir_fd=directory)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.ENOTDIR):
+            return Status.LINK_OUTSIDE, ("changed into a symbolic link while it was being "
+                                         "collected: not graded")
+        return Status.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}"
+    finally:
+        os.close(directory)
+    try:
+        if not stat.S_ISREG(os.fstat(source).st_mode):  # a pipe, a device ...
+            return Status.NOT_A_NOTEBOOK, "not a regular file"
+        size = 0
+        with open(destination, "xb") as out:
+            while chunk := os.read(source, 1 << 20):
+                size += len(chunk)
+                if size > MAX_COPY_BYTES:
+                    break
+                out.write(chunk)
+    except OSError as error:
+        destination.unlink(missing_ok=True)
+        return Status.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}"
+    finally:
+        os.close(source)
+    if size > MAX_COPY_BYTES:
+        destination.unlink()
+        return Status.NOT_A_NOTEBOOK, (f"the file is larger than {MAX_COPY_BYTES // 2**20} MB; "
+                                       "a notebook for this exercise is far smaller")
+    return "", ""
+
+
+def _entries(folder: Path, limit: int | None = None) -> list[os.DirEntry]:
+    """The entries of ``folder`` in byte order; at most ``limit`` of them are read."""
     try:
         with os.scandir(folder) as found:
-            return sorted((e for e in found if e.name not in SKIP_DIRS),
-                          key=lambda e: os.fsencode(e.name))
+            kept = itertools.islice((e for e in found if e.name not in SKIP_DIRS), limit)
+            return sorted(kept, key=lambda e: os.fsencode(e.name))
     except OSError:
         return []
 
 
-def _notebooks_below(folder: Path, root: Path) -> tuple[list[Path], list[str]]:
-    """Every notebook-like entry below a student's folder, links not followed; and the
-    names of the other files (to say what the student did hand in)."""
+def _is_folder(entry: os.DirEntry) -> tuple[bool, bool]:
+    """(is a folder, is a folder reached through a link), never raising."""
+    try:
+        return entry.is_dir(), entry.is_dir() and entry.is_symlink()
+    except OSError:
+        return False, False
+
+
+def _notebooks_below(folder: Path, root: Path) -> tuple[list[Path], list[str], str]:
+    """Every notebook-like entry below a student's folder, links not followed; the names
+    of the other files (to say what the student did hand in); and, when the folder is
+    deeper than ``MAX_DEPTH`` or holds more than ``MAX_FOLDER_ENTRIES`` entries, what was
+    left unsearched ("" otherwise).  No recursion: any depth ends as a reason."""
     notebooks, others = [], []
-    for here, dirs, files in os.walk(folder, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        for name in sorted(files) + [d for d in dirs if notebook_stem(d) is not None]:
-            entry = Path(here, name)
-            (notebooks if notebook_stem(name) is not None else others).append(entry)
-    return notebooks, [display_name(str(p.relative_to(folder))) for p in others]
+    pending = [(folder, 0)]
+    seen, cut = 0, ""
+    while pending:
+        here, depth = pending.pop()
+        below = []
+        for entry in _entries(here, MAX_FOLDER_ENTRIES + 1 - seen):
+            seen += 1
+            if seen > MAX_FOLDER_ENTRIES:
+                cut = f"more than {MAX_FOLDER_ENTRIES} files and folders; the rest not searched"
+                pending.clear()
+                break
+            is_folder, through_link = _is_folder(entry)
+            if notebook_stem(entry.name) is not None:
+                notebooks.append(Path(entry.path))
+            elif not is_folder:
+                others.append(Path(entry.path))
+            elif through_link:
+                continue  # a link to a folder is not followed
+            elif depth >= MAX_DEPTH:
+                cut = f"folders nested more than {MAX_DEPTH} deep not searched"
+            else:
+                below.append((Path(entry.path), depth + 1))
+        pending.extend(reversed(below))
+    return notebooks, [display_name(str(p.relative_to(folder))) for p in others], cut
 
 
 class _Collector:
@@ -173,6 +239,8 @@ class _Collector:
         self.found = Collection()
         self.explicit: list[Path] = []
         self.zips = 0
+        self.copies = 0
+        self.left_out: dict[Path, list[str]] = {}  # a zip's student folder: what was not unpacked
 
     def add(self, raw: str | Path) -> None:
         given = Path(raw)
@@ -188,21 +256,40 @@ class _Collector:
             raise ValueError(f"{display_name(str(path))}: a zip needs a scratch folder")
         self.zips += 1
         target = self.scratch / f"zip-{self.zips}"
+        left_out: dict[str, list[str]] = {}
         try:
-            self.found.warnings += unpack_zip(path, target)
+            self.found.warnings += unpack_zip(path, target, left_out)
         except (zipfile.BadZipFile, OSError, ValueError) as error:
             self.found.warnings.append(f"{display_name(str(path))}: not unpacked ({error})")
             return
-        self.add_folder(target, display_name(str(path)) + ":", root_name=path.stem)
+        for folder, refusals in left_out.items():
+            self.left_out[target / folder] = refusals
+        self.add_folder(target, display_name(str(path)) + ":", root_name=path.stem,
+                        from_lms=True)
 
     def row(self, ident: str, path: Path, refused: str = "", reason: str = "", *,
-            shown: str = "", lms: str = "", lms_id: str = "", late: bool = False) -> None:
+            shown: str = "", lms: str = "", lms_id: str = "", late: bool = False,
+            root: Path | None = None) -> None:
+        """One row; ``root`` (the class folder) for a notebook to grade: ``path`` must
+        lead inside it, and is copied into the scratch folder now."""
+        origin = None
+        if root is not None and not refused:
+            origin, (path, refused, reason) = path, _classify(path, root)
+            if not refused and self.scratch is not None:
+                self.copies += 1
+                copies = self.scratch / "collected"
+                copies.mkdir(mode=0o700, exist_ok=True)
+                copy = copies / f"{self.copies}.ipynb"
+                refused, reason = _copy_in(root.resolve(), path, copy)
+                path = origin if refused else copy
         self.found.submissions.append(Submission(
             display_name(ident), path, refused, reason, shown or display_name(str(path)),
-            lms, lms_id, late))
+            lms, lms_id, late, origin))
 
-    def add_folder(self, folder: Path, shown: str, root_name: str | None = None) -> None:
-        """A class folder: sub-folders are students, notebook files are students."""
+    def add_folder(self, folder: Path, shown: str, root_name: str | None = None,
+                   from_lms: bool = False) -> None:
+        """A class folder: sub-folders are students, notebook files are students.
+        ``from_lms``: the folder is an LMS zip this collection unpacked (``lms_name``)."""
         root = folder.resolve()
         root_name = root_name or root.name
         entries = _entries(folder)
@@ -213,15 +300,14 @@ class _Collector:
                 ":") else f"{shown}{display_name(entry.name)}"
             stem = notebook_stem(entry.name)
             if stem is not None:
-                real, refused, reason = _classify(path, root)
-                student, lms, lms_id, late, original = lms_name(stem)
+                student, lms, lms_id, late, original = lms_name(stem, from_lms)
                 if not lms and matches_notebook(stem, self.notebook) and not any(
                         notebook_stem(e.name) is not None and e.name != entry.name
                         and not matches_notebook(notebook_stem(e.name), self.notebook)
                         for e in entries):
                     student = root_name  # the folder given is one student's folder
-                self.row(student, real, refused, reason, shown=where, lms=lms,
-                         lms_id=lms_id, late=late)
+                self.row(student, path, shown=where, lms=lms, lms_id=lms_id, late=late,
+                         root=root)
             elif entry.is_symlink():
                 try:
                     target = path.resolve(strict=True)
@@ -236,7 +322,7 @@ class _Collector:
                 else:
                     ignored.append(display_name(entry.name))
             elif entry.is_dir(follow_symlinks=False):
-                self.add_student(path, root, where)
+                self.add_student(path, root, where, from_lms)
             else:
                 ignored.append(display_name(entry.name))
         if not entries:
@@ -247,18 +333,25 @@ class _Collector:
                 f"{'are' if len(ignored) != 1 else 'is'} not a notebook and got no row: "
                 + ", ".join(ignored[:10]) + (" ..." if len(ignored) > 10 else ""))
 
-    def add_student(self, folder: Path, root: Path, shown: str) -> None:
-        student, lms, lms_id, late, _ = lms_name(folder.name)
-        notebooks, others = _notebooks_below(folder, root)
+    def add_student(self, folder: Path, root: Path, shown: str, from_lms: bool = False) -> None:
+        student, lms, lms_id, late, _ = lms_name(folder.name, from_lms)
+        notebooks, others, cut = _notebooks_below(folder, root)
         candidates = [p for p in notebooks if matches_notebook(notebook_stem(p.name), self.notebook)]
         if not candidates and lms and len(notebooks) == 1:
             candidates = notebooks  # an LMS folder holds this assignment only, any name
         extra = dict(lms=lms, lms_id=lms_id, late=late)
+        if cut and candidates:
+            self.found.warnings.append(f"{display_name(student)}: {cut}")
         if not candidates:
             handed = [display_name(str(p.relative_to(folder))) for p in notebooks] + others
             reason = f"no {self.notebook}.ipynb in {shown}"
             if handed:
                 reason += " (found: " + ", ".join(handed[:5]) + (" ..." if len(handed) > 5 else "") + ")"
+            if cut:
+                reason += f"; {cut}"
+            if folder in self.left_out:
+                reason += "; not unpacked from the zip: " + ", ".join(
+                    display_name(r) for r in self.left_out[folder][:3])
             self.row(student, folder, Status.NOT_SUBMITTED, reason, shown=shown, **extra)
             return
         chosen = candidates
@@ -279,8 +372,7 @@ class _Collector:
                          + "; keep one (or name it with --notebook) and grade again",
                          shown=shown, **extra)
                 return
-        real, refused, reason = _classify(chosen[0], root)
-        self.row(student, real, refused, reason,
+        self.row(student, chosen[0], root=root,
                  shown=f"{shown}/{display_name(str(chosen[0].relative_to(folder)))}", **extra)
 
     def add_explicit(self) -> None:
@@ -292,7 +384,7 @@ class _Collector:
         generic = []
         for path in files:
             stem = notebook_stem(path.name) or path.name
-            student, lms, lms_id, late, _ = lms_name(stem)
+            student, lms, lms_id, late, _ = lms_name(stem, from_lms=False)
             named.append((student, lms, lms_id, late))
             generic.append(not lms and matches_notebook(stem, self.notebook))
         # the files called like the exercise are named by the nearest folder level whose
@@ -306,15 +398,12 @@ class _Collector:
             level += 1
         for path, (student, lms, lms_id, late), is_generic in zip(files, named, generic):
             absolute = path.absolute()
+            root = absolute.parent  # the class folder: no link on the way may leave it
             if is_generic and len(absolute.parents) >= level:
                 student = absolute.parents[level - 1].name or student
-            parent = absolute.parent.resolve()
-            real, refused, reason = _classify(path, parent) if (
-                path.is_symlink() or path.is_dir()) else (path, "", "")
-            if not path.exists() and not path.is_symlink():
-                refused, reason = Status.NOT_A_NOTEBOOK, "no such file"
-            self.row(student, real, refused, reason, shown=display_name(str(path)), lms=lms,
-                     lms_id=lms_id, late=late)
+                root = absolute.parents[min(level, len(absolute.parents) - 1)]
+            self.row(student, path, shown=display_name(str(path)), lms=lms,
+                     lms_id=lms_id, late=late, root=root)
 
 
 def collect(paths: list[str | Path], notebook: str,
@@ -332,135 +421,28 @@ def collect(paths: list[str | Path], notebook: str,
     collector.add_explicit()
     found = collector.found
     seen: dict[str, int] = {}
+    taken = {submission.id for submission in found.submissions}
     unique = []
     for submission in found.submissions:
         n = seen.get(submission.id, 0) + 1
-        seen[submission.id] = n
         if n == 1:
+            seen[submission.id] = n
             unique.append(submission)
             continue
+        while f"{submission.id}~{n}" in taken:  # a student may be called carol~2 already
+            n += 1
+        seen[submission.id] = n
         ident = f"{submission.id}~{n}"
-        unique.append(Submission(ident, submission.path, Status.SEVERAL_NOTEBOOKS,
-                                 f"{submission.id} handed in more than one notebook "
-                                 f"({submission.shown}); only one is graded: keep one and grade "
-                                 "again", submission.shown, submission.lms, submission.lms_id,
-                                 submission.late))
+        taken.add(ident)
+        unique.append(replace(submission, id=ident, refused=Status.SEVERAL_NOTEBOOKS,
+                              reason=f"{submission.id} handed in more than one notebook "
+                              f"({submission.shown}); only one is graded: keep one and grade "
+                              "again"))
         found.warnings.append(f"{display_name(submission.id)}: more than one notebook "
                               f"({submission.shown} is row {ident}, not graded)")
     found.submissions = unique
     return found
 
 
-# ------------------------------------------------------------------ zips
-def _member_parts(member: zipfile.ZipInfo) -> tuple[list[str], str]:
-    """(the member's path parts, "") or ([], why it is not unpacked)."""
-    name = member.filename.replace("\\", "/")
-    parts = [p for p in name.split("/") if p not in ("", ".")]
-    kind = stat.S_IFMT(member.external_attr >> 16)  # 0: no Unix file type given
-    if (not parts or name.startswith("/") or ".." in parts
-            or re.match(r"^[A-Za-z]:", name) or any("\x00" in p for p in parts)):
-        return [], f"{member.filename} (outside the zip's folder)"
-    if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
-        return [], f"{member.filename} (a link or special file)"
-    if len(os.fsencode(parts[-1])) > 255:
-        return [], f"{member.filename[:60]}... (name longer than 255 bytes)"
-    return parts, ""
-
-
-def unpack_zip(path: Path, target: Path) -> list[str]:
-    """Unpack an LMS download safely; return warnings for what was left out.
-
-    No member is written outside ``target`` (absolute names and ``..`` are refused),
-    links and devices are never created, and the bytes actually written are counted
-    (a zip's own size fields are not trusted) against a cap per member and per zip.
-    A zip inside the zip (a student's own) is left packed: it gets no row of its own.
-    """
-    warnings: list[str] = []
-    skipped: list[str] = []
-    written = 0
-    target.mkdir(parents=True, exist_ok=False)
-    with zipfile.ZipFile(path) as archive:
-        members = archive.infolist()
-        if len(members) > MAX_ZIP_MEMBERS:
-            raise ValueError(f"more than {MAX_ZIP_MEMBERS} entries")
-        for member in members:
-            parts, refusal = _member_parts(member)
-            if refusal:
-                skipped.append(refusal)
-                continue
-            destination = target.joinpath(*parts)
-            if member.is_dir():
-                destination.mkdir(parents=True, exist_ok=True)
-                continue
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            size = 0
-            try:
-                with archive.open(member) as source, open(destination, "xb") as out:
-                    while chunk := source.read(1 << 20):
-                        size += len(chunk)
-                        written += len(chunk)
-                        if size > MAX_ZIP_MEMBER_BYTES or written > MAX_ZIP_BYTES:
-                            break
-                        out.write(chunk)
-            except FileExistsError:
-                skipped.append(f"{member.filename} (twice in the zip)")
-                continue
-            if size > MAX_ZIP_MEMBER_BYTES:
-                destination.unlink()
-                skipped.append(f"{member.filename} (larger than "
-                               f"{MAX_ZIP_MEMBER_BYTES // 2**20} MB unpacked)")
-            if written > MAX_ZIP_BYTES:
-                destination.unlink(missing_ok=True)
-                warnings.append(f"{display_name(str(path))}: stopped unpacking at "
-                                f"{MAX_ZIP_BYTES // 2**30} GB; the rest got no row")
-                break
-    if skipped:
-        warnings.append(f"{display_name(str(path))}: {len(skipped)} entr"
-                        f"{'ies' if len(skipped) != 1 else 'y'} not unpacked: "
-                        + ", ".join(display_name(s) for s in skipped[:10]))
-    return warnings
-
-
 def remove_scratch(scratch: Path) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
-
-
-# ------------------------------------------------------------------ saved outputs
-MAX_RAW_NOTEBOOK_BYTES = 256 * 1024**2  # read at most this much to strip saved outputs
-
-
-def without_outputs(path: Path, limit: int, scratch: Path) -> Path:
-    """The notebook to grade: ``path`` itself, or, when it is over ``limit`` bytes, a copy
-    in ``scratch`` without the saved outputs and attachments the grader never reads.
-
-    An honest notebook with 27 MB of saved plots is graded on its code; the file is read
-    at most ``MAX_RAW_NOTEBOOK_BYTES`` (without following links), and anything that is
-    not a readable notebook is left as it is, for the runner to say why.
-    """
-    try:
-        info = os.lstat(path)
-        if not stat.S_ISREG(info.st_mode) or info.st_size <= limit:
-            return path
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        with open(os.open(path, flags), "rb") as handle:
-            raw = handle.read(MAX_RAW_NOTEBOOK_BYTES + 1)
-    except OSError:
-        return path
-    if len(raw) > MAX_RAW_NOTEBOOK_BYTES:
-        return path
-    try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (ValueError, RecursionError):
-        return path
-    del raw
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        return path
-    for cell in data["cells"]:
-        if isinstance(cell, dict):
-            if "outputs" in cell:
-                cell["outputs"] = []
-            cell.pop("attachments", None)
-    handle, copy = tempfile.mkstemp(prefix="stripped-", suffix=".ipynb", dir=scratch)
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        json.dump(data, out)
-    return Path(copy)

@@ -21,8 +21,6 @@ nothing in Canvas or Moodle, where a 0 would overwrite a grade.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import time
 from pathlib import Path
@@ -39,13 +37,8 @@ QUESTION_COLUMNS = ["student", "question", "points", "possible", "status", "mist
 
 
 def _csv(rows: list[list]) -> str:
-    from .gradebook import spreadsheet_safe
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    for row in rows:
-        writer.writerow([spreadsheet_safe(cell) if isinstance(cell, str) else cell
-                         for cell in row])
-    return buffer.getvalue()
+    from .gradebook import csv_text
+    return csv_text(rows)
 
 
 def _mark(row: dict) -> str:

@@ -156,25 +156,36 @@ def feedback_names(submission_ids: list[str]) -> dict[str, str]:
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "|", "%")
 
 
+# every line break Python's str.splitlines knows: a reader may end a record at any of them
+_LINE_BREAKS = re.compile("[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+
+
 def spreadsheet_safe(text: str) -> str:
-    """A cell a spreadsheet shows as text: a leading ``'`` before what could start a formula."""
-    text = str(text)
+    """A cell a spreadsheet shows as text on one line: line breaks (a lone CR included)
+    become a blank, and a leading ``'`` goes before what could start a formula."""
+    text = _LINE_BREAKS.sub(" ", str(text))
     return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def csv_text(rows: list[list]) -> str:
+    """Every CSV the grader writes: each cell quoted and made ``spreadsheet_safe``, so
+    no cell can end a record or start a formula, whatever a file name or error said."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    for row in rows:
+        writer.writerow([spreadsheet_safe(cell) for cell in row])
+    return buffer.getvalue()
 
 
 def gradebook_csv(batch: BatchResult) -> str:
     questions = [q.id for q in batch.exercise.questions]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["submission", "status", *questions, "total", "maximum", "flags", "reason"])
+    rows = [["submission", "status", *questions, "total", "maximum", "flags", "reason"]]
     for result in batch.results:
         scores = {q.id: points_text(q.score) for q in result.questions}
-        writer.writerow([spreadsheet_safe(result.submission), result.status,
-                         *(scores[q] for q in questions),
-                         points_text(result.total), points_text(result.maximum),
-                         spreadsheet_safe("; ".join(result.flags)),
-                         spreadsheet_safe(result.reasons[0] if result.reasons else "")])
-    return buffer.getvalue()
+        rows.append([result.submission, result.status, *(scores[q] for q in questions),
+                     points_text(result.total), points_text(result.maximum),
+                     "; ".join(result.flags), result.reasons[0] if result.reasons else ""])
+    return csv_text(rows)
 
 
 def results_json(batch: BatchResult) -> str:

@@ -306,7 +306,7 @@ def template_cells(source_notebook: Path) -> list[str]:
 def submission_cells(path: Path, scratch: Path) -> tuple[list[str] | None, str]:
     """(code cells, "") of a submitted notebook, read as the grader reads it (bounded, no
     links, saved outputs stripped first), or (None, why not)."""
-    from .collection import without_outputs
+    from .saved_outputs import without_outputs
     from .execution.limits import MB, GradingLimits
     from .execution.notebook_file import read_cells
     from .execution.report import NotebookVerdict

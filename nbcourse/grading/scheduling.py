@@ -15,10 +15,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, TextIO
 
-from .collection import Submission, display_name, without_outputs
+from .collection import Submission, display_name
 from .execution.limits import MB, GradingLimits
 from .execution.report import NotebookVerdict, RunReport
 from .execution.sandbox import SandboxConfig
+from .saved_outputs import without_outputs
 from .scoring import SubmissionResult, points_text, score
 from .terminal import terminal_safe
 from .workers import Worker

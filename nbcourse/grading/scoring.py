@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from . import follow_through
 from .diagnosis import FORM_NOTES, IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain
+from .execution.probe_source import NOT_ANSWERED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .specs import FAILED, Exercise
 from .statuses import PRECEDENCE, AnswerStatus, Status
@@ -222,9 +223,6 @@ def _judge_cases(question, outcomes: list, expected: list, result: QuestionResul
     return earned
 
 
-NOT_ANSWERED = "not answered yet"
-
-
 def _diagnose(question, result: QuestionResult, verdicts, actuals) -> None:
     """Name the known mistake the answer makes, if it behaves exactly like one."""
     if not question.mistakes or all(verdicts):
@@ -255,6 +253,7 @@ _NOT_RUN = {"timeout": "not run: evaluating it took longer than the time limit",
             "malformed": "the grader could not read this result"}
 HIDDEN_WRONG = "the value is not the expected one"
 HIDDEN_UNREADABLE = "the result cannot be read as plain data"
+HIDDEN_RAISED = "raised an exception (which one is not shown for a hidden case)"
 #: The kinds a hidden case's message may name: grader-made words, whatever came back.
 _FIXED_KINDS = {"True/False", "a number", "a string", "a list", "a dict", "None"}
 
@@ -275,13 +274,10 @@ def _judge(question, case, outcome, expected):
     if key == "error":
         text = str(body)
         kind = text.split(":", 1)[0].strip()
-        if kind == "NotImplementedError" and not text.partition(":")[2].strip():
-            # the stub's bare raise; a library's NotImplementedError with a message (scipy
-            # refusing np.dot on a sparse matrix) is an error like any other
+        if text == STUB_RAISED:  # the probe applied probe_source.is_stub_raise
             return f"{NOT_ANSWERED} (it still raises NotImplementedError)", NO_VALUE
-        if case.hidden:  # its message may quote the hidden input: only a known type's name
-            return (f"raised {kind if _builtin_exception(kind) else 'an exception of its own class'}",
-                    NO_VALUE)
+        if case.hidden:  # its message, even its class's name, is the kernel's choice
+            return HIDDEN_RAISED, NO_VALUE
         return f"raised {student_message(text, 200)}", NO_VALUE
     if key == "unreadable":
         if case.hidden:
@@ -328,12 +324,6 @@ def _hidden_verdict(actual, expected) -> str:
     if got != want:
         return f"expected {want}, got {got}"
     return HIDDEN_WRONG
-
-
-def _builtin_exception(name: str) -> bool:
-    import builtins
-    kind = getattr(builtins, name, None)
-    return isinstance(kind, type) and issubclass(kind, BaseException)
 
 
 def _cell(problem: dict) -> str:
@@ -400,7 +390,7 @@ def _notebook_problems(exercise: Exercise, report: RunReport, statuses: set, rea
             statuses.add(Status.TIMED_OUT)
             reasons.append(f"{_cell(problem)} was {problem['error']} and was interrupted")
         elif problem.get("not_implemented"):
-            notes.append(f"{_cell(problem)} is not answered yet (it still raises "
+            notes.append(f"{_cell(problem)} is {NOT_ANSWERED} (it still raises "
                          "NotImplementedError)")
         elif _names_missing_answer(problem.get("error", ""), missing_names):
             # e.g. check("q3", predict) after the predict cell was deleted: that is the
@@ -429,7 +419,7 @@ def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunRep
             # a blank notebook: the cell that defines the value still raises
             # NotImplementedError, so the name was never bound
             result.status = AnswerStatus.NOT_ANSWERED
-            result.notes = [f"`{question.name}` is not defined: not answered yet (a cell "
+            result.notes = [f"`{question.name}` is not defined: {NOT_ANSWERED} (a cell "
                             "still raises NotImplementedError)"]
         questions.append(result)
     # a value missing only because its cell called a wrong graded function is not missing

@@ -31,6 +31,7 @@ from typing import Any, Sequence
 
 from . import forbidden as forbidden_names
 from .diagnosis import FORM_NOTES, NO_VALUE, diagnose, explain, form_note
+from .execution.probe_source import NOT_ANSWERED, raised_by_stub
 from .judges import from_json
 from .values import Tolerance, both_nan, compare, decode_input, describe_value, normalise
 from ..resources import CHECKS_SUFFIX, SPEC_SUFFIX, exercise_matches
@@ -279,13 +280,10 @@ class Checker:
             try:
                 returned = answer(*decode_input(case.get("args", {"$tuple": []})),
                                   **decode_input(case.get("kwargs", {"$dict": []})))
-            except NotImplementedError as error:
-                if not str(error):  # the stub's bare raise, not a library's refusal
-                    return TestOutcome(name, False, "not answered yet (it still raises "
-                                                    "NotImplementedError)"), NO_VALUE
-                return TestOutcome(name, False, f"raised NotImplementedError: {error}",
-                                   hint), NO_VALUE
             except Exception as error:  # noqa: BLE001 - report it like the grader would
+                if raised_by_stub(error, answer):
+                    return TestOutcome(name, False, f"{NOT_ANSWERED} (it still raises "
+                                                    "NotImplementedError)"), NO_VALUE
                 text = str(error)
                 message = f"raised {type(error).__name__}" + (f": {text}" if text else "")
                 return TestOutcome(name, False, message, hint), NO_VALUE

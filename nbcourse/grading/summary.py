@@ -29,10 +29,9 @@ def summary(batch: BatchResult) -> str:
     lines += [f"  {line}" for line in summary_lines(batch.results, batch.exercise)]
     for warning in batch.warnings:
         lines.append(f"  warning: {warning}")
-    lines = [terminal_safe(line) for line in lines]
     if batch.out_dir is not None:
         lines.append(f"  gradebook: {batch.out_dir / 'grades.csv'}")
         lines.append(f"  details:   {batch.out_dir / 'results.json'}")
         lines.append(f"  feedback:  {batch.out_dir / 'feedback'}/")
         lines.append(f"  report:    {batch.out_dir / 'report.html'}")
-    return "\n".join(lines)
+    return "\n".join(terminal_safe(line) for line in lines)

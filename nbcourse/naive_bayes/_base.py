@@ -14,7 +14,7 @@ from abc import ABCMeta, abstractmethod
 import numpy as np
 import scipy.sparse as sp
 
-from .._checks import (not_fitted, check_classes, check_feature_names, check_labels,
+from .._checks import (check_classes, check_feature_names, check_labels,
                        check_sample_weight, plain)
 from .._estimator import ClassifierMixin
 from .._numerics import log as _log
@@ -182,10 +182,6 @@ class _BaseNB(_PosteriorFromJoint, metaclass=ABCMeta):
     def _check_feature_names(self, X) -> None:
         check_feature_names(self, X, reset=False)
 
-    def _check_fitted(self):
-        if not hasattr(self, "classes_"):
-            raise not_fitted(self)
-
     def _check_two_classes(self):
         self._check_fitted()
         if len(self.classes_) != 2:
@@ -213,6 +209,13 @@ def _indicator(y: np.ndarray, classes: np.ndarray, weights) -> sp.csr_matrix:
     n = len(y)
     data = np.ones(n) if weights is None else weights
     return sp.csr_matrix((data, index, np.arange(n + 1)), shape=(n, len(classes)))
+
+
+def _class_prior(class_count: np.ndarray, prior) -> np.ndarray:
+    """P(y) (GaussianNB's ``class_prior_``): given priors, or the class frequencies."""
+    if prior is not None:
+        return prior
+    return class_count / class_count.sum()
 
 
 def _class_log_prior(class_count: np.ndarray, prior, fit_prior: bool) -> np.ndarray:

@@ -19,23 +19,6 @@ from ._base import _BaseNB, _class_log_prior
 _ALPHA_MIN = 1e-10
 
 
-def _masked_product(X, log_params: np.ndarray) -> np.ndarray:
-    """``X @ log_params.T`` where 0 * log(0) counts as 0, not NaN.
-
-    With alpha = 0 a word never seen in a class has log-probability -inf. A document
-    without that word contributes 0 * -inf, which must be 0 (the word is absent), and a
-    document with it must get -inf.
-    """
-    if np.isfinite(log_params.min()):  # the usual case, alpha > 0: one pass, no mask
-        return np.asarray(X @ log_params.T)
-    infinite = np.isinf(log_params)
-    finite = np.where(infinite, 0.0, log_params)
-    out = np.asarray(X @ finite.T)
-    blocked = np.asarray(X @ infinite.T.astype(np.float64)) > 0
-    out[blocked] = -np.inf
-    return out
-
-
 def _effective_alpha(alpha, force_alpha, n_features):
     """alpha as used by the formulas (a number, or one per feature where allowed).
 

@@ -31,6 +31,28 @@ def _expand_rows(array: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+def _same_setting(a, b) -> bool:
+    """Whether two hyper-parameter values are the same setting: numbers by value
+    (``1`` is ``1.0``), arrays and sequences element by element (``repr`` would shorten a
+    long array to its ends), mappings key by key."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys()
+                and all(_same_setting(a[key], b[key]) for key in a))
+    if isinstance(a, (np.ndarray, list, tuple)) or isinstance(b, (np.ndarray, list, tuple)):
+        try:
+            return np.array_equal(np.asarray(a), np.asarray(b))
+        except (TypeError, ValueError):  # ragged sequences: compare item by item
+            return (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))
+                    and len(a) == len(b) and all(map(_same_setting, a, b)))
+    flags = isinstance(a, (bool, np.bool_)), isinstance(b, (bool, np.bool_))
+    if any(flags):  # True is a flag here, not the number 1
+        return all(flags) and bool(a) == bool(b)
+    numbers = (int, float, np.integer, np.floating)
+    if isinstance(a, numbers) and isinstance(b, numbers):
+        return bool(a == b)
+    return type(a) is type(b) and bool(a == b)
+
+
 def merge(first, second):
     """The model fitted on the union of two disjoint data sets, from the two fitted models.
 
@@ -47,7 +69,7 @@ def merge(first, second):
             f"{type(first).__name__} and {type(second).__name__}")
     first._check_fitted()
     second._check_fitted()
-    if repr(first.get_params()) != repr(second.get_params()):
+    if not _same_setting(first.get_params(), second.get_params()):
         raise ValueError(
             f"the two models have different hyper-parameters ({first!r} and {second!r}); "
             "merge models fitted with the same settings")

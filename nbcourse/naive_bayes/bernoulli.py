@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._checks import check_matrix, plain
+from .._numerics import log_dot
 from ..smoothing import lidstone_log
 from ._base import _finite_linear
 from ._discrete import _FeatureCountNB
@@ -16,14 +17,48 @@ class BernoulliNB(_FeatureCountNB):
     """Naive Bayes for word presence: every vocabulary word is a coin flip per document.
 
     Absent words count too, through factors (1 - theta_ck); that is the difference
-    from the multinomial model. ``binarize`` turns X into presence (x > binarize);
-    ``binarize=None`` expects X to hold 0 and 1 already. Other parameters as in
-    `MultinomialNB`.
+    from the multinomial model. Both sides of each coin are Lidstone-smoothed with two
+    outcomes: theta_ck = (documents of c with word k + alpha) / (documents of c + 2 alpha).
+
+    Parameters
+    ----------
+    alpha : float or array of shape (n_features,), default=1.0
+        Pseudo-count, as in `MultinomialNB`.
+    force_alpha : bool, default=True
+        As in `MultinomialNB`.
+    binarize : float or None, default=0.0
+        Threshold: X is turned into presence (x > binarize); None expects X to hold
+        0 and 1 already.
+    fit_prior : bool, default=True
+        As in `MultinomialNB`.
+    class_prior : array-like of shape (n_classes,), default=None
+        As in `MultinomialNB`.
+
+    Attributes
+    ----------
+    classes_, class_count_, class_log_prior_, n_features_in_
+        As in `MultinomialNB`.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Documents per class that contain each word.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        log P(word present | class).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbcourse.naive_bayes import BernoulliNB
+    >>> X = np.array([[2, 1, 0], [3, 0, 1], [0, 2, 3], [1, 0, 4]])
+    >>> y = np.array(["spam", "spam", "ham", "ham"])
+    >>> model = BernoulliNB().fit(X, y)
+    >>> np.exp(model.feature_log_prob_).round(2).tolist()
+    [[0.5, 0.5, 0.75], [0.75, 0.5, 0.5]]
+    >>> model.predict_proba([[1, 0, 0]]).round(2).tolist()
+    [[0.25, 0.75]]
     """
 
     _input_tags = {"sparse": True}
 
-    def __init__(self, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
+    def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
                  class_prior=None):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -67,14 +102,14 @@ class BernoulliNB(_FeatureCountNB):
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
         log_p, log_q = self.feature_log_prob_, self._absent_log_prob_
-        inf_p, inf_q = np.isinf(log_p), np.isinf(log_q)
-        finite_p, finite_q = np.where(inf_p, 0.0, log_p), np.where(inf_q, 0.0, log_q)
-        # sum_k x_k log p_k + (1 - x_k) log q_k  ==  x @ (log p - log q) + sum_k log q_k
-        jll = np.asarray(X @ (finite_p - finite_q).T) + finite_q.sum(axis=1)
-        if inf_p.any() or inf_q.any():
-            present_impossible = np.asarray(X @ inf_p.T.astype(np.float64)) > 0
-            absent_impossible = inf_q.sum(axis=1) - np.asarray(X @ inf_q.T.astype(np.float64)) > 0
-            jll[present_impossible | absent_impossible] = -np.inf
+        if np.isfinite(log_p).all() and np.isfinite(log_q).all():  # alpha > 0
+            # sum_k x_k log p_k + (1 - x_k) log q_k  ==  x @ (log p - log q) + sum_k log q_k
+            jll = np.asarray(X @ (log_p - log_q).T) + log_q.sum(axis=1)
+        else:
+            # alpha = 0: a word present (or absent) where its probability is 0 makes the
+            # document impossible, one that is not contributes 0 * log 0 = 0
+            absent = 1.0 - (X.toarray() if sp.issparse(X) else X)
+            jll = log_dot(X, log_p) + log_dot(absent, log_q)
         return jll + self.class_log_prior_
 
     def to_linear(self):

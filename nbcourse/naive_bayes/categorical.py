@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._checks import (CategoricalColumns, _as_counts, _to_fraction, check_categorical_column,
-                       check_categorical_frame, check_min_categories, plain)
+from .._checks import _as_counts, _to_fraction, plain
 from .._numerics import log
 from ..smoothing import _pseudo_counted
+from ._categorical_input import (CategoricalColumns, check_categorical_column,
+                                 check_categorical_frame, check_min_categories)
 from ._discrete import _BaseDiscreteNB
 from ._tables import _SlideTables
 
@@ -33,24 +34,57 @@ class CategoricalNB(_SlideTables, _BaseDiscreteNB):
     Category order follows the data (first appearance, or a pandas Categorical's own
     order), so the tables read like the lecture: sunny, overcast, rainy. A column of
     numbers is read as scikit-learn reads it: codes 0, 1, 2, ... of the categories
-    0 .. max (at least ``min_categories``, which applies to such columns).
+    0 .. max. A label never seen in training has no count at all, smoothed or not, so
+    predicting on it raises a ValueError that names the feature and the value. The
+    tables a slide shows are methods: `frequency_table`, `likelihood_table`,
+    `prior_table`, `joint_proba`.
 
-    A label never seen in training has no count at all, smoothed or not, so predicting
-    on it raises a ValueError that names the feature and the value.
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Pseudo-count added to every (value, class) cell; 0 is maximum likelihood.
+    force_alpha : bool, default=True
+        As in `MultinomialNB`.
+    fit_prior : bool, default=True
+        As in `MultinomialNB`.
+    class_prior : array-like of shape (n_classes,), default=None
+        As in `MultinomialNB`.
+    min_categories : int or array-like of shape (n_features,), default=None
+        At least this many categories for a column of numeric codes.
 
-    Attributes after fit, as in scikit-learn: ``classes_``, ``class_count_``,
-    ``class_log_prior_``, ``category_count_`` and ``feature_log_prob_`` (lists in feature
-    order of classes x categories arrays), ``n_categories_``, ``n_features_in_``, plus
-    ``categories_`` (the categories of each feature, in column order of those arrays)
-    and, after fitting on a DataFrame, ``feature_names_in_``. The tables a slide shows
-    are methods: `frequency_table`, `likelihood_table`, `prior_table`, `joint_proba`.
+    Attributes
+    ----------
+    classes_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As in `MultinomialNB`.
+    category_count_ : list of ndarray of shape (n_classes, n_categories_i)
+        Counts per class and category, one array per feature.
+    feature_log_prob_ : list of ndarray of shape (n_classes, n_categories_i)
+        log P(x_i = v | class), one array per feature.
+    n_categories_ : ndarray of shape (n_features,)
+        Number of categories of each feature.
+    categories_ : list of ndarray
+        The categories of each feature, in the column order of those arrays.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from nbcourse.naive_bayes import CategoricalNB
+    >>> days = pd.DataFrame({"outlook": ["sunny", "sunny", "overcast", "rainy", "rainy"],
+    ...                      "windy": ["no", "yes", "no", "no", "yes"]})
+    >>> play = ["no", "no", "yes", "yes", "no"]
+    >>> model = CategoricalNB().fit(days, play)
+    >>> model.categories_[0].tolist()
+    ['sunny', 'overcast', 'rainy']
+    >>> query = pd.DataFrame({"outlook": ["overcast"], "windy": ["yes"]})
+    >>> model.predict_proba(query).round(3).tolist()
+    [[0.6, 0.4]]
     """
 
     _input_tags = {"categorical": True, "positive_only": True}
     _alpha_per_feature = False
     _per_class_statistics = ("class_count_", "category_count_")
 
-    def __init__(self, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
+    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
                  min_categories=None):
         self.alpha = alpha
         self.force_alpha = force_alpha

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_bool, check_matrix, plain
-from .._numerics import log
+from .._numerics import log_dot
+from ..smoothing import lidstone_log
 from ._discrete import _FeatureCountNB
 
 
@@ -16,27 +17,57 @@ class ComplementNB(_FeatureCountNB):
     towards the big classes. Complement naive Bayes estimates, for each class c, the word
     distribution of all the *other* classes (its complement), which even for a rare class
     is made from most of the data, and prefers the class whose complement explains the
-    document worst:
+    document worst::
 
         theta~_ck = (words k outside c + alpha) / (all words outside c + alpha * V)
         weight w_ck = -log theta~_ck   (with ``norm=True``: w_ck / sum_j w_cj)
         predicted class = argmax_c  sum_k x_k w_ck
 
-    The weights are in ``feature_log_prob_`` (as in scikit-learn, although they are not
-    log-probabilities). As in scikit-learn the class prior is left out of the decision
-    (the complement estimates already even out the class sizes), except when there is
-    only one class; ``class_log_prior_`` is still computed from ``fit_prior`` and
-    ``class_prior``. ``predict_proba`` normalises exp(scores) over classes; those are not
-    calibrated probabilities.
+    theta~ is Lidstone smoothing of the counts outside each class
+    (`nbcourse.smoothing.lidstone_log`). The weights are in ``feature_log_prob_`` (as in
+    scikit-learn, although they are not log-probabilities). As in scikit-learn the class
+    prior is left out of the decision (the complement estimates already even out the
+    class sizes), except when there is only one class; ``class_log_prior_`` is still
+    computed from ``fit_prior`` and ``class_prior``. ``predict_proba`` normalises
+    exp(scores) over classes; those are not calibrated probabilities.
 
-    Parameters: ``alpha``, ``force_alpha``, ``fit_prior`` and ``class_prior`` as in
-    `MultinomialNB`; ``norm`` (default False) normalises each class's weights, which
-    the paper does against the longer documents of some classes (scikit-learn's
-    default, False, is kept). Attributes after fit: those of `MultinomialNB` plus
-    ``feature_all_``, every word's count over all classes.
+    Parameters
+    ----------
+    alpha : float or array of shape (n_features,), default=1.0
+        Pseudo-count, as in `MultinomialNB`.
+    force_alpha : bool, default=True
+        As in `MultinomialNB`.
+    fit_prior : bool, default=True
+        As in `MultinomialNB` (only used with a single class).
+    class_prior : array-like of shape (n_classes,), default=None
+        As in `MultinomialNB` (only used with a single class).
+    norm : bool, default=False
+        Normalise each class's weights, which the paper does against the longer
+        documents of some classes (scikit-learn's default, False, is kept).
+
+    Attributes
+    ----------
+    classes_, class_count_, feature_count_, class_log_prior_, n_features_in_
+        As in `MultinomialNB`.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        The complement weights w_ck.
+    feature_all_ : ndarray of shape (n_features,)
+        Every word's count over all classes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbcourse.naive_bayes import ComplementNB
+    >>> X = np.array([[2, 1, 0], [3, 0, 1], [0, 2, 3], [1, 0, 4]])
+    >>> y = np.array(["spam", "spam", "ham", "ham"])
+    >>> model = ComplementNB().fit(X, y)
+    >>> model.predict([[0, 1, 3]]).tolist()
+    ['ham']
+    >>> model.feature_log_prob_.round(3).tolist()
+    [[0.511, 1.609, 1.609], [1.872, 1.466, 0.486]]
     """
 
-    def __init__(self, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
+    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
                  norm=False):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -61,9 +92,9 @@ class ComplementNB(_FeatureCountNB):
         # Derived from feature_count_ here rather than counted, so that partial_fit and
         # merge (which only add feature_count_) keep it right.
         self.feature_all_ = self.feature_count_.sum(axis=0)
-        complement = self.feature_all_ + alpha - self.feature_count_
+        # log theta~: Lidstone smoothing of the counts outside each class
+        logged = lidstone_log(self.feature_all_ - self.feature_count_, alpha)
         with np.errstate(invalid="ignore"):
-            logged = log(complement) - log(complement.sum(axis=1, keepdims=True))
             if self._norm_:
                 # a class with one infinite weight has no finite normaliser: every
                 # weight of it is undefined (NaN), not silently 0
@@ -73,28 +104,17 @@ class ComplementNB(_FeatureCountNB):
                 self.feature_log_prob_ = -logged
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
-        weights = self.feature_log_prob_
-        if np.isfinite(weights).all():  # always with alpha > 0
-            jll = np.asarray(X @ weights.T)
-        else:
-            jll = self._scores_without_infinite_weights(X, weights)
-        if len(self.classes_) == 1:
-            jll = jll + self.class_log_prior_
-        return jll
-
-    def _scores_without_infinite_weights(self, X, weights):
-        """alpha = 0: a word never seen outside class c has an infinite weight for c.
-
-        A document without such words is scored as usual (0 * inf counts as 0, the word
-        is absent); a document with one has no finite score, and that is an error. With
-        ``norm=True`` such a class has no finite normaliser, so all its weights are NaN.
-        """
-        bad = ~np.isfinite(weights)
-        touched = np.asarray(X @ bad.T.astype(np.float64)) > 0
-        if touched.any():
-            sample, column = (int(i) for i in np.argwhere(touched)[0])
+        # The weights are -log theta~, so the score is -(X @ log theta~): with alpha = 0 a
+        # word never seen outside class c has an infinite weight for c, which counts only
+        # in a document that has the word (0 * log 0 = 0). With ``norm=True`` such a class
+        # has no finite normaliser, so all its weights are NaN.
+        jll = -log_dot(X, -self.feature_log_prob_)
+        if not np.isfinite(jll).all():
+            sample, column = (int(i) for i in np.argwhere(~np.isfinite(jll))[0])
             raise ValueError(
                 f"sample {sample} has no finite score for class "
                 f"{plain(self.classes_[column])!r}: with alpha=0, a word never seen outside "
                 "a class has complement probability 0 and an infinite weight; use alpha > 0")
-        return np.asarray(X @ np.where(bad, 0.0, weights).T)
+        if len(self.classes_) == 1:
+            jll = jll + self.class_log_prior_
+        return jll

@@ -5,7 +5,7 @@ import numpy as np
 
 from .._checks import check_alpha, check_bool, check_matrix, check_prior
 from .._numerics import combine_moments, gaussian_log_density, moments
-from ._base import _BaseNB, _class_log_prior, _finite_linear
+from ._base import _BaseNB, _class_log_prior, _class_prior, _finite_linear
 
 
 class GaussianNB(_BaseNB):
@@ -20,13 +20,49 @@ class GaussianNB(_BaseNB):
     from all the data seen so far, so that batch after batch equals ``fit`` on all of
     it (scikit-learn uses the variance of the latest batch only).
 
-    With ``shared_variance=True`` every class uses the pooled within-class variance;
-    the quadratic terms then cancel and the decision boundary is linear (``to_linear``).
+    Parameters
+    ----------
+    priors : array-like of shape (n_classes,), default=None
+        Class probabilities given by hand; None: the class frequencies.
+    var_smoothing : float, default=1e-9
+        Fraction of the largest feature variance added to every variance.
+    shared_variance : bool, default=False
+        Every class uses the pooled within-class variance; the quadratic terms then
+        cancel and the decision boundary is linear (``to_linear``).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        Samples (or their weights) per class.
+    class_prior_ : ndarray of shape (n_classes,)
+        P(class).
+    theta_ : ndarray of shape (n_classes, n_features)
+        Mean of each feature per class.
+    var_ : ndarray of shape (n_classes, n_features)
+        Variance of each feature per class, plus ``epsilon_``.
+    epsilon_ : float
+        The variance added to every variance.
+    n_features_in_ : int
+        Number of columns of ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbcourse.naive_bayes import GaussianNB
+    >>> X = np.array([[1.0, 2.0], [1.2, 1.8], [3.0, 4.1], [3.3, 3.9]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> model = GaussianNB().fit(X, y)
+    >>> model.theta_.round(2).tolist()
+    [[1.1, 1.9], [3.15, 4.0]]
+    >>> model.predict([[1.1, 2.1], [3.1, 4.0]]).tolist()
+    [0, 1]
     """
 
     _per_class_statistics = ("class_count_", "theta_", "_var_")
 
-    def __init__(self, priors=None, var_smoothing=1e-9, shared_variance=False):
+    def __init__(self, *, priors=None, var_smoothing=1e-9, shared_variance=False):
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.shared_variance = shared_variance
@@ -96,10 +132,7 @@ class GaussianNB(_BaseNB):
         else:
             var = self._var_
         self.var_ = var + self.epsilon_
-        if params["priors"] is not None:
-            self.class_prior_ = params["priors"]
-        else:
-            self.class_prior_ = self.class_count_ / self.class_count_.sum()
+        self.class_prior_ = _class_prior(self.class_count_, params["priors"])
         self.class_log_prior_ = _class_log_prior(self.class_count_, params["priors"], True)
 
     def _joint_log_likelihood(self, X) -> np.ndarray:

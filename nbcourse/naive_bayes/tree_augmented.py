@@ -25,7 +25,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._checks import check_alpha, check_bool, check_labels, check_positive_int, not_fitted, plain
+from .._checks import check_alpha, check_bool, check_labels, check_positive_int, plain
+from .._numerics import log, times_log
 from ..smoothing import lidstone_log
 from ._base import _PosteriorFromJoint
 from .categorical import CategoricalNB
@@ -59,14 +60,8 @@ def _label_codes(named: dict) -> list[np.ndarray]:
             raise TypeError(
                 f"{name} must be a 1-D array, list or Series of labels, got "
                 f"{type(values).__name__} {plain(values)!r}")
-        column = pd.Series(np.asarray(values, dtype=object)) if np.ndim(values) == 1 else None
-        if column is None or column.empty:
-            raise ValueError(
-                f"{name} must hold one label per sample (1-D, at least one), got shape "
-                f"{np.shape(values)}")
-        if column.isna().any():
-            raise ValueError(f"{name} has missing values (None or NaN); fill or drop them")
-        codes.append(pd.factorize(column)[0])
+        labels = check_labels(values, None, name)  # 1-D, at least one, none missing
+        codes.append(pd.factorize(pd.Series(np.asarray(labels, dtype=object)))[0])
     lengths = {name: len(code) for name, code in zip(named, codes)}
     if len(set(lengths.values())) > 1:
         raise ValueError(f"{', '.join(named)} must have the same length (one label per "
@@ -88,12 +83,13 @@ def _cmi_from_counts(counts: np.ndarray) -> float:
     n_c = counts.sum(axis=(1, 2), keepdims=True)
     n_ca = counts.sum(axis=2, keepdims=True)
     n_cb = counts.sum(axis=1, keepdims=True)
-    seen = counts > 0  # where counts > 0, so are N(c), N(c, a) and N(c, b)
+    # an empty cell is 0 * log(0/0): it counts as 0 (where counts > 0, so are N(c),
+    # N(c, a) and N(c, b), and the logarithm is finite)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(seen, counts / n * np.log(counts * n_c / (n_ca * n_cb)), 0.0)
+        logs = log(counts * n_c / (n_ca * n_cb))
     # The exact value is >= 0; rounding can leave -1e-17 where it is 0, as scikit-learn's
     # mutual_info_score also finds, so clip as it does.
-    return max(float(terms.sum()), 0.0)
+    return max(float(times_log(counts / n, logs).sum()), 0.0)
 
 
 def _cmi_matrix(codes: np.ndarray, classes: np.ndarray, n_categories, n_classes: int):
@@ -184,25 +180,53 @@ class TreeAugmentedNB(_PosteriorFromJoint):
     """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997) for tables of labels.
 
     Fitting counts, weighs every pair of features by I(X_i; X_j | C) (``cmi_``), keeps
-    the maximum-weight spanning tree rooted at feature ``root`` (``parent_``: each
-    feature's parent, -1 for the root), and smooths P(x_i | x_parent, c) with Lidstone's
-    ``alpha`` exactly as `CategoricalNB` smooths P(x_i | c). ``parents`` fixes the
-    structure by hand instead (``root`` is then not used): ``[-1] * n_features`` is naive
-    Bayes, with `CategoricalNB`'s probabilities.
+    the maximum-weight spanning tree rooted at feature ``root``, and smooths
+    P(x_i | x_parent, c) with Lidstone's ``alpha`` exactly as `CategoricalNB` smooths
+    P(x_i | c). ``X`` is read as `CategoricalNB` reads it (a DataFrame of labels, or
+    codes), and a label never seen in training raises the same ValueError.
 
-    ``X`` is read as `CategoricalNB` reads it (a DataFrame of labels, or codes), and a
-    label never seen in training raises the same ValueError. Attributes after fit:
-    ``classes_``, ``class_count_``, ``class_log_prior_``, ``categories_``,
-    ``n_categories_``, ``n_features_in_`` (and ``feature_names_in_`` after a DataFrame
-    with string column names), ``cmi_``, ``parent_`` and ``feature_log_prob_``: per
-    feature, log P(x_i | c) (classes x values) for the root, log P(x_i | x_parent, c)
-    (classes x parent values x values) for the others.
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Pseudo-count, as in `CategoricalNB`.
+    root : int, default=0
+        The feature at the root of the tree.
+    parents : sequence of int, default=None
+        The structure by hand instead (``root`` is then not used): each feature's
+        parent, -1 for none; ``[-1] * n_features`` is naive Bayes, with
+        `CategoricalNB`'s probabilities.
+
+    Attributes
+    ----------
+    classes_, class_count_, class_log_prior_, categories_, n_categories_, n_features_in_
+        As in `CategoricalNB` (and ``feature_names_in_`` after a DataFrame with string
+        column names).
+    cmi_ : ndarray of shape (n_features, n_features)
+        I(X_i; X_j | C) for every pair, in nats.
+    parent_ : ndarray of shape (n_features,)
+        Each feature's parent, -1 for the root.
+    feature_log_prob_ : list of ndarray
+        Per feature, log P(x_i | c) (classes x values) for the root, log
+        P(x_i | x_parent, c) (classes x parent values x values) for the others.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from nbcourse.naive_bayes import TreeAugmentedNB
+    >>> days = pd.DataFrame({"outlook": ["sunny", "sunny", "overcast", "rainy", "rainy"],
+    ...                      "windy": ["no", "yes", "no", "no", "yes"]})
+    >>> play = ["no", "no", "yes", "yes", "no"]
+    >>> model = TreeAugmentedNB().fit(days, play)
+    >>> model.parent_.tolist()
+    [-1, 0]
+    >>> model.cmi_.round(3).tolist()
+    [[0.0, 0.105], [0.105, 0.0]]
     """
 
     _input_tags = {"categorical": True, "positive_only": True}
     _classifier_tags = {"poor_score": True}
 
-    def __init__(self, alpha=1.0, root=0, parents=None):
+    def __init__(self, *, alpha=1.0, root=0, parents=None):
         self.alpha = alpha
         self.root = root
         self.parents = parents
@@ -312,7 +336,3 @@ class TreeAugmentedNB(_PosteriorFromJoint):
             "tree-augmented naive Bayes": self.n_parameters(),
             "full joint table": full - 1,
         }, name="free parameters", dtype=object)
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "classes_"):
-            raise not_fitted(self)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..smoothing_strength import posterior_of
 from ._base import CLASS_COLORS, COLORS, LivePlot, new_figure
 
 __all__ = ["plot_query_factors", "SmoothingEffectPlot", "plot_smoothing_effect"]
@@ -131,7 +132,7 @@ class SmoothingEffectPlot(LivePlot):
     """How the smoothing strength alpha moves naive Bayes' answer for one query.
 
     Left: P(target | query) against alpha (``curve``, a pandas Series indexed by alpha,
-    see ``nbcourse.evaluation.alpha_curve``), with the current alpha marked, the 0.5
+    see ``nbcourse.smoothing_strength.alpha_curve``), with the current alpha marked, the 0.5
     decision threshold, and the class prior that the posterior tends to as alpha grows.
     Right: the smoothed factors P(attribute = value | class) at the current alpha.
     ``model`` is a CategoricalNB fitted with the current alpha.
@@ -182,12 +183,16 @@ class SmoothingEffectPlot(LivePlot):
         self.update(curve, model, query)
         self.freeze_layout()
 
-    def update(self, curve, model, query) -> "SmoothingEffectPlot":
+    def update(self, curve, model, query, *, probability=None) -> "SmoothingEffectPlot":
         """Show ``model`` (fitted with the new alpha) for ``query``; a new query also
-        brings its own ``curve`` and tick labels, and the whole figure is redrawn."""
+        brings its own ``curve`` and tick labels, and the whole figure is redrawn.
+
+        ``probability`` is P(target | query) when the caller (a slider, which prints it
+        too) has computed it already."""
         query = _query_dict(model, query)
         classes = list(model.classes_)
-        probability = float(model.predict_proba(query)[0, classes.index(self.target)])
+        if probability is None:
+            probability = posterior_of(model, query, self.target)
         alpha = float(model.alpha)
         if query != self.query:  # new query: new curve and tick labels, so redraw everything
             self.query = query

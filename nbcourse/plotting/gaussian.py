@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_positive_int
+from .._checks import check_labels, check_positive_int
 from .._numerics import gaussian_log_density
 from ._base import COLORS, checked_names, new_figure
 
@@ -72,11 +72,9 @@ def plot_gaussian_boundaries(X, y, models, *, feature_names=("x₁", "x₂"), re
 
 def _checked_boundary_inputs(X, y, models, feature_names):
     X = np.asarray(X, dtype=float)
-    y = np.asarray(y)
     if X.ndim != 2 or X.shape[1] != 2:
         raise ValueError(f"X must have two columns (a 2-D data set), got shape {X.shape}")
-    if y.shape != (X.shape[0],):
-        raise ValueError(f"y must hold one label per row of X ({X.shape[0]}), got shape {y.shape}")
+    y = check_labels(y, X.shape[0])
     if not models:
         raise ValueError("models must map at least one label to a fitted model")
     if len(models) > len(_BOUNDARY_STYLES):

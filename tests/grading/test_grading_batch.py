@@ -104,6 +104,11 @@ EXPECTED.update({
     "sandbox_11_limit_server": ("graded", 10.0),
     "sandbox_12_nice_server": ("graded", 10.0),
     "sandbox_12_find_priority": ("graded", 10.0),  # 9 when it starts with a lower priority
+    # issue 33: the channel folder itself changed (mode, default ACL, attribute, flags)
+    "sandbox_13_chmod_channel": ("graded", 10.0),
+    "sandbox_13_acl_channel": ("graded", 10.0),
+    "sandbox_13_xattr_channel": ("graded", 10.0),
+    "sandbox_13_find_channel": ("graded", 10.0),  # 9 when it found what 13_xattr left
     # issue 23: what comes back from the kernel is untrusted
     "attack_18_class_name_leak": ("graded", 8.0),
     # predict's 2 points by follow-through: it fails only through joint_scores
@@ -646,19 +651,49 @@ print(json.dumps({"uid": os.getuid(), "plain_left": os.path.exists(plain),
 
 
 def test_an_ordinary_user_grader_removes_folders_of_mode_000(tmp_path):
-    """Row 7, as an ordinary user (nobody): folders of mode 000 that a kernel made in its
-    channel survive ``rmtree(ignore_errors=True)``; the grader's removal takes them too."""
-    if os.geteuid() != 0:
-        pytest.fail("CI runs as root; this test drops to nobody with setpriv")
+    """Row 7, as an ordinary user (nobody when the tests run as root, else their own
+    user): folders of mode 000 that a kernel made in its channel survive
+    ``rmtree(ignore_errors=True)``; the grader's removal takes them too."""
     folder = Path(tempfile.mkdtemp(prefix="nbcourse-nobody-"))
     try:
-        os.chown(folder, 65534, 65534)
-        run = subprocess.run(as_nobody([sys.executable, "-c", LOCKED_TREE, str(folder)], tmp_path),
-                             capture_output=True, text=True, timeout=120)
+        command = [sys.executable, "-c", LOCKED_TREE, str(folder)]
+        if os.geteuid() == 0:
+            os.chown(folder, 65534, 65534)
+            command = as_nobody(command, tmp_path)
+        run = subprocess.run(command, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr[-2000:]
         found = json.loads(run.stdout.strip().splitlines()[-1])
     finally:
         subprocess.run(["rm", "-rf", str(folder)], check=False)
-    assert found["uid"] == 65534
+    assert found["uid"] == (65534 if os.geteuid() == 0 else os.geteuid()) != 0
     assert found["plain_left"]  # the finding: the old removal left it behind
     assert not found["ours_left"]
+
+
+def test_a_linked_or_swapped_student_folder_gets_no_marks_from_the_solution(tmp_path):
+    """Issue 33, item 4, with the README's glob: carol's folder is a link to the solutions
+    from the start; bob swaps his for one after collection, while alice is being graded.
+    Neither scores the solution's marks: carol's row says why, bob's is his blank copy."""
+    solutions = tmp_path / "source"
+    solutions.mkdir()
+    (solutions / "01_weather.ipynb").write_bytes((FIXTURES / "correct.ipynb").read_bytes())
+    submitted = tmp_path / "submitted"
+    for student in ("alice", "bob"):
+        (submitted / student).mkdir(parents=True)
+        (submitted / student / "01_weather.ipynb").write_bytes(RELEASED.read_bytes())
+    (submitted / "carol").symlink_to(solutions, target_is_directory=True)
+
+    def swap(result):
+        if result.submission == "alice":
+            (submitted / "bob").rename(submitted / "bob.old")
+            (submitted / "bob").symlink_to(solutions, target_is_directory=True)
+
+    paths = sorted(submitted.glob("*/01_weather.ipynb"))
+    batch = grade_batch("01_weather", paths, tmp_path / "out", jobs=1, timeout=TIMEOUT,
+                        progress=None, on_result=swap)
+    rows = {r.submission: r for r in batch.results}
+    assert (submitted / "bob").is_symlink()  # the swap did happen during the batch
+    assert rows["carol"].status == "link outside submissions" and rows["carol"].total == 0
+    assert "symbolic link" in rows["carol"].reasons[0]
+    assert rows["bob"].total == rows["alice"].total == 0
+    assert rows["bob"].status == rows["alice"].status != "link outside submissions"

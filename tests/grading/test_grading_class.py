@@ -7,6 +7,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -258,3 +259,46 @@ def test_two_long_equal_names_do_not_crash_the_output(tmp_path):
     assert len(rows) == 2 and "n" * 243 in rows
     assert len(list((out / "feedback").iterdir())) == 2
     assert not list(out.rglob(".tmp-*"))
+
+
+def test_the_no_submissions_error_draws_nothing_on_the_terminal(tmp_path):
+    """Issue 33, item 10: the error quotes the class folder's names, escapes included."""
+    folder = tmp_path / "class\x1b[31m"
+    folder.mkdir()
+    (folder / "notes\x1b[2J\x1b]0;owned\x07\r[1 of 1] alice graded 10 of 10.txt").write_text("x")
+    run = subprocess.run([sys.executable, "-m", "nbcourse.cli", "grade", "01_weather",
+                          str(folder), "--out", str(tmp_path / "out")],
+                         capture_output=True, cwd=REPO, timeout=600)  # bytes: CRs kept
+    printed = (run.stderr + run.stdout).decode("utf-8")
+    assert run.returncode == 2 and "no submissions to grade" in printed
+    assert not any(c in printed for c in "\x1b\x07\r")
+    assert "\\x1b[2J" in printed and "\\x0d[1 of 1] alice" in printed
+
+
+def test_a_deep_folder_chain_or_a_long_name_leaves_every_student_a_row(tmp_path):
+    """Issue 33, item 8: these ended the batch (RecursionError, exit 2) or dropped a zip."""
+    with zipfile.ZipFile(tmp_path / "moodle.zip", "w") as archive:
+        archive.writestr("Ana Lee_1001_assignsubmission_file_/01_weather.ipynb", CORRECT)
+        archive.writestr("Eve Deep_1002_assignsubmission_file_/" + "d/" * 1200 + "x.ipynb", CORRECT)
+        archive.writestr("L" * 280 + "_1003_assignsubmission_file_/01_weather.ipynb", CORRECT)
+    folder = tmp_path / "submitted"
+    (folder / "bob").mkdir(parents=True)
+    (folder / "bob" / "01_weather.ipynb").write_bytes(CORRECT)
+    deep = folder / "mallory"
+    deep.mkdir()
+    for _ in range(1200):  # os.makedirs would hit Python's recursion limit itself
+        deep = deep / "d"
+        os.mkdir(deep)
+    (deep / "01_weather.ipynb").write_bytes(CORRECT)
+    try:
+        _, out = _grade(tmp_path, str(tmp_path / "moodle.zip"), str(folder))
+    finally:  # pytest's clean-up would hit the recursion limit too
+        os.unlink(deep / "01_weather.ipynb")
+        for level in range(1200, 0, -1):
+            os.rmdir(folder / "mallory" / Path(*["d"] * level))
+    rows = _rows(out)
+    assert len(rows) == 5
+    assert rows["bob"]["status"] == rows["Ana Lee"]["status"] == "graded"
+    assert rows["mallory"]["status"] == rows["Eve Deep"]["status"] == "not submitted"
+    (long,) = [row for name, row in rows.items() if name.startswith("LLLL")]
+    assert long["status"] == "graded" and long["total"] == rows["bob"]["total"]

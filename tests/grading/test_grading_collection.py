@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from nbcourse.grading.collection import (MAX_ZIP_MEMBER_BYTES, collect, lms_name,
-                                         matches_notebook, notebook_stem, unpack_zip,
-                                         without_outputs)
+from nbcourse.grading.collection import collect, matches_notebook, notebook_stem
+from nbcourse.grading.saved_outputs import without_outputs
+from nbcourse.grading.lms_download import MAX_ZIP_MEMBER_BYTES, lms_name, unpack_zip
 from nbcourse.grading.terminal import terminal_safe
 
 NB = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
@@ -241,3 +241,172 @@ def test_undecodable_and_long_names_get_rows(tmp_path):
     _write(folder / ("n" * 240 + ".ipynb"))
     found = collect([folder], "01_weather")
     assert sorted(_rows(found)) == ["Ren\\xe9", "n" * 240]
+
+
+# ----------------------------------------------------------------- issue 33, item 4
+SOLUTION = json.dumps({"cells": [{"cell_type": "code", "source": "answer = 42",
+                                  "metadata": {}, "outputs": [], "execution_count": None}],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def _class_with_a_linked_folder(tmp_path):
+    """alice hands in a notebook; bob's folder is a link to the instructor's solutions."""
+    _write(tmp_path / "source" / "01_weather.ipynb", SOLUTION)
+    _write(tmp_path / "submitted" / "alice" / "01_weather.ipynb")
+    (tmp_path / "submitted" / "bob").symlink_to(tmp_path / "source", target_is_directory=True)
+    return tmp_path / "submitted"
+
+
+@pytest.mark.parametrize("how", ["folder", "glob"])
+def test_a_student_folder_linked_to_the_solutions_is_refused(tmp_path, how):
+    submitted = _class_with_a_linked_folder(tmp_path)
+    paths = [submitted] if how == "folder" else sorted(submitted.glob("*/01_weather.ipynb"))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    rows = _rows(collect(paths, "01_weather", scratch))
+    assert sorted(rows) == ["alice", "bob"]
+    assert rows["bob"].refused == "link outside submissions"
+    assert "symbolic link" in rows["bob"].reason and "outside the submissions folder" in rows["bob"].reason
+    assert not rows["alice"].refused
+    copied = [p.read_text() for p in (scratch / "collected").iterdir()]
+    assert copied == [NB]  # alice's notebook only: nothing of the solutions was read
+
+
+@pytest.mark.parametrize("how", ["folder", "glob"])
+def test_a_folder_swapped_for_a_link_after_collection_is_graded_as_collected(tmp_path, how):
+    submitted = tmp_path / "submitted"
+    _write(tmp_path / "source" / "01_weather.ipynb", SOLUTION)
+    _write(submitted / "bob" / "01_weather.ipynb")
+    paths = [submitted] if how == "folder" else [submitted / "bob" / "01_weather.ipynb"]
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (bob,) = collect(paths, "01_weather", scratch).submissions
+    (submitted / "bob").rename(submitted / "bob.old")
+    (submitted / "bob").symlink_to(tmp_path / "source", target_is_directory=True)
+    assert not bob.refused and bob.path.parent == scratch / "collected"
+    assert bob.origin == submitted / "bob" / "01_weather.ipynb"
+    assert bob.path.read_text() == NB  # the grader reads its copy, never the path again
+
+
+def test_a_link_appearing_while_a_notebook_is_copied_is_not_followed(tmp_path):
+    """The folder checked is not the folder read: every component is opened without
+    following links, so the swap between the check and the copy is refused."""
+    from nbcourse.grading.collection import _classify, _copy_in
+    _write(tmp_path / "source" / "01_weather.ipynb", SOLUTION)
+    _write(tmp_path / "submitted" / "bob" / "01_weather.ipynb")
+    root = tmp_path / "submitted"
+    target, refused, _ = _classify(root / "bob" / "01_weather.ipynb", root)
+    assert not refused
+    (root / "bob").rename(root / "bob.old")
+    (root / "bob").symlink_to(tmp_path / "source", target_is_directory=True)
+    refused, reason = _copy_in(root.resolve(), target, tmp_path / "copy.ipynb")
+    assert refused == "link outside submissions" and "symbolic link" in reason
+    assert not (tmp_path / "copy.ipynb").exists()
+
+
+def test_a_pipe_named_like_a_notebook_is_not_read(tmp_path):
+    (tmp_path / "flat").mkdir()
+    os.mkfifo(tmp_path / "flat" / "eve.ipynb")
+    _write(tmp_path / "flat" / "alice.ipynb")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    rows = _rows(collect([tmp_path / "flat"], "01_weather", scratch))
+    assert rows["eve"].refused == "not a notebook" and "regular file" in rows["eve"].reason
+    assert not rows["alice"].refused
+
+
+# ----------------------------------------------------------------- issue 33, item 7
+@pytest.mark.parametrize("name", ["bob_340934_208490284_01_weather.ipynb",
+                                  "Bo Chen_1002_assignsubmission_file_01_weather.ipynb"])
+def test_a_file_named_like_an_lms_download_in_a_plain_folder_carries_no_lms_id(tmp_path, name):
+    """Canvas's ID and Moodle's participant decide whose grade an import changes."""
+    _write(tmp_path / "flat" / name)
+    _write(tmp_path / "flat" / "alice.ipynb")
+    _write(tmp_path / "submitted" / "Bo Chen_1002_assignsubmission_file_" / "01_weather.ipynb")
+    found = collect([tmp_path / "flat", tmp_path / "submitted",
+                     tmp_path / "submitted" / "Bo Chen_1002_assignsubmission_file_"
+                     / "01_weather.ipynb"], "01_weather")
+    assert len(found.submissions) == 4
+    assert all(s.lms == "" and s.lms_id == "" for s in found.submissions)
+    assert notebook_stem(name) in _rows(found)  # named by the whole file name
+
+
+def test_an_lms_zip_still_gives_its_ids(tmp_path):
+    archive = _zip(tmp_path / "s.zip", {"bob_340934_208490284_01_weather.ipynb": NB.encode()})
+    (bob,) = collect([archive], "01_weather", tmp_path / "scratch").submissions
+    assert (bob.id, bob.lms, bob.lms_id) == ("bob", "canvas", "340934")
+
+
+def test_a_generated_name_is_never_a_students_name(tmp_path):
+    for folder in ("a", "b"):
+        _write(tmp_path / folder / "carol.ipynb")
+    _write(tmp_path / "a" / "carol~2.ipynb")
+    _write(tmp_path / "a" / "carol~3.ipynb")
+    found = collect([tmp_path / "a", tmp_path / "b"], "01_weather")
+    ids = [s.id for s in found.submissions]
+    assert len(ids) == len(set(ids)) == 4
+    assert sorted(ids) == ["carol", "carol~2", "carol~3", "carol~4"]
+    assert _rows(found)["carol~4"].refused == "several notebooks"
+    assert not _rows(found)["carol~2"].refused
+
+
+# ----------------------------------------------------------------- issue 33, item 8
+def _chain(folder: Path, depth: int) -> Path:
+    """``depth`` nested folders below ``folder``; returns the deepest."""
+    folder.mkdir(parents=True)
+    for level in range(1, depth + 1):  # os.makedirs would hit Python's recursion limit
+        os.mkdir(folder.joinpath(*["d"] * level))
+    return folder.joinpath(*["d"] * depth)
+
+
+def _remove_chain(folder: Path, depth: int) -> None:
+    """Without recursion, as pytest's clean-up would."""
+    for level in range(depth, 0, -1):
+        here = folder.joinpath(*["d"] * level)
+        for name in os.listdir(here):
+            os.unlink(here / name)
+        os.rmdir(here)
+
+
+def test_a_chain_of_folders_in_a_student_folder_is_that_students_row(tmp_path):
+    submitted = tmp_path / "submitted"
+    _write(submitted / "bob" / "01_weather.ipynb")
+    _write(_chain(submitted / "alice", 1200) / "01_weather.ipynb")
+    try:
+        rows = _rows(collect([submitted], "01_weather"))
+    finally:
+        _remove_chain(submitted / "alice", 1200)
+    assert sorted(rows) == ["alice", "bob"] and not rows["bob"].refused
+    assert rows["alice"].refused == "not submitted"
+    assert "nested more than" in rows["alice"].reason
+
+
+def test_a_student_folder_with_too_many_files_is_searched_up_to_a_limit(tmp_path, monkeypatch):
+    from nbcourse.grading import collection
+    monkeypatch.setattr(collection, "MAX_FOLDER_ENTRIES", 20)
+    for n in range(30):
+        _write(tmp_path / "submitted" / "alice" / f"a{n:02}" / "notes.txt", "x")
+    _write(tmp_path / "submitted" / "bob" / "01_weather.ipynb")
+    rows = _rows(collect([tmp_path / "submitted"], "01_weather"))
+    assert rows["alice"].refused == "not submitted" and "more than 20" in rows["alice"].reason
+    assert not rows["bob"].refused
+
+
+def test_a_deep_or_long_named_member_of_a_moodle_zip_costs_only_its_own_row(tmp_path):
+    """A 1,200-folder chain in one student's folder, and a 300-byte folder name: the zip
+    is unpacked, every student has a row, and the long name is graded (shortened)."""
+    long_name = "A" * 272 + "_1003_assignsubmission_file_"
+    archive = _zip(tmp_path / "moodle.zip", {
+        "Ana López_1001_assignsubmission_file_/01_weather.ipynb": NB.encode(),
+        "Eve Deep_1002_assignsubmission_file_/" + "d/" * 1200 + "01_weather.ipynb": NB.encode(),
+        f"{long_name}/01_weather.ipynb": NB.encode(),
+        "Bo Chen_1004_assignsubmission_file_/01_weather.ipynb": NB.encode(),
+    })
+    scratch = tmp_path / "scratch"
+    found = collect([archive], "01_weather", scratch)
+    rows = {s.lms_id: s for s in found.submissions}
+    assert sorted(rows) == ["1001", "1002", "1003", "1004"]
+    assert rows["1002"].refused == "not submitted" and "folders deep" in rows["1002"].reason
+    assert not rows["1003"].refused and rows["1003"].id.startswith("AAAA")
+    assert not rows["1001"].refused and not rows["1004"].refused
+    assert any("shortened" in w for w in found.warnings)

@@ -337,6 +337,8 @@ try:
 except OSError:
     found["memfd"] = False
 found["keyctl"] = libc.syscall(250, 0, 0, 0, 0, 0) >= 0  # x86-64 keyctl
+# io_uring_setup(8 entries, zeroed io_uring_params): a ring's file descriptor if allowed
+found["io_uring"] = libc.syscall(425, 8, ctypes.create_string_buffer(120)) >= 0
 print(json.dumps(found))
 """
 
@@ -344,12 +346,12 @@ print(json.dumps(found))
 def test_inside_no_capability_no_namespace_no_mount_no_ptrace_no_memfd(config, tmp_path):
     """Rows 1, 5 and 6, from inside: CapEff is 0, no nested user namespace (the unsized
     tmpfs of the report), no remount of a read-only folder, no ptrace of pid 1, no
-    memfd, no keyring; the seccomp filter is in force."""
+    memfd, no keyring, no io_uring (issue 33); the seccomp filter is in force."""
     found = _inside(config, tmp_path, ESCAPES)
     assert found["cap_eff"] == 0 and found["cap_bnd"] == 0
     assert found["seccomp"] == "2"
     escaped = [name for name in ("nested_namespace", "unshare", "remount", "mount_tmpfs",
-                                 "ptrace_pid1", "memfd", "keyctl") if found[name]]
+                                 "ptrace_pid1", "memfd", "keyctl", "io_uring") if found[name]]
     assert escaped == []
 
 
@@ -368,6 +370,19 @@ def test_the_self_test_refuses_a_sandbox_with_capabilities(monkeypatch, config):
     monkeypatch.setattr(sandbox, "bwrap_command", as_root)
     with pytest.raises(sandbox.SandboxUnavailable, match="capabilities|remounted"):
         sandbox.self_test(root)
+
+
+def test_the_self_test_refuses_a_sandbox_that_allows_user_namespaces(monkeypatch, config):
+    """Issue 33: the self-test asked for a user namespace with ``unshare``, which the
+    seccomp filter refuses anyway, so it passed without ``--disable-userns`` too; it now
+    asks as a fork would (``clone``), which only ``--disable-userns`` refuses."""
+    def without_disable_userns(config, channel, program):
+        return [part for part in real(config, channel, program) if part != "--disable-userns"]
+
+    real = sandbox.bwrap_command
+    monkeypatch.setattr(sandbox, "bwrap_command", without_disable_userns)
+    with pytest.raises(sandbox.SandboxUnavailable, match="user namespace"):
+        sandbox.self_test(config)
 
 
 def dataclasses_replace(config, **changes):
@@ -424,24 +439,29 @@ def test_results_record_the_limits_in_force(tmp_path):
 ORDINARY_USER_BATCH = r"""
 import json, os, sys
 from nbcourse.grading.batch import grade_batch
-batch = grade_batch("01_weather", [sys.argv[1]], sys.argv[2], jobs=2, sandbox="bwrap",
-                    progress=None)
+batch = grade_batch("01_weather", [sys.argv[1]], sys.argv[2], jobs=int(sys.argv[3]),
+                    sandbox="bwrap", progress=None)
 print(json.dumps({"uid": os.getuid(), "enforced": batch.limits.enforced,
                   "rows": {r.submission: [r.status, r.total] for r in batch.results}}))
 """
 
 
-def _batch_as_ordinary_user(fixtures: tuple[str, ...]):
+def _batch_as_ordinary_user(fixtures: tuple[str, ...], jobs: int = 2, in_order: bool = False,
+                            tmp_name: str = "tmp"):
     """Grade ``fixtures`` with ``ORDINARY_USER_BATCH`` as an ordinary user (``nobody`` when
-    the tests run as root): (the finished process, what is left in its TMPDIR)."""
+    the tests run as root): (the finished process, what is left in its TMPDIR, named
+    ``tmp_name``).  With ``in_order``, each is named ``NN_<fixture>`` by its place, so a
+    fixture may come twice and ``jobs=1`` grades them in the order given."""
     folder = Path(tempfile.mkdtemp(prefix="nbcourse-ordinary-"))
     try:
-        submitted, tmp = folder / "submitted", folder / "tmp"
+        submitted, tmp = folder / "submitted", folder / tmp_name
         submitted.mkdir()
         tmp.mkdir()
-        for name in fixtures:
-            shutil.copyfile(FIXTURES / f"{name}.ipynb", submitted / f"{name}.ipynb")
-        command = [sys.executable, "-c", ORDINARY_USER_BATCH, str(submitted), str(folder / "out")]
+        for number, name in enumerate(fixtures):
+            label = f"{number:02d}_{name}" if in_order else name
+            shutil.copyfile(FIXTURES / f"{name}.ipynb", submitted / f"{label}.ipynb")
+        command = [sys.executable, "-c", ORDINARY_USER_BATCH, str(submitted), str(folder / "out"),
+                   str(jobs)]
         if os.geteuid() == 0:
             for path in (folder, submitted, tmp, *submitted.iterdir()):
                 os.chown(path, 65534, 65534)
@@ -591,6 +611,173 @@ def test_a_kernel_cannot_change_the_server_for_the_next_kernels(tmp_path, mode, 
     afterwards inherits them.  The submissions after it keep 10 of 10."""
     rows = _grade_in_order(names, tmp_path, mode)
     assert list(rows.values()) == [("graded", 10.0)] * len(names), rows
+
+
+#: Issue 33, row 1: each attack on the channel folder itself, then classmates (one of
+#: which shows what it finds left on the channel), all in one worker.
+CHANNEL_ORDER = ["sandbox_13_chmod_channel", "correct", "sandbox_13_acl_channel", "correct",
+                 "sandbox_13_xattr_channel", "sandbox_13_find_channel", "correct"]
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "off"])
+def test_a_submission_cannot_change_the_channel_for_the_next_ones(tmp_path, mode):
+    """Red team (issue 33): the channel is the one host folder bound into the long-lived
+    sandbox, owned by the sandbox's user.  A correct notebook that ends by making it
+    unwritable (mode 500), or gives it a default ACL (files made in it later unreadable),
+    scored 10 and every later kernel of its worker died before replying to kernel_info;
+    an extended attribute or inode flags on it were there for the next submission to
+    read.  With ``--jobs 1`` every classmate after them keeps 10 of 10."""
+    rows = _grade_in_order(CHANNEL_ORDER, tmp_path, mode)
+    assert list(rows.values()) == [("graded", 10.0)] * len(CHANNEL_ORDER), rows
+
+
+def test_a_submission_cannot_change_the_channel_as_an_ordinary_user():
+    """Issue 33, row 1, for a grader that is an ordinary user: the channel is then a
+    folder on the grader's disk, owned by the grader's own user, which the kernel is
+    inside the sandbox; the classmates after each attack keep 10 of 10 all the same."""
+    run, left = _batch_as_ordinary_user(tuple(CHANNEL_ORDER), jobs=1, in_order=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    assert found["uid"] != 0
+    assert list(found["rows"].values()) == [["graded", 10.0]] * len(CHANNEL_ORDER), found["rows"]
+    assert left == []
+
+
+def test_a_folder_is_reset_to_its_first_state_whatever_its_owner_did(tmp_path):
+    """``folder_state.reset_folder`` undoes what the folder's owner may do to the folder
+    itself (no write access, an access and a default ACL, an extended attribute, inode
+    flags, times), empties it, and says when it cannot (the folder swapped for a link)."""
+    import fcntl
+    import struct
+
+    from nbcourse.grading.execution import folder_state as state
+
+    folder = tmp_path / "channel"
+    folder.mkdir(mode=0o700)
+    first = state.folder_state(folder)
+    (folder / "locked" / "inner").mkdir(parents=True)
+    os.chmod(folder / "locked", 0)
+    acl = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", tag, 0, 0xFFFFFFFF)
+                                          for tag in (0x01, 0x04, 0x20))
+    os.setxattr(folder, "system.posix_acl_default", acl)
+    os.setxattr(folder, "system.posix_acl_access", acl)
+    os.setxattr(folder, "user.planted", b"left behind")
+    try:
+        with open(folder) as handle:
+            fcntl.ioctl(handle, state.FS_IOC_SETFLAGS, struct.pack("i", 0x40))  # no dump
+    except OSError:
+        pass  # a file system without inode flags
+    os.utime(folder, (1234567890, 1234567890))
+    assert state.folder_state(folder) != first
+    assert state.reset_folder(folder, first) == []
+    assert state.folder_state(folder) == first and os.listdir(folder) == []
+    folder.rmdir()
+    folder.symlink_to(tmp_path)
+    assert state.reset_folder(folder, first) != []
+
+
+def test_a_channel_that_cannot_be_restored_ends_its_sandbox(config, monkeypatch):
+    """When the channel cannot be brought back as it was, the next submission gets a new
+    sandbox (and a new channel), never the changed one."""
+    from nbcourse.grading import specs
+    from nbcourse.grading.execution.runner import run_submission
+    from nbcourse.grading.execution.worker import KernelServers
+    from nbcourse.grading.forbidden import flagged_answers
+
+    monkeypatch.setattr(launcher, "reset_folder", lambda path, first: [f"{path}: planted"])
+    exercise = specs.load("01_weather")
+    base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
+    os.chmod(base, 0o711)
+    servers = KernelServers(config, base, "token")
+    seen = []
+    try:
+        for _ in range(2):
+            report = run_submission(FIXTURES / "correct.ipynb", exercise.probe_plan(),
+                                    config.limits, servers.take, scan_source=flagged_answers)
+            seen.append((report.kernel.value, servers.server.pid, servers.server.channel))
+            servers.after_submission()
+    finally:
+        servers.close()
+        shutil.rmtree(base, ignore_errors=True)
+    assert [outcome for outcome, _, _ in seen] == ["ok", "ok"]
+    assert seen[0][1] != seen[1][1] and seen[0][2] != seen[1][2]
+
+
+def test_a_changed_channel_is_never_handed_to_a_kernel(config):
+    """Before every kernel the worker looks at the channel once more: a channel changed
+    since the last check (here by hand) means a new sandbox, with a channel of its own."""
+    from nbcourse.grading.execution.worker import KernelServers
+
+    base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
+    os.chmod(base, 0o711)
+    servers = KernelServers(config, base, "token")
+    try:
+        first = servers.take()
+        assert servers.take() is first  # as it was: kept
+        os.chmod(first.channel, 0o500)
+        second = servers.take()
+        assert second is not first and second.channel != first.channel and second.healthy
+    finally:
+        servers.close()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _socket_folders() -> set[str]:
+    """The short folders that hold kernels' sockets when TMPDIR is long, on the machine."""
+    return {name for name in os.listdir("/tmp") if name.startswith("nbcourse-sockets-")}
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "off"])
+def test_a_long_tmpdir_still_grades(tmp_path, mode, monkeypatch):
+    """Issue 33, row 11: a kernel's ZeroMQ sockets were made in the batch's folder under
+    TMPDIR, and a Unix socket's path holds 107 bytes: with a TMPDIR over about 41
+    characters every row was "grader error" (File name too long).  With a TMPDIR of 130
+    characters the batch grades as usual and leaves nothing, there or in /tmp."""
+    outer = Path(tempfile.mkdtemp(prefix="nbcourse-long-"))
+    long = outer / ("d" * 100)
+    long.mkdir()
+    for folder in (outer, long):
+        os.chmod(folder, 0o755)  # as root, the sandbox's user reaches its channel through it
+    monkeypatch.setattr(tempfile, "tempdir", str(long))
+    monkeypatch.setenv("TMPDIR", str(long))
+    before = _socket_folders()
+    try:
+        rows = _grade_in_order(["correct", "wrong"], tmp_path, mode)
+        left = os.listdir(long)
+    finally:
+        shutil.rmtree(outer, ignore_errors=True)
+    assert len(str(long)) > 100
+    assert rows == {"00_correct": ("graded", 10.0), "01_wrong": ("graded", 2.94)}, rows
+    assert left == [] and _socket_folders() == before
+
+
+def test_the_socket_folder_of_a_killed_worker_is_removed_by_its_batch(tmp_path):
+    """A worker removes its short socket folder when it ends; for a worker that was
+    killed, the batch removes it by the batch's token, and nobody else's."""
+    from nbcourse.grading.execution import connection
+
+    deep = tmp_path / ("d" * 100)
+    assert connection.socket_folder(tmp_path, "ours") == tmp_path  # short enough: as it is
+    ours, theirs = (connection.socket_folder(deep, token) for token in ("ours", "theirs"))
+    try:
+        assert ours.parent == theirs.parent == Path("/tmp") and ours != theirs
+        assert len(str(ours / "channel-12345678" / "kernel-99999")) <= 107
+        connection.remove_socket_folders("ours")
+        assert not ours.exists() and theirs.is_dir()
+    finally:
+        shutil.rmtree(ours, ignore_errors=True)
+        shutil.rmtree(theirs, ignore_errors=True)
+
+
+def test_a_long_tmpdir_as_an_ordinary_user():
+    """Issue 33, row 11, for a grader that is an ordinary user (the channel is then a
+    folder of its own, not a tmpfs): a TMPDIR of over 120 characters grades as usual."""
+    before = _socket_folders()
+    run, left = _batch_as_ordinary_user(("correct",), tmp_name="t" * 100)
+    assert run.returncode == 0, run.stderr[-3000:]
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    assert found["rows"] == {"correct": ["graded", 10.0]}
+    assert left == [] and _socket_folders() == before
 
 
 def _chain_processes() -> list[int]:

@@ -13,6 +13,7 @@ from nbcourse.grading.collection import collect_submissions
 from nbcourse.grading.gradebook import BatchResult, feedback_name, gradebook_csv
 from nbcourse.grading.summary import summary
 from nbcourse.grading.feedback import render_html
+from nbcourse.grading.execution.probe_source import STUB_RAISED
 from nbcourse.grading.execution.report import RunReport, first_code_line
 from nbcourse.grading.scoring import score
 from nbcourse.grading.values import encode_input
@@ -265,7 +266,7 @@ def test_a_blank_notebook_is_not_answered_rather_than_missing():
             probes[question.id] = {"question": question.id, "name": question.name,
                                    "missing": True}
         else:
-            probes[question.id]["cases"] = [{"error": "NotImplementedError: "}] * len(question.cases)
+            probes[question.id]["cases"] = [{"error": STUB_RAISED}] * len(question.cases)
     stub = {"cell": 3, "code": "raise NotImplementedError()", "error": "NotImplementedError: ",
             "timed_out": False, "not_implemented": True}
     result = score(EXERCISE, EXPECTED, _report(probes=probes, problems=[stub]), "s", "s.ipynb")
@@ -329,3 +330,38 @@ def test_each_form_note_starts_as_FORM_NOTES_says():
     floats = form_note([5.0, 2.0], [5, 2], Tolerance())
     rounded = form_note(0.333, 1 / 3, Tolerance())
     assert floats.startswith(FORM_NOTES[0]) and rounded.startswith(FORM_NOTES[1])
+
+
+def test_no_csv_cell_can_end_a_record_or_start_a_formula(tmp_path):
+    """Issue 33, item 6: a lone CR in a cell error or a file name started a record with `=`."""
+    import pandas as pd
+    from nbcourse.grading.collection import Submission, collect
+    from nbcourse.grading.export import FORMATS, write_exports
+    from nbcourse.grading.gradebook import write_outputs
+
+    folder = tmp_path / "flat"
+    folder.mkdir()
+    (folder / "eve\r=HYPERLINK(A1).ipynb").write_text("{}", encoding="utf-8")
+    (eve,) = collect([folder], "01_weather").submissions
+    problems = [{"cell": 3, "error": "RuntimeError: \r=1+1+cmd|' /C calc'!A0",
+                 "timed_out": False, "code": "raise RuntimeError(x)"}]
+    results = [score(EXERCISE, EXPECTED, _report(problems=problems), eve.id, eve.shown),
+               score(EXERCISE, EXPECTED, _report(problems=problems), "mallory\n=1+1", "m")]
+    sources = {eve.id: Submission(eve.id, eve.path, lms="moodle", lms_id="7")}
+    write_outputs(BatchResult(EXERCISE, results, [], 1.0, tmp_path / "out", sources=sources),
+                  tmp_path / "out")
+    write_exports(tmp_path / "out", FORMATS)
+    for name in ["grades", *FORMATS]:
+        raw = (tmp_path / "out" / f"{name}.csv").read_bytes()
+        assert b"\r" not in raw, name
+        lines = raw.decode("utf-8").split("\n")[:-1]
+        assert all(line.startswith('"') and line.endswith('"') for line in lines), name
+        records = list(csv.reader(io.StringIO(raw.decode("utf-8"), newline="")))
+        assert len(records) == len(lines), name  # one record a line: nothing split a record
+        cells = [cell for record in records for cell in record]
+        table = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
+        cells += [str(cell) for cell in table.to_numpy().ravel()]
+        assert not any(cell.startswith(("=", "+", "@", "|", "\r", "\n")) for cell in cells), name
+        assert any("=HYPERLINK(A1)" in cell for cell in cells), name  # shown, as text
+    grades = list(csv.DictReader((tmp_path / "out" / "grades.csv").open(encoding="utf-8")))
+    assert len(grades) == 2 and "calc" in grades[0]["reason"] + grades[1]["reason"]

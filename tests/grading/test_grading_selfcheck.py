@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from nbcourse.cli import build_parser, main
+from nbcourse.grading.scoring import HIDDEN_RAISED
 from nbcourse.datasets import load_weather
 from nbcourse.grading import check_for
 from nbcourse.grading import specs
@@ -722,5 +723,5 @@ def test_25_a_hard_coded_class_column_is_named_with_its_key_on_the_feedback_page
     result = grade_answer("01_weather", "q1", _likelihood_play, REPO / "exercises" / "source")
     public = [case for case in result.cases if not case.hidden and not case.passed]
     assert public and "KeyError: 'play'" in public[0].message
-    assert all(case.message == "raised KeyError" for case in result.cases
+    assert all(case.message == HIDDEN_RAISED for case in result.cases
                if case.hidden and not case.passed)

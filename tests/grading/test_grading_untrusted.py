@@ -25,7 +25,7 @@ from nbcourse.grading.execution.connection import MAX_MESSAGE_BYTES, bounded_con
 from nbcourse.grading.execution.runner import (_notebook_client_class, checked_reply,
                                                parse_probe_result, run_submission)
 from nbcourse.grading.forbidden import flagged_answers
-from nbcourse.grading.scoring import score
+from nbcourse.grading.scoring import HIDDEN_RAISED, score
 from nbcourse.grading.values import encode_input
 
 EXERCISE = specs.load("01_weather")
@@ -186,6 +186,23 @@ def test_a_hidden_case_shows_no_text_the_kernel_made():
     assert len(_score(probes).questions[0].cases[public].message) < 300
 
 
+def test_which_exception_a_hidden_case_raised_is_not_shown():
+    """Issue 33, item 5: a builtin exception chosen per hidden input carried ~6 bits a case."""
+    from nbcourse.grading.hidden import grade_answer
+    kinds = [KeyError, ValueError, ZeroDivisionError, OSError, LookupError, IndexError,
+             TypeError, MemoryError, RecursionError, UnicodeError]
+
+    def likelihood(table, feature, value, target, label):  # the class chosen by the input
+        raise kinds[(len(table) * 7 + len(str(value)) * 3 + len(str(label))) % len(kinds)]()
+
+    result = grade_answer(EXERCISE, "q1", likelihood)
+    hidden = [case.message for case in result.cases if case.hidden]
+    assert len(hidden) > 1 and set(hidden) == {HIDDEN_RAISED}, hidden
+    assert not any(kind.__name__ in message for kind in kinds for message in hidden)
+    public = [case.message for case in result.cases if not case.hidden]
+    assert any("Error" in message for message in public)  # the student's own cases still say
+
+
 # ----------------------------------------------------------------- point 8: in time
 SLOW = """
 import time
@@ -263,3 +280,100 @@ def test_a_kernel_that_floods_its_worker_loses_its_own_row_only(tmp_path):
     limits = json.loads((tmp_path / "out" / "results.json").read_text())["limits"]
     assert limits["worker_memory_mb"] == GradingLimits().worker_memory_mb
     assert "RLIMIT_DATA" in limits["enforced"]["worker_memory"]
+
+
+# ----------------------------------------------------------------- the stub's NotImplementedError
+STUB_CELLS = [
+    "raise NotImplementedError()",                        # a value question's stub
+    "def likelihood(table, feature, value, target, label):\n    raise NotImplementedError()",
+    "likelihood(None, 'a', 'b', 'c', 'd')",               # the stub, called from a cell
+    "import logging\nlogging.Handler().emit(None)",       # a library's, with a message
+    "import asyncio\nasyncio.AbstractEventLoop().run_forever()",  # a library's bare one
+]
+
+
+def test_only_the_exercise_stub_is_not_answered_yet_in_a_cell_or_a_probe(tmp_path):
+    """One rule (probe_source.is_stub_raise): the stub's bare raise from the student's own
+    code is "not answered yet"; a library's NotImplementedError is a cell error."""
+    from nbcourse.grading.execution.sandbox import make_config, release, remove_tree
+    from nbcourse.grading.execution.worker import KernelServers
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in STUB_CELLS])
+    path = tmp_path / "stubs.ipynb"
+    path.write_text(nbformat.writes(notebook))
+    limits = GradingLimits()
+    config = make_config("off", limits)
+    base = Path(tempfile.mkdtemp(prefix="nbcourse-grading-"))
+    kernels = KernelServers(config, base, "token")
+    try:
+        report = run_submission(path, EXERCISE.probe_plan(), limits, kernels.take,
+                                scan_source=flagged_answers)
+    finally:
+        kernels.close()
+        release(config)
+        remove_tree(base)
+    assert [(p.cell, p.not_implemented) for p in report.problems] == \
+        [(1, True), (3, True), (4, False), (5, False)], report.problems
+    result = score(EXERCISE, EXPECTED, report, "s", "s.ipynb")
+    assert "cell error" in result.status, result.status
+    text = " ".join(result.reasons + result.notes)
+    assert "emit must be implemented" in text and text.count("not answered yet") == 2, text
+    q1 = next(q for q in result.questions if q.name == "likelihood")
+    assert q1.status == "not answered", q1
+
+
+def _library_refusal(*args):
+    raise NotImplementedError  # stands for a library's abstract method: not the student's
+
+
+def test_the_stub_rule_in_the_kernel_holds_only_for_the_answers_own_bare_raise():
+    from nbcourse.grading.execution.probe_source import (STUB_RAISED, _call_case,
+                                                         raised_by_stub)
+
+    def stub(*args):
+        raise NotImplementedError()
+
+    def calls_a_library(*args):
+        return _library_refusal(*args)
+
+    def says_why(*args):
+        raise NotImplementedError("sparse matrices are not supported")
+
+    class Own(NotImplementedError):
+        pass
+
+    def raises_a_subclass(*args):
+        raise Own()
+
+    class Prickly:  # a callable whose attributes raise: still an error, never a crash
+        def __getattr__(self, name):
+            raise RuntimeError(name)
+
+        def __call__(self, *args):
+            raise NotImplementedError()
+
+    case = {"args": {"$tuple": []}}
+    assert _call_case(stub, case) == {"error": STUB_RAISED}
+    assert _call_case(Prickly(), case) == {"error": "NotImplementedError: "}
+    for answer in (calls_a_library, says_why, raises_a_subclass):
+        outcome = _call_case(answer, case)
+        assert set(outcome) == {"error"} and outcome["error"] != STUB_RAISED
+        try:
+            answer()
+        except Exception as error:  # noqa: BLE001
+            assert not raised_by_stub(error, answer)
+
+
+def test_a_library_bare_not_implemented_error_is_an_error_in_scoring_and_check():
+    from nbcourse.grading.selfcheck import Checker
+
+    probes = _perfect_probes()
+    probes["q1"]["cases"] = [{"error": "NotImplementedError: "}] * len(probes["q1"]["cases"])
+    q1 = next(q for q in _score(probes).questions if q.id == "q1")
+    assert q1.status != "not answered" and "not answered yet" not in str(q1), q1
+
+    def calls_a_library(*args):
+        return _library_refusal(*args)
+
+    said = str(Checker("01_weather").run("q1", calls_a_library))
+    assert "not answered yet" not in said and "raised NotImplementedError" in said, said

@@ -1,12 +1,17 @@
-"""The grader's end of a kernel's connection: bounded, and quick to say "ready".
+"""The grader's end of a kernel's connection: bounded, quick to say "ready", and short.
 
 ZeroMQ sockets that refuse oversized messages and queue few of them (a kernel cannot
-drive the worker's memory through them), and a readiness wait without jupyter_client's
-fifth of a second of listening for silence after every start.
+drive the worker's memory through them), a readiness wait without jupyter_client's
+fifth of a second of listening for silence after every start, and a folder for the
+sockets whose path fits in a Unix socket address whatever ``TMPDIR`` is.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
 import time
+from pathlib import Path
 from queue import Empty
 
 #: No message from the kernel larger than this reaches the grader's memory: ZeroMQ drops
@@ -54,3 +59,48 @@ def quick_ready(kc):
 
     kc.wait_for_ready = wait_for_ready
     return kc
+
+
+#: A Unix socket's path holds at most 107 bytes; a kernel's sockets are
+#: ``<folder>/channel-XXXXXXXX/kernel-<n>`` (``launcher.KernelServer``).
+SOCKET_PATH_BYTES = 107
+_BELOW_FOLDER = len("/channel-XXXXXXXX/kernel-99999")
+#: Where the sockets go when the worker's own folder is too deep: short, on every Linux.
+SHORT_PLACES = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _short_prefix(token: str) -> str:
+    # named after the batch (a hash of its token), so the batch can remove what a killed
+    # worker left (``remove_socket_folders``)
+    return f"nbcourse-sockets-{hashlib.sha256(token.encode()).hexdigest()[:12]}-"
+
+
+def socket_folder(base: Path, token: str) -> Path:
+    """The folder a worker makes its kernels' channels in: ``base`` itself when the
+    sockets' paths fit, else a private folder of its own in a short place (a ``TMPDIR``
+    longer than about 40 characters made every socket path too long)."""
+    if len(os.fsencode(str(base))) + _BELOW_FOLDER <= SOCKET_PATH_BYTES:
+        return base
+    for place in SHORT_PLACES:
+        if len(place) + 1 + len(_short_prefix(token)) + 8 + _BELOW_FOLDER > SOCKET_PATH_BYTES:
+            continue
+        try:
+            return Path(tempfile.mkdtemp(prefix=_short_prefix(token), dir=place))
+        except OSError:
+            continue
+    return base  # nowhere shorter: each row says the socket's name is too long
+
+
+def remove_socket_folders(token: str) -> None:
+    """Remove what ``socket_folder`` made for the batch of ``token`` (a worker removes its
+    own when it ends; one that was killed cannot)."""
+    from .sandbox import remove_tree
+
+    for place in SHORT_PLACES:
+        try:
+            names = os.listdir(place)
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith(_short_prefix(token)):
+                remove_tree(Path(place, name))

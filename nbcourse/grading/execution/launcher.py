@@ -13,7 +13,9 @@ milliseconds, which is what makes a sandboxed batch fast.
 in a cgroup of its own where the machine offers one.  After each submission the worker
 (from outside, by pid) kills every process of the sandbox but its pid 1 and the
 server, the server empties the writable folders and says what is left, and the worker
-checks both again; the next submission gets the sandbox only if all of it held.
+checks both again and restores the channel folder itself (``folder_state.reset_folder``: its
+mode, owner, ACLs, attributes, flags and times, which the sandbox's user may change);
+the next submission gets the sandbox only if all of it held.
 Anything else (a server that does not answer, a process that survived, a file left,
 a kill at the deadline) ends the whole sandbox, and the next submission gets a new one.
 
@@ -24,6 +26,7 @@ stop it, which ends the sandbox as above.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import selectors
@@ -37,6 +40,7 @@ from pathlib import Path
 import psutil
 
 from . import cgroups
+from .folder_state import folder_state, reset_folder
 from .limits import bytes_or_unlimited
 from .processes import kill_descendants
 from .sandbox import (HOME, SandboxConfig, bwrap_command, kernel_environment, prepare_channel,
@@ -257,9 +261,11 @@ class KernelServer:
     worker then kills the server (``kill``) and starts a new one.
     """
 
-    def __init__(self, config: SandboxConfig, base: Path, token: str = ""):
+    def __init__(self, config: SandboxConfig, base: Path, token: str = "",
+                 sockets: Path | None = None):
         self.config = config
-        self.channel = Path(tempfile.mkdtemp(prefix="channel-", dir=base))
+        # the channel holds the kernel's sockets: in ``sockets`` when ``base`` is too deep
+        self.channel = Path(tempfile.mkdtemp(prefix="channel-", dir=sockets or base))
         os.chmod(self.channel, 0o700)
         self.home = ""  # without a sandbox: the kernels' throw-away home on the host
         self.init_pid: int | None = None  # the sandbox's pid 1, seen from the host
@@ -282,6 +288,8 @@ class KernelServer:
             os.mkdir(os.path.join(self.home, ".tmp"))
             command = [sys.executable, "-c", LAUNCHER, self.home]
             env, cwd = kernel_environment(config, self.home, token), self.home
+        # the channel as every kernel must find it: restored to this after each (end_kernel)
+        self._channel_first = folder_state(self.channel)
         paths = self.cgroup
         self.process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -324,6 +332,17 @@ class KernelServer:
             self.healthy = self.ready
             self._first_state = self._server_state() if self.ready else None
         return self.ready
+
+    def channel_intact(self) -> bool:
+        """Is the channel empty, and the folder itself as the grader made it (its times
+        aside)?  Checked before every kernel (``worker.KernelServers.take``)."""
+        try:
+            now = folder_state(self.channel)
+            empty = not os.listdir(self.channel)
+        except OSError:
+            return False
+        return empty and dataclasses.replace(now, times=self._channel_first.times) == \
+            self._channel_first
 
     def _server_state(self) -> tuple | None:
         """What every kernel inherits from the server and a kernel of the same user could
@@ -419,9 +438,11 @@ class KernelServer:
             reply = self._send({"wipe": True}, timeout=5.0) if self.healthy else {}
             self.healthy = (reply.get("left") == [] and self._only_chain_left(root)
                             and self._server_state() == self._first_state is not None)
-        if self.channel.is_dir():
-            for path in list(self.channel.iterdir()):
-                remove_tree(path)
+        # the channel is the one host folder bound into the sandbox, and its user's: a
+        # kernel may have changed the folder itself (its mode, an ACL, an attribute), not
+        # only what is in it.  It is restored and checked, or the sandbox is replaced.
+        channel_left = reset_folder(self.channel, self._channel_first)
+        self.healthy = self.healthy and channel_left == []
         if not self.healthy:
             self.kill()
         return self.healthy

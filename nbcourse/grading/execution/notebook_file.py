@@ -28,8 +28,10 @@ def read_cells(path: Path) -> tuple[NotebookVerdict, str, list[tuple[str, str]]]
         return NotebookVerdict.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}", []
     if len(raw) > MAX_NOTEBOOK_BYTES:
         return (NotebookVerdict.NOT_A_NOTEBOOK, "the file is larger than "
-                f"{MAX_NOTEBOOK_BYTES // 2**20} MB; a notebook for this exercise is far smaller",
-                [])
+                f"{MAX_NOTEBOOK_BYTES // 2**20} MB, even after the grader tried to remove its "
+                "saved outputs (or it needed more memory for that than the grader allows); "
+                "a notebook for this exercise is far smaller: clear all outputs, save it and "
+                "hand it in again", [])
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:

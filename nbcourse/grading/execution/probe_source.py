@@ -35,6 +35,42 @@ MAX_ITEMS = 200_000
 MAX_DEPTH = 40
 
 
+#: The words for an answer that still raises the exercise's stub (the grader's pages and
+#: ``check()`` build their sentences around them).
+NOT_ANSWERED = "not answered yet"
+#: What the probe reports, in place of the error, for a case that raised the stub.
+STUB_RAISED = "NotImplementedError (the exercise's stub)"
+
+
+def is_stub_raise(kind, message, own_code):
+    """The one rule for "not answered yet", used by the probe, the runner and ``check()``.
+
+    Only the exercise stub counts: a bare ``raise NotImplementedError()`` (``kind`` is
+    exactly that class, ``message`` is empty) raised by the student's own code
+    (``own_code``: the innermost frame is the answer's body, or a notebook cell).  A
+    library's ``NotImplementedError("...")``, or its bare one raised inside the library,
+    is an error like any other.
+    """
+    return kind == "NotImplementedError" and not message and bool(own_code)
+
+
+def raised_by_stub(error, answer):
+    """``is_stub_raise`` for ``error``, caught around a call of the function ``answer``."""
+    if type(error) is not NotImplementedError:
+        return False
+    args = error.args
+    bare = not args or (len(args) == 1 and type(args[0]) is str and not args[0])
+    try:
+        body = getattr(answer, "__code__", None)
+    except Exception:  # noqa: BLE001 - a callable of the student's whose attributes raise
+        return False
+    last = error.__traceback__
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    own = last is not None and last.tb_frame.f_code is body
+    return is_stub_raise("NotImplementedError", "" if bare else "a message", own)
+
+
 class TooLarge(Exception):
     """The answer is larger than the grader reads."""
 
@@ -177,7 +213,7 @@ def _call_case(answer, case):
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # SystemExit from a student is an error too
-        return {"error": _describe(error)}
+        return {"error": STUB_RAISED if raised_by_stub(error, answer) else _describe(error)}
     try:
         return {"value": _Encoder().encode(returned)}
     except Exception as error:

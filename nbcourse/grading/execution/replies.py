@@ -16,7 +16,6 @@ import json
 from pathlib import Path
 
 from .probe_source import MAX_REPLY_CHARS
-from .report import clean_message
 
 PROBE_SOURCE = Path(__file__).with_name("probe_source.py").read_text(encoding="utf-8")
 
@@ -61,8 +60,8 @@ def parse_probe_result(result, mark: str) -> dict:
     if not isinstance(result, dict):
         return {"unreadable_report": "the grader's probe printed nothing it could read"}
     if result.get("status") != "ok":
-        name = clean_message(str(result.get("ename", "an error")), 80)
-        return {"unreadable_report": f"the grader's probe failed in your kernel ({name})"}
+        # the error's name is the kernel's choice: not shown, as nothing else of it is
+        return {"unreadable_report": "the grader's probe failed in your kernel"}
     data = result.get("data")
     text = data.get("text/plain") if isinstance(data, dict) else None
     if not isinstance(text, str):

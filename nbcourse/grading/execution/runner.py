@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -43,6 +44,7 @@ from .connection import MAX_MESSAGE_BYTES, bounded_context, quick_ready
 from .follow_through import run_follow_through
 from .limits import GradingLimits
 from .notebook_file import MAX_NOTEBOOK_BYTES, read_cells
+from .probe_source import is_stub_raise
 from .replies import checked_reply, install_expression, parse_probe_result, probe_expression
 from .report import (CellProblem, KernelOutcome, NotebookVerdict, RunReport, clean_message,
                      describe_cell, first_code_line)
@@ -95,8 +97,19 @@ def _cut_error(content: dict) -> dict:
     def text(value, limit):
         value = value if isinstance(value, str) else ""
         return value if len(value) <= limit else value[:limit]
+    frames = content.get("traceback")  # kept: whether the innermost frame is a cell
+    last = frames[-2] if isinstance(frames, list) and len(frames) >= 2 else ""
+    in_cell = isinstance(last, str) and bool(_CELL_FRAME.match(_ANSI.sub("", last[:200])))
     return {"ename": text(content.get("ename"), 200),
-            "evalue": text(content.get("evalue"), MAX_ERROR_CHARS), "traceback": []}
+            "evalue": text(content.get("evalue"), MAX_ERROR_CHARS),
+            "traceback": [_IN_CELL] if in_cell else []}
+
+
+# IPython's traceback: a rule, a title, one entry per frame (a cell's starts "Cell In[3]",
+# older IPythons' "Input In [3]" or "<ipython-input-3-...>"; a file's "File ..."), the error
+_CELL_FRAME = re.compile(r"(Cell In ?\[|Input In ?\[|<ipython-input-)")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_IN_CELL = "raised in a notebook cell"
 
 
 def _notebook_client_class():
@@ -364,6 +377,15 @@ def _error_name(cell) -> str:
     return ""
 
 
+def _stub_raised(cell) -> bool:
+    """Whether the cell's error is the exercise stub's (``probe_source.is_stub_raise``)."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            return is_stub_raise(output.get("ename"), output.get("evalue"),
+                                 output.get("traceback") == [_IN_CELL])
+    return False
+
+
 # ---------------------------------------------------------------------- one run
 async def _run(path: Path, plan: dict, limits: GradingLimits, server,
                scan_source: SourceScan) -> RunReport:
@@ -459,7 +481,7 @@ async def _run_student_cells(session: KernelSession, cells, limits: GradingLimit
             if name == "MemoryError":
                 report.memory_error = True
             report.problems.append(CellProblem(position, _error_text(cell),
-                                               not_implemented=name == "NotImplementedError",
+                                               not_implemented=_stub_raised(cell),
                                                code=first_code_line(source)))
 
 

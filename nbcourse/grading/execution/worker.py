@@ -35,6 +35,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
+from .connection import socket_folder
 from .launcher import KernelServer
 from .limits import GradingLimits
 from .processes import TOKEN_VARIABLE, become_subreaper, kill_descendants
@@ -49,16 +50,21 @@ class KernelServers:
     """The worker's kernel server (``launcher.KernelServer``): started with the worker,
     kept while every submission ends cleanly, replaced at once when one does not."""
 
-    def __init__(self, config: SandboxConfig, base: Path, token: str):
+    def __init__(self, config: SandboxConfig, base: Path, token: str,
+                 sockets: Path | None = None):
         self.config = config
         self.base = base
         self.token = token
-        self.server: KernelServer | None = KernelServer(config, base, token)
+        self.sockets = sockets or base  # where the channels go (see connection.socket_folder)
+        self.server: KernelServer | None = self._new()
+
+    def _new(self) -> KernelServer:
+        return KernelServer(self.config, self.base, self.token, sockets=self.sockets)
 
     def take(self) -> KernelServer:
-        if self.server is None or not self.server.healthy:
+        if self.server is None or not self.server.healthy or not self.server.channel_intact():
             self.close()
-            self.server = KernelServer(self.config, self.base, self.token)
+            self.server = self._new()
         if not self.server.wait_ready():
             self.close()
             raise RuntimeError("the kernel did not start"
@@ -76,7 +82,7 @@ class KernelServers:
             server.kill()
         if self.server is None or not self.server.healthy:
             self.close()
-            self.server = KernelServer(self.config, self.base, self.token)
+            self.server = self._new()
 
     def close(self) -> None:
         if self.server is not None:
@@ -130,7 +136,8 @@ def main(scan_source: SourceScan) -> int:
     base = Path(tempfile.mkdtemp(prefix="worker-", dir=os.getcwd()))
     os.chmod(base, 0o700)
     token = os.environ.get(TOKEN_VARIABLE, "")
-    kernels = KernelServers(config, base, token)  # its imports overlap with the worker's
+    sockets = socket_folder(base, token)
+    kernels = KernelServers(config, base, token, sockets)  # imports overlap with the worker's
     skip_uri_grammar()
     import nbclient  # noqa: F401  (slow; imported once, while the kernel server starts)
 
@@ -156,4 +163,6 @@ def main(scan_source: SourceScan) -> int:
         kernels.close()
         kill_descendants()
         remove_tree(base)
+        if sockets != base:
+            remove_tree(sockets)
     return 0

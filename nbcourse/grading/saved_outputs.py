@@ -1,0 +1,90 @@
+"""Removing the saved outputs of an oversized notebook without the grader's memory growing.
+
+A notebook over the size limit is usually an honest one with saved plots, and the
+grader grades only its code: it grades a copy without outputs and attachments.  Parsing
+JSON takes far more memory than the file's size, though (a 48 MB notebook of many tiny
+outputs took 1.35 GB), so the copy is made by a child process whose address space is
+limited (``RLIMIT_AS``).  A notebook that needs more than that, or is not a readable
+notebook at all, is left as it is, and its row says it is too large; the grader's own
+memory does not grow with what a student hands in.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .execution.limits import MB
+
+#: The file is read at most this far to remove its outputs (larger: left as it is).
+MAX_RAW_NOTEBOOK_BYTES = 256 * MB
+#: The address space of the process that removes them (its parsing included).
+STRIP_MEMORY_MB = 1024
+#: How long it may take (a few seconds for the largest honest notebook).
+STRIP_SECONDS = 120
+
+#: Run as ``python -I -S -c STRIP SOURCE TARGET MEMORY MOST``.  Exit status 0: TARGET holds
+#: the notebook without outputs; 3: not a readable notebook; 4: out of memory.
+STRIP = r"""
+import json, os, resource, sys
+source, target, memory, most = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+try:
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+    with open(os.open(source, flags), "rb") as handle:
+        raw = handle.read(most + 1)
+    if len(raw) > most:
+        os._exit(3)
+    text = raw.decode("utf-8-sig")
+    del raw
+    data = json.loads(text)
+    del text
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        os._exit(3)
+    for cell in data["cells"]:
+        if isinstance(cell, dict):
+            if "outputs" in cell:
+                cell["outputs"] = []
+            cell.pop("attachments", None)
+    with open(target, "w", encoding="utf-8") as out:
+        json.dump(data, out)
+except MemoryError:
+    os._exit(4)
+except (OSError, ValueError, RecursionError):
+    os._exit(3)
+os._exit(0)
+"""
+
+
+def without_outputs(path: Path, limit: int, scratch: Path,
+                    memory_mb: int = STRIP_MEMORY_MB) -> Path:
+    """The notebook to grade: ``path`` itself, or, when it is over ``limit`` bytes, a copy
+    in ``scratch`` without its saved outputs and attachments, made in a child process of
+    at most ``memory_mb`` MB.  When no such copy can be made (not a notebook, too large to
+    read, out of memory, too slow), ``path`` as it is: the runner then says why."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return path
+    if not stat.S_ISREG(info.st_mode) or info.st_size <= limit:
+        return path
+    handle, copy = tempfile.mkstemp(prefix="stripped-", suffix=".ipynb", dir=scratch)
+    os.close(handle)
+    command = [sys.executable, "-I", "-S", "-c", STRIP, os.fspath(path), copy,
+               str(memory_mb * MB), str(MAX_RAW_NOTEBOOK_BYTES)]
+    try:
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=STRIP_SECONDS, check=False)
+        stripped = done.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):  # run() has killed it
+        stripped = False
+    if stripped:
+        return Path(copy)
+    try:
+        os.unlink(copy)
+    except OSError:
+        pass
+    return path

@@ -1,0 +1,102 @@
+"""Saved outputs are removed from an oversized notebook without the grader's memory growing
+(issue 33, row 9): the copy is made by a child process with a memory limit."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from nbcourse.grading.saved_outputs import without_outputs
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures" / "submissions"
+
+
+def _with_output(output: dict) -> dict:
+    """The correct fixture, its last code cell carrying ``output`` as a saved output."""
+    notebook = json.loads((FIXTURES / "correct.ipynb").read_text(encoding="utf-8"))
+    code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    code[-1]["outputs"] = [output]
+    return notebook
+
+
+def _plots(megabytes: int) -> dict:
+    """An honest notebook: one saved plot of ``megabytes`` MB (a few large strings)."""
+    return _with_output({"output_type": "display_data", "metadata": {},
+                         "data": {"image/png": "A" * (megabytes * 2**20)}})
+
+
+def _tiny_outputs(megabytes: int) -> dict:
+    """A hostile one: ``megabytes`` MB of empty objects (``{},``), each a Python dict once
+    parsed: about 25 times the file's size in memory."""
+    return _with_output({"output_type": "display_data", "metadata": {},
+                         "data": {"application/json": [{}] * (megabytes * 2**20 // 3)}})
+
+
+def _write(path: Path, notebook: dict) -> Path:
+    path.write_text(json.dumps(notebook, separators=(",", ":")), encoding="utf-8")
+    return path
+
+
+def test_outputs_are_removed_from_a_copy_only_when_the_file_is_too_large(tmp_path):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    path = _write(tmp_path / "plots.ipynb", _plots(3))
+    assert without_outputs(path, 5 * 2**20, scratch) == path  # under the limit: itself
+    copy = without_outputs(path, 2**20, scratch)
+    assert copy.parent == scratch and copy.stat().st_size < 2**20
+    stripped = json.loads(copy.read_text(encoding="utf-8"))
+    original = json.loads(path.read_text(encoding="utf-8"))
+    assert [c["source"] for c in stripped["cells"]] == [c["source"] for c in original["cells"]]
+    assert all(c.get("outputs", []) == [] for c in stripped["cells"])
+    not_json = tmp_path / "not_json.ipynb"
+    not_json.write_text("x" * 2 * 2**20)
+    assert without_outputs(not_json, 2**20, scratch) == not_json
+
+
+def test_a_notebook_that_needs_more_memory_than_allowed_is_left_as_it_is(tmp_path):
+    """Its parsing would need about 250 MB; at 100 MB the child gives up, the file is
+    graded as it is (too large), and no half-written copy is left."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    path = _write(tmp_path / "tiny.ipynb", _tiny_outputs(10))
+    assert without_outputs(path, 2**20, scratch, memory_mb=100) == path
+    assert list(scratch.iterdir()) == []
+    assert without_outputs(path, 2**20, scratch, memory_mb=1024) != path  # enough: stripped
+
+
+GRADE = r"""
+import json, resource, sys
+from nbcourse.grading.batch import grade_batch
+batch = grade_batch("01_weather", [sys.argv[1]], sys.argv[2], jobs=1, sandbox="off",
+                    progress=None)
+print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+                  "rows": {r.submission: [r.status, r.total, r.reasons] for r in batch.results}}))
+"""
+
+
+def test_the_graders_own_memory_stays_bounded_by_a_huge_notebook(tmp_path):
+    """Issue 33, row 9: a 48 MB notebook of tiny outputs was parsed in the grader's own
+    process to remove them, which took 1.35 GB (2.6 GB for 96 MB, per job).  Now the
+    grader's process stays small; that notebook is its student's row (too large: its
+    outputs need more memory than allowed), an honest 25 MB of saved plots is graded on
+    its code, and the classmate after them is graded as usual."""
+    submitted = tmp_path / "submitted"
+    submitted.mkdir()
+    _write(submitted / "00_plots.ipynb", _plots(25))
+    _write(submitted / "01_tiny_outputs.ipynb", _tiny_outputs(48))
+    (submitted / "02_correct.ipynb").write_bytes((FIXTURES / "correct.ipynb").read_bytes())
+    run = subprocess.run([sys.executable, "-c", GRADE, str(submitted), str(tmp_path / "out")],
+                         capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert run.returncode == 0, run.stderr[-3000:]
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    rows = found["rows"]
+    assert rows["00_plots"][:2] == ["graded", 10.0], rows["00_plots"]
+    assert rows["02_correct"][:2] == ["graded", 10.0], rows["02_correct"]
+    status, total, reasons = rows["01_tiny_outputs"]
+    assert (status, total) == ("not a notebook", 0.0)
+    assert any("larger than 20 MB" in reason and "saved outputs" in reason
+               for reason in reasons), reasons
+    # parsing the 48 MB notebook alone took 1.35 GB in the grader's process
+    assert found["peak_mb"] < 700, found["peak_mb"]
