@@ -5,7 +5,8 @@ has them run in sandboxed kernels, on this machine (``scheduling``, through the 
 of ``workers``) or on a Dask cluster (``cluster``), scores each run (``scoring``) and
 writes the output folder (``gradebook``); ``summary`` is what the terminal shows.
 Whatever a submission does, it ends as one row with a status: a worker that dies is
-replaced and its submission is reported as a grader error, never dropped.
+replaced and its submission is reported as a grader error, never dropped.  Before any
+kernel starts, ``integrity`` reads the submissions' code for the class report's hints.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from .execution.limits import GradingLimits
 from .execution.processes import kill_processes_with_token
 from .execution.sandbox import SANDBOX_MODES, SandboxConfig, make_config, release, remove_tree
 from .gradebook import BatchResult, remove_planted, snapshot, write_outputs
+from .integrity import check_batch
 from .scheduling import Rows, grade_locally
 from .scoring import SubmissionResult
 
@@ -62,6 +64,7 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     submissions, warnings, config, scratch = _prepare(
         exercise, paths, notebook, out_dir, None if scheduler is not None else (sandbox, limits))
     before = snapshot(out_dir)
+    hints = check_batch(exercise, submissions, scratch / "submissions")  # read, never run
     rows = Rows(exercise, expected, submissions, progress, on_result)
     if scheduler is not None:  # graded on a Dask cluster; rows and outputs as below
         from .cluster import grade_on_cluster
@@ -79,6 +82,7 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     warnings += remove_planted(out_dir, before)
     batch = BatchResult(exercise, rows.sorted(), warnings, round(time.monotonic() - started, 2),
                         out_dir, isolation, limits, {s.id: s for s in submissions})
+    batch.integrity = hints
     write_outputs(batch, out_dir)
     return batch
 

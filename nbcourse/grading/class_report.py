@@ -1,11 +1,14 @@
 """One HTML page per batch for the instructor: how the class did, question by question.
 
-``report.html`` beside ``grades.csv``: the distribution of totals, the pass rate and
-the known mistakes of every question (and how many failed it with no mistake the spec
+``report.html`` beside ``grades.csv``: the students who need attention (named), the
+distribution of totals, the pass rate and the known mistakes of every question (and how many failed it with no mistake the spec
 recognises, the cases worth reading by hand; an answer right but for a graded function
 it calls is counted apart, its mistake under that function), the slowest submissions, and the
-isolation and limits the batch ran with.  Every number comes from the same rows as
-``grades.csv``; the plots are PNGs inside the page, so it opens offline, from a mail
+isolation and limits the batch ran with, and the integrity hints (``integrity``: pairs of
+near-identical answers, copies of the solution) for a person to judge.  Means, medians and
+pass rates are over the submissions that carry a mark: a student who submitted nothing
+is named and counted apart, never averaged in as a zero.  Every number comes from the
+same rows as ``grades.csv``; the plots are PNGs inside the page, so it opens offline, from a mail
 attachment or a USB stick.
 """
 from __future__ import annotations
@@ -16,7 +19,16 @@ import statistics
 from html import escape
 
 from .scoring import points_text
-from .statuses import AnswerStatus
+from .statuses import NOT_A_MARK, AnswerStatus, Status
+
+#: A submission below this share of the exercise's points is named among those who need
+#: attention, whatever its status.
+ATTENTION_BELOW = 0.5
+#: Statuses that need a person whatever the total: nothing handed in, a run that did not
+#: finish, a file that is not a notebook, or a row the grader could not mark.
+ATTENTION_STATUSES = (Status.NOT_SUBMITTED, Status.NOT_A_NOTEBOOK, Status.EMPTY_NOTEBOOK,
+                      Status.TIMED_OUT, Status.KERNEL_DIED, Status.MEMORY_LIMIT,
+                      Status.ANSWERS_UNREADABLE, *sorted(NOT_A_MARK))
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
@@ -61,10 +73,38 @@ def pass_rates_plot(labels: list[str], rates: list[float]) -> str:
     return _png(figure)
 
 
+def marked(results) -> list:
+    """The rows that are submissions with a mark: not ``not submitted``, and not a row
+    the grader could not mark (several notebooks, a grader error, a link)."""
+    return [r for r in results
+            if r.status != Status.NOT_SUBMITTED and r.status not in NOT_A_MARK]
+
+
+def attention(batch, below: float = ATTENTION_BELOW) -> list[tuple[str, str, str]]:
+    """(student, status, why) of every row that needs a person: a status of
+    ``ATTENTION_STATUSES``, or a total under ``below`` of the maximum; in that order of
+    statuses, then by name."""
+    if not 0 <= below <= 1:
+        raise ValueError(f"below must be a share of the points between 0 and 1, got {below!r}")
+    maximum = batch.exercise.maximum
+    order = {status: i for i, status in enumerate(ATTENTION_STATUSES)}
+    found = []
+    for result in batch.results:
+        if result.status in order:
+            why = result.reasons[0] if result.reasons else str(result.status)
+            why = why if len(why) <= 200 else why[:199] + "…"
+            found.append((order[result.status], result.submission, result.status, why))
+        elif maximum and result.total < below * maximum:
+            found.append((len(order), result.submission, result.status,
+                          f"{points_text(result.total)} of {points_text(maximum)} points"))
+    return [(name, status, why) for _, name, status, why in sorted(found)]
+
+
 def question_table(batch) -> list[dict]:
     """Per question: passed, failed, failed with no recognised mistake, mean points,
-    and each known mistake with how many made it.  Computed from the batch's rows."""
-    rows = batch.results
+    and each known mistake with how many made it.  Computed from the batch's rows that
+    carry a mark (``marked``)."""
+    rows = marked(batch.results)
     table = []
     for question in batch.exercise.questions:
         answers = [q for r in rows for q in r.questions if q.id == question.id]
@@ -91,23 +131,35 @@ def question_table(batch) -> list[dict]:
 def render_report(batch) -> str:
     exercise = batch.exercise
     results = batch.results
-    n = len(results)
-    totals = [r.total for r in results]
+    rows = marked(results)
+    n = len(rows)
+    totals = [r.total for r in rows]
     counts = batch.counts()
     title = f"{exercise.name}: {exercise.title}"
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>Class report: {escape(title)}</title>",
              f"<style>{STYLE}</style></head><body>",
              f"<h1>Class report: {escape(title)}</h1>"]
+    missing = sum(1 for r in results if r.status == Status.NOT_SUBMITTED)
+    unmarked = len(results) - n - missing
+    apart = []
+    if missing:
+        apart.append(f'<span id="not-submitted">{missing}</span> not submitted')
+    if unmarked:
+        apart.append(f'<span id="unmarked">{unmarked}</span> without a mark (see the statuses)')
+    apart_text = (f" Not counted in the mean or the pass rates: {' and '.join(apart)}."
+                  if apart else "")
     if n:
-        parts.append(f'<p id="overview">{n} submission{"s" if n != 1 else ""}; mean '
-                     f'<span id="mean">{statistics.fmean(totals):.2f}</span>, median '
+        parts.append(f'<p id="overview">{n} submission{"s" if n != 1 else ""} with a mark; '
+                     f'mean <span id="mean">{statistics.fmean(totals):.2f}</span>, median '
                      f'{points_text(statistics.median(totals))} out of '
-                     f'{points_text(exercise.maximum)} '
-                     f'points.</p>')
+                     f'{points_text(exercise.maximum)} points.{apart_text}</p>')
+    else:
+        parts.append(f'<p id="overview">No submission with a mark.{apart_text}</p>')
     parts.append('<table id="statuses"><tr><th>status</th><th>submissions</th></tr>'
                  + "".join(f'<tr><td>{escape(s)}</td><td class="n">{c}</td></tr>'
                            for s, c in counts.items()) + "</table>")
+    parts.append(_attention_section(batch))
     if n:
         parts.append('<h2>Totals</h2><img id="histogram" alt="histogram of the totals: how '
                      f'many students got each total" src="{histogram(totals, exercise.maximum)}">')
@@ -119,6 +171,7 @@ def render_report(batch) -> str:
                      + "".join(f"<tr><td>{escape(r.submission)}</td><td>{escape(r.status)}</td>"
                                f'<td class="n">{r.seconds:.1f}</td></tr>' for r in slowest)
                      + "</table>")
+    parts.append(_integrity_section(getattr(batch, "integrity", None)))
     parts.append(_settings_table(batch))
     if batch.warnings:
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{escape(w)}</li>"
@@ -154,6 +207,71 @@ def _questions_section(batch, n: int) -> list[str]:
             f"mistake</td><td>{mistakes}</td></tr>")
     parts.append("</table>")
     return parts
+
+
+def _attention_section(batch) -> str:
+    """Who needs a person, by name: the statuses of ``ATTENTION_STATUSES`` and the totals
+    under ``ATTENTION_BELOW`` of the points."""
+    found = attention(batch)
+    head = ('<h2>Students who need attention</h2><p class="small">Nothing handed in, a run '
+            "that did not finish, a file that is not a notebook, a row the grader could not "
+            f"mark, or fewer than {ATTENTION_BELOW:.0%} of the points.</p>")
+    if not found:
+        return head + '<p id="attention">Nobody.</p>'
+    return (head + '<table id="attention"><tr><th>student</th><th>status</th><th>why</th></tr>'
+            + "".join(f"<tr><td>{escape(name)}</td><td>{escape(status)}</td>"
+                      f"<td>{escape(why)}</td></tr>" for name, status, why in found)
+            + "</table>")
+
+
+def _integrity_section(report) -> str:
+    """The integrity hints (``integrity.Report``): pairs of submissions whose graded code
+    is near-identical, and submissions that are the instructor's solution."""
+    from .integrity import K, MIN_FINGERPRINTS, W
+    parts = ['<h2 id="integrity">Integrity hints, for a person to judge</h2>']
+    if report is None:
+        parts.append("<p>Not computed for this batch.</p>")
+        return "\n".join(parts)
+    if report.error:
+        parts.append(f"<p>Could not be computed: {escape(report.error)}</p>")
+        return "\n".join(parts)
+    parts.append(
+        '<p class="small">The code of the graded answers (and the helpers it uses) is compared '
+        "after renaming every name the student chose, dropping layout, comments and literal "
+        "values, and ignoring the order of cells; the code the release gives everyone is left "
+        f"out. Similarity is the share of fingerprints ({K}-token runs of the syntax tree, "
+        f"winnowed over {W}) two submissions share; listed from "
+        f'<span id="integrity-threshold">{report.threshold:.0%}</span>. A high similarity is a '
+        "reason to read both notebooks, not a finding: short answers to the same question can "
+        "coincide, and students may have been allowed to work together. It cannot see code "
+        "copied and then rewritten by hand, answers shared by talking, or who copied whom. "
+        "No mark depends on it.</p>")
+    parts.append(f"<p>{report.compared} submission{'s' if report.compared != 1 else ''} "
+                 "compared.</p>")
+    if report.pairs:
+        parts.append('<table id="integrity-pairs"><tr><th>submission</th><th>submission</th>'
+                     "<th>similarity</th><th>answers identical after renaming</th></tr>"
+                     + "".join(f"<tr><td>{escape(p.first)}</td><td>{escape(p.second)}</td>"
+                               f'<td class="n">{p.similarity:.0%}</td>'
+                               f"<td>{escape(', '.join(p.same_answers)) or '&mdash;'}</td></tr>"
+                               for p in report.pairs) + "</table>")
+    else:
+        parts.append('<p id="integrity-pairs">No pair reaches the threshold.</p>')
+    if report.solution:
+        parts.append("<p>Near-identical to the instructor's solution:</p>"
+                     '<table id="integrity-solution"><tr><th>submission</th><th>similarity</th>'
+                     "</tr>" + "".join(f"<tr><td>{escape(name)}</td>"
+                                       f'<td class="n">{score:.0%}</td></tr>'
+                                       for name, score in report.solution) + "</table>")
+    else:
+        parts.append('<p id="integrity-solution">No submission reaches the threshold against '
+                     "the instructor's solution.</p>")
+    if report.not_compared:
+        parts.append('<p class="small">Not compared (fewer than '
+                     f"{MIN_FINGERPRINTS} fingerprints of their own, or not a readable "
+                     "notebook): " + ", ".join(escape(name) for name in sorted(report.not_compared))
+                     + ".</p>")
+    return "\n".join(parts)
 
 
 def _settings_table(batch) -> str:

@@ -38,6 +38,7 @@ class BatchResult:
     isolation: dict = field(default_factory=dict)
     limits: GradingLimits | None = None
     sources: dict = field(default_factory=dict)  # id -> collection.Submission
+    integrity: object = None  # integrity.Report: hints for the class report, or None
 
     def counts(self) -> dict[str, int]:
         counts = {status: 0 for status in PRECEDENCE}

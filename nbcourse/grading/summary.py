@@ -1,6 +1,7 @@
 """The few lines ``nbcourse grade`` prints when a batch is done."""
 from __future__ import annotations
 
+from .class_report import marked
 from .diagnosis import summary_lines
 from .gradebook import BatchResult
 from .scoring import points_text
@@ -17,9 +18,11 @@ def summary(batch: BatchResult) -> str:
         lines.append(f"  sandbox: {isolation.get('sandbox')}; memory: "
                      f"{isolation.get('memory_limit')}")
     lines.append("  " + ", ".join(f"{count} {status}" for status, count in batch.counts().items()))
-    if n:
-        mean = sum(r.total for r in batch.results) / n
-        lines.append(f"  mean score {mean:.2f} / {points_text(batch.exercise.maximum)}")
+    rows = marked(batch.results)  # as the class report: non-submissions are not zeros
+    if rows:
+        mean = sum(r.total for r in rows) / len(rows)
+        apart = f" (over {len(rows)} submissions with a mark)" if len(rows) != n else ""
+        lines.append(f"  mean score {mean:.2f} / {points_text(batch.exercise.maximum)}{apart}")
     flagged = [r.submission for r in batch.results if r.flags]
     if flagged:
         lines.append(f"  flagged (used a forbidden estimator): {', '.join(flagged)}")

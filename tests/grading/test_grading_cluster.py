@@ -84,6 +84,7 @@ def test_a_cluster_gives_the_same_gradebook_as_two_local_jobs(tmp_path, client, 
         (local_out / "grades.csv").read_bytes()
     assert remote.isolation["sandbox"] == local.isolation["sandbox"] == "bwrap"
     assert remote.isolation["dask_workers"] == 2
+    assert remote.integrity == local.integrity and remote.integrity.pairs  # the same hints
     (flagged,) = [r for r in remote.results if r.submission == "uses_the_estimator"]
     assert [q.flags for q in flagged.questions[1:4]] == [["uses CategoricalNB"]] * 3
 
