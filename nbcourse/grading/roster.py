@@ -15,7 +15,7 @@
 
 ``match`` pairs each graded submission (a folder's or file's name) with a student.  By
 default a name matches a student's login (``SIS Login ID``, ``Username``), e-mail address
-or its part before ``@``, or full name (``First Last`` or ``Last, First``), compared
+(the login's or the e-mail's part before ``@`` too), or full name (``First Last`` or ``Last, First``), compared
 after Unicode NFC normalisation and case folding, so ``José``, ``Jose\u0301`` and
 ``JOSÉ`` are one name.  ``column`` names the one roster column to use instead.  A
 submission from an LMS zip is matched by the LMS's own id first.  A name that fits two
@@ -44,6 +44,7 @@ class Student:
     idnumber: str = ""            # Moodle ID number
     section: str = ""
     participant: str = ""         # Moodle worksheet: the N of "Participant N"
+    sortable_name: str = ""       # "Last, First"
     fields: dict = field(default_factory=dict)  # every column of the roster row
 
 
@@ -87,7 +88,7 @@ def _from_canvas(header: list[str], rows: list[dict]) -> Roster:
         students.append(Student(name=name, full_name=full, lms_id=_cell(row, "ID"),
                                 sis_user_id=_cell(row, "SIS User ID"),
                                 login=_cell(row, "SIS Login ID"), section=_cell(row, "Section"),
-                                fields=dict(row)))
+                                sortable_name=name, fields=dict(row)))
     assignments = [h for h in header if h not in _CANVAS_INFO and not _CANVAS_TOTALS.search(h)]
     return Roster("canvas", students, assignments=assignments)
 
@@ -107,6 +108,7 @@ def _from_moodle(header: list[str], rows: list[dict]) -> Roster:
         students.append(Student(name=full, full_name=full, login=_cell(row, "Username"),
                                 email=_cell(row, "Email address"),
                                 idnumber=_cell(row, "ID number"), participant=participant,
+                                sortable_name=f"{last}, {first}" if first and last else "",
                                 fields=dict(row)))
     return Roster("moodle-worksheet" if worksheet else "moodle", students)
 
@@ -147,8 +149,8 @@ def _keys(student: Student, column: str | None) -> set[str]:
     if column is not None:
         value = student.fields.get(column, "")
         return {normalise(value)} if value.strip() else set()
-    keys = {student.login, student.email, student.email.partition("@")[0] if student.email else "",
-            student.full_name, student.name}
+    keys = {student.login, student.email, student.full_name, student.name, student.sortable_name}
+    keys |= {k.partition("@")[0] for k in (student.login, student.email) if "@" in k}
     return {normalise(k) for k in keys if k and k.strip()}
 
 
