@@ -7,9 +7,10 @@
     nbcourse release [--check]
     nbcourse grade EXERCISE SUBMISSION... --out DIR [--jobs N] [--timeout SECONDS]
                    [--notebook NAME] [--scheduler ADDRESS [--tls DIR | --insecure]]
-                   [--format canvas|moodle|moodle-grades|questions] [LMS OPTIONS]
+                   [--format canvas|moodle|moodle-grades|moodle-feedback|questions] [LMS OPTIONS]
     nbcourse certs DIR [--days N]
-    nbcourse export OUT... [--to DIR] [--format canvas|moodle|moodle-grades|questions]
+    nbcourse export OUT... [--to DIR]
+                   [--format canvas|moodle|moodle-grades|moodle-feedback|questions]
                    [LMS OPTIONS]
 
 LMS OPTIONS: [--roster FILE [--roster-column COLUMN]] [--canvas-assignment "Name (id)"]...
@@ -51,6 +52,9 @@ def _positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
     return value
+
+
+LMS_FORMATS = ("canvas", "moodle", "moodle-grades", "moodle-feedback", "questions")
 
 
 def _positive_points(text: str) -> float:
@@ -181,10 +185,10 @@ def _add_grade(commands) -> None:
                             "reach it can join as a worker, read every hidden input and "
                             "notebook, change any mark and run code in this grader")
     grade.add_argument("--format", metavar="FORMAT", action="append", default=[],
-                       choices=("canvas", "moodle", "moodle-grades", "questions"),
-                       help="also write OUT/canvas.csv, OUT/moodle.csv, OUT/moodle-grades.csv "
-                            "or OUT/questions.csv (repeat for several; 'nbcourse export' "
-                            "writes them later)")
+                       choices=LMS_FORMATS,
+                       help="also write OUT/canvas.csv, OUT/moodle.csv, OUT/moodle-grades.csv, "
+                            "OUT/moodle-feedback.zip or OUT/questions.csv (repeat for several; "
+                            "'nbcourse export' writes them later)")
     _add_lms_options(grade)
 
 
@@ -243,8 +247,9 @@ def _add_export(commands) -> None:
     export.add_argument("--to", type=Path, default=None, metavar="DIR",
                         help="where the files go (default: OUT; required with several OUT)")
     export.add_argument("--format", metavar="FORMAT", action="append", default=[],
-                        choices=("canvas", "moodle", "moodle-grades", "questions"),
-                        help="canvas, moodle, moodle-grades or questions (default: canvas, "
+                        choices=LMS_FORMATS,
+                        help="canvas, moodle, moodle-grades, moodle-feedback (a zip of the "
+                             "feedback pages for Moodle) or questions (default: canvas, "
                              "moodle and questions, and moodle-grades with a roster)")
     _add_lms_options(export)
 

@@ -18,6 +18,11 @@
 - ``moodle-grades.csv``: Moodle's gradebook import (Grades > Import > CSV file): the
   user columns a roster has (``Email address``, ``ID number``, ``Username``), then for
   every exercise a grade column and a feedback column, mapped in Moodle's import form.
+- ``moodle-feedback.zip``: each student's feedback page for Moodle's "Upload multiple
+  feedback files in a zip" (File feedback on).  Moodle reads a name
+  ``Full name_<participant number>_assignfeedback_file_<file>``: the second part,
+  split at ``_``, is the participant number, the third and fourth name the plugin, the
+  rest is the file's name as the student sees it.
 - ``questions.csv``: one row per student and question (student, question, points,
   possible, status, mistake): a long table for a spreadsheet or pandas.
 
@@ -37,7 +42,7 @@ from .roster import Roster, Student, match, read_roster
 from .scoring import points_text
 from .statuses import NOT_A_MARK, Status
 
-FORMATS = ("canvas", "moodle", "moodle-grades", "questions")
+FORMATS = ("canvas", "moodle", "moodle-grades", "moodle-feedback", "questions")
 DEFAULT_FORMATS = ("canvas", "moodle", "questions")
 
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -292,6 +297,29 @@ def moodle_grades_csv(batches: list[dict], *, roster: Roster | None = None,
     return _csv(rows)
 
 
+def moodle_feedback_zip(results: dict, folder: Path, everyone: _Class, number: int = 0) -> bytes:
+    """The feedback pages of the students with a participant number, named for Moodle."""
+    import io as _io
+    import zipfile
+    buffer = _io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for index, (student, line) in enumerate(zip(everyone.students, everyone.rows)):
+            row, participant = line[number], everyone.participants[number].get(index, "")
+            if row is None or not participant or not row.get("feedback"):
+                continue
+            page = folder / "feedback" / Path(row["feedback"]).name
+            if not page.is_file():
+                continue
+            # "_" splits Moodle's name into its parts and "/" is a folder: neither may come
+            # from the student's name; a leading "." or "~" would make Moodle skip the file
+            who = re.sub(r"[_/\\]+", " ", student.full_name).lstrip(".~ ") or "student"
+            name = f"{who}_{participant}_assignfeedback_file_{results['exercise']}-feedback.html"
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, page.read_bytes())
+    return buffer.getvalue()
+
+
 def questions_csv(results: dict) -> str:
     rows = [QUESTION_COLUMNS]
     for row in results["submissions"]:
@@ -315,6 +343,21 @@ def roster_csv(everyone: _Class) -> str:
         rows.append(["", exercise, row["submission"], row["status"], points_text(row["total"]),
                      "not on the roster: left out of the LMS files"])
     return _csv(rows)
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    """Whole or not at all, as every other output file."""
+    import os
+    import tempfile
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def _load(out_dir: Path) -> dict:
@@ -385,6 +428,14 @@ def write_exports(out_dir: str | Path | list, formats=DEFAULT_FORMATS, *,
                 file = "moodle.csv" if len(batches) == 1 else f"moodle-{results_['exercise']}.csv"
                 put(file, moodle_csv(results_, roster=roster, scale=scales[number],
                                      language=language, _class=everyone, _number=number))
+        elif name == "moodle-feedback":
+            for number, results_ in enumerate(batches):
+                file = ("moodle-feedback.zip" if len(batches) == 1
+                        else f"moodle-feedback-{results_['exercise']}.zip")
+                path = target / file
+                _write_bytes(path, moodle_feedback_zip(results_, folders[number], everyone,
+                                                       number))
+                written.append(path)
         elif name == "moodle-grades":
             put("moodle-grades.csv", moodle_grades_csv(batches, roster=roster, scale=scales,
                                                        _class=everyone))

@@ -15,11 +15,11 @@
 
 ``match`` pairs each graded submission (a folder's or file's name) with a student.  By
 default a name matches a student's login (``SIS Login ID``, ``Username``), e-mail address
-(the login's or the e-mail's part before ``@`` too), or full name (``First Last`` or ``Last, First``), compared
-after Unicode NFC normalisation and case folding, so ``José``, ``Jose\u0301`` and
-``JOSÉ`` are one name.  ``column`` names the one roster column to use instead.  A
-submission from an LMS zip is matched by the LMS's own id first.  A name that fits two
-students matches neither: that is reported, never guessed.
+(the login's or the e-mail's part before ``@`` too), or full name (``First Last`` or
+``Last, First``), compared after Unicode NFC normalisation and case folding, so
+``José``, ``Jose\u0301`` and ``JOSÉ`` are one name.  ``column`` names the one roster
+column to use instead.  A submission from an LMS zip is matched by the LMS's own id
+first.  A name that fits two students matches neither: that is reported, never guessed.
 """
 from __future__ import annotations
 

@@ -40,16 +40,19 @@ REPO = Path(__file__).resolve().parents[2]
 NFD = lambda text: unicodedata.normalize("NFD", text)  # noqa: E731
 
 # The LMS's own users: Canvas id, display name, sortable name, SIS id, login, e-mail,
-# Moodle id number and the Moodle assignment's participant number.
+# Moodle id number and the Moodle assignment's participant number.  José's Canvas login
+# is his e-mail address.
 USERS = [
-    (1001, "José Núñez", "Núñez, José", "S-1", "jose.nunez@uni.example", "jose.nunez@uni.example", "N1", 5001),
+    (1001, "José Núñez", "Núñez, José", "S-1", "jose.nunez@uni.example",
+     "jose.nunez@uni.example", "N1", 5001),
     (1002, "Åsa Ørsted", "Ørsted, Åsa", "S-2", "aorsted", "asa.orsted@uni.example", "N2", 5002),
     (1003, "Ana Lee", "Lee, Ana", "S-3", "alee", "ana.lee@uni.example", "N3", 5003),
     (1004, "Bob Brown", "Brown, Bob", "S-4", "bbrown", "bob.brown@uni.example", "N4", 5004),
     (1005, "Zoë Smith", "Smith, Zoë", "S-5", "zsmith", "zoe.smith@uni.example", "N5", 5005),
 ]
-# The folders the instructor collected: a login's local part in capitals, a full name in NFD, a sortable
-# name in other case, a name in other case, and a stranger.  Bob handed in nothing.
+# The folders the instructor collected: a login's local part in capitals, a full name in
+# NFD, a sortable name in other case, a name in other case, and a stranger.  Bob handed in
+# nothing.
 FOLDERS = {"JOSE.NUNEZ": 1001, NFD("Åsa Ørsted"): 1002, "LEE, Ana": 1003,
            "zoë SMITH": 1005, "mallory": None}
 
@@ -326,3 +329,73 @@ def test_grade_and_export_take_the_same_lms_options():
         args = parser.parse_args(argv + ["--canvas-assignment", "Weather (4321)", "--scale", "20",
                                          "--roster", "r.csv", "--lms-language", "fr"])
         assert args.canvas_assignment == ["Weather (4321)"] and args.scale == [20.0]
+
+
+def test_grade_with_a_roster_writes_files_canvas_matches(tmp_path):
+    """The whole route, sandboxed: folders with messy names, `nbcourse grade --roster`."""
+    fixtures = REPO / "tests" / "fixtures" / "submissions"
+    folders = {NFD("Åsa Ørsted"): "correct", "JOSE.NUNEZ": "wrong", "mallory": "correct"}
+    for name, kind in folders.items():
+        (tmp_path / "submitted" / name).mkdir(parents=True)
+        (tmp_path / "submitted" / name / "01_weather.ipynb").write_bytes(
+            (fixtures / f"{kind}.ipynb").read_bytes())
+    roster = _write(tmp_path / "canvas-export.csv", [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Weather (4321)"],
+        ["Points Possible", "", "", "", "", "20"]] + [
+        [u[2], str(u[0]), u[3], u[4], "A", ""] for u in USERS if u[0] in (1001, 1002, 1004)])
+    run = subprocess.run([sys.executable, "-m", "nbcourse.cli", "grade", "01_weather",
+                          str(tmp_path / "submitted"), "--out", str(tmp_path / "out"),
+                          "--timeout", "10", "--roster", str(roster), "--format", "canvas",
+                          "--canvas-assignment", "Weather (4321)", "--scale", "20"],
+                         capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "'mallory' is not on the roster" in run.stderr
+    imported = canvas_import((tmp_path / "out" / "canvas.csv").read_text(encoding="utf-8"))
+    grades = {row["submission"]: row for row in
+              csv.DictReader((tmp_path / "out" / "grades.csv").open(encoding="utf-8"))}
+    wrong = float(grades["JOSE.NUNEZ"]["total"])
+    assert imported == {1001: {4321: export.points_text(wrong * 2)}, 1002: {4321: "20"},
+                        1004: {4321: ""}}
+
+
+def moodle_feedback_zip_import(names: list[str]) -> dict:
+    """{participant number: file name} as Moodle's feedback zip upload reads the names
+    (mod/assign/feedback/file/importziplib.php)."""
+    imported = {}
+    for name in names:
+        if name.endswith("/") or name.split("/")[-1][:1] in (".", "~"):
+            continue
+        parts = name.split("/")
+        while parts:
+            info = parts.pop(0).split("_", 4)  # PHP's explode('_', $part, 5)
+            if len(info) < 4 or not info[1].isdigit() or int(info[1]) not in \
+                    {u[7] for u in USERS}:
+                continue
+            if (info[2], info[3]) != ("assignfeedback", "file"):
+                continue
+            imported[int(info[1])] = "/".join([info[4] if len(info) > 4 else ""] + parts)
+            break
+    return imported
+
+
+def test_moodle_feedback_zip_names_reach_each_participant(tmp_path):
+    import zipfile
+    out = tmp_path / "weather"
+    (out / "feedback").mkdir(parents=True)
+    results = _results()
+    results["submissions"][2]["submission"] = "ana LEE"
+    results["submissions"][1]["feedback"] = "feedback/odd_name__x.html"
+    # Åsa's notebook came in Moodle's own zip: matched by its participant number, not
+    # by a name (the roster spells hers with a "_", which must not split Moodle's name)
+    results["submissions"][1]["source"] = {"lms": "moodle", "lms_id": "5002", "late": False}
+    for row in results["submissions"]:
+        (out / row["feedback"]).write_text(f"<p>page of {row['submission']}</p>")
+    (out / "results.json").write_text(json.dumps(results))
+    roster = _write(tmp_path / "w.csv", [["Identifier", "Full name", "Email address"]] + [
+        [f"Participant {u[7]}", u[1].replace("Ø", "_Ø"), u[5]] for u in USERS])  # "_" in a name
+    write_exports(out, ["moodle-feedback"], roster=roster)
+    with zipfile.ZipFile(out / "moodle-feedback.zip") as archive:
+        names = archive.namelist()
+        imported = moodle_feedback_zip_import(names)
+        assert imported == {n: "01_weather-feedback.html" for n in (5001, 5002, 5003, 5005)}
+        assert all(archive.read(name).startswith(b"<p>page of ") for name in names)
