@@ -389,62 +389,82 @@ def write_exports(out_dir: str | Path | list, formats=DEFAULT_FORMATS, *,
         raise ValueError(f"--lms-language must be one of {', '.join(LANGUAGES)}, got {language!r}")
     if len(folders) > 1 and to is None:
         raise ValueError("several graded folders: say where the files go with --to DIR")
-    target = Path(to) if to is not None else folders[0]
     batches = [results] if results is not None and len(folders) == 1 else \
         [_load(folder) for folder in folders]
     scales = _per_exercise(scale, batches, "--scale")
-    for value in scales:
-        if value is not None and not float(value) > 0:
-            raise ValueError(f"--scale must be a positive number of points, got {value}")
-    columns = _per_exercise(canvas_assignment, batches, "--canvas-assignment")
+    if any(value is not None and not float(value) > 0 for value in scales):
+        raise ValueError(f"--scale must be a positive number of points, got {scales}")
     if isinstance(roster, (str, Path)):
         roster = read_roster(roster)
     if roster is not None and roster.kind == "moodle-worksheet" and len(batches) > 1 \
             and "moodle" in formats:
         raise ValueError("a Moodle grading worksheet numbers the participants of one "
                          "assignment: export each exercise with its own worksheet as --roster")
-    everyone = _Class(batches, roster, roster_column)
-    notes = list(everyone.warnings)
+    job = _Job(batches, folders, _Class(batches, roster, roster_column), roster, scales,
+               _per_exercise(canvas_assignment, batches, "--canvas-assignment"), language)
+    target = Path(to) if to is not None else folders[0]
     written = []
-    def put(name: str, text: str) -> None:
-        path = target / name
-        write_atomic(path, text)
-        written.append(path)
-    for name in formats:
-        if name == "canvas":
-            put("canvas.csv", canvas_csv(batches, columns, roster=roster, scale=scales,
-                                         _class=everyone))
-        elif name == "moodle":
-            for number, results_ in enumerate(batches):
-                missing = [s.name for i, s in enumerate(everyone.students)
-                           if not everyone.participants[number].get(i)]
-                if missing:
-                    notes.append(f"{results_['exercise']}: {len(missing)} student(s) have no "
-                                 "Moodle participant number (e.g. "
-                                 f"{missing[0]!r}), so Moodle's worksheet upload skips them: "
-                                 "give the assignment's downloaded grading worksheet as "
-                                 "--roster, grade Moodle's submissions zip, or import "
-                                 "moodle-grades.csv instead")
-                file = "moodle.csv" if len(batches) == 1 else f"moodle-{results_['exercise']}.csv"
-                put(file, moodle_csv(results_, roster=roster, scale=scales[number],
-                                     language=language, _class=everyone, _number=number))
-        elif name == "moodle-feedback":
-            for number, results_ in enumerate(batches):
-                file = ("moodle-feedback.zip" if len(batches) == 1
-                        else f"moodle-feedback-{results_['exercise']}.zip")
-                path = target / file
-                _write_bytes(path, moodle_feedback_zip(results_, folders[number], everyone,
-                                                       number))
-                written.append(path)
-        elif name == "moodle-grades":
-            put("moodle-grades.csv", moodle_grades_csv(batches, roster=roster, scale=scales,
-                                                       _class=everyone))
-        else:
-            for results_ in batches:
-                put("questions.csv" if len(batches) == 1 else
-                    f"questions-{results_['exercise']}.csv", questions_csv(results_))
-    if roster is not None:
-        put("roster.csv", roster_csv(everyone))
+    for name in list(formats) + (["roster"] if roster is not None else []):
+        for file, data in job.files(name):
+            path = target / file
+            if isinstance(data, bytes):
+                _write_bytes(path, data)
+            else:
+                write_atomic(path, data)
+            written.append(path)
     if warnings is not None:
-        warnings.extend(notes)
+        warnings.extend(job.notes)
     return written
+
+
+class _Job:
+    """What one export writes: each format's files and the warnings they raise."""
+
+    def __init__(self, batches, folders, everyone, roster, scales, columns, language):
+        self.batches, self.folders, self.everyone, self.roster = batches, folders, everyone, roster
+        self.scales, self.columns, self.language = scales, columns, language
+        self.notes = list(everyone.warnings)
+
+    def _name(self, stem: str, number: int, suffix: str = ".csv") -> str:
+        if len(self.batches) == 1:
+            return stem + suffix
+        return f"{stem}-{self.batches[number]['exercise']}{suffix}"
+
+    def files(self, name: str):
+        batches, everyone = self.batches, self.everyone
+        if name == "canvas":
+            if self.roster is not None and self.roster.kind != "canvas":
+                self.notes.append("canvas.csv: the roster is not a Canvas gradebook export, so "
+                                  "its rows carry no Canvas ids and Canvas matches them by "
+                                  "name only")
+            yield "canvas.csv", canvas_csv(batches, self.columns, roster=self.roster,
+                                           scale=self.scales, _class=everyone)
+        elif name == "moodle":
+            for number, results in enumerate(batches):
+                self._check_participants(number)
+                yield self._name("moodle", number), moodle_csv(
+                    results, roster=self.roster, scale=self.scales[number],
+                    language=self.language, _class=everyone, _number=number)
+        elif name == "moodle-feedback":
+            for number, results in enumerate(batches):
+                yield self._name("moodle-feedback", number, ".zip"), moodle_feedback_zip(
+                    results, self.folders[number], everyone, number)
+        elif name == "moodle-grades":
+            yield "moodle-grades.csv", moodle_grades_csv(batches, roster=self.roster,
+                                                         scale=self.scales, _class=everyone)
+        elif name == "roster":
+            yield "roster.csv", roster_csv(everyone)
+        else:
+            for number, results in enumerate(batches):
+                yield self._name("questions", number), questions_csv(results)
+
+    def _check_participants(self, number: int) -> None:
+        everyone = self.everyone
+        missing = [s.name for i, s in enumerate(everyone.students)
+                   if not everyone.participants[number].get(i)]
+        if missing:
+            self.notes.append(
+                f"{self.batches[number]['exercise']}: {len(missing)} student(s) have no Moodle "
+                f"participant number (e.g. {missing[0]!r}), so Moodle's worksheet upload skips "
+                "them: give the assignment's downloaded grading worksheet as --roster, grade "
+                "Moodle's submissions zip, or import moodle-grades.csv instead")

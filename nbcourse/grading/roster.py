@@ -8,7 +8,8 @@
   ``Manual Posting`` row) under the header are not students;
 - a Moodle participants or gradebook export: ``First name``, ``Last name`` (or ``Full
   name``), and whichever identity fields the site shows: ``ID number``, ``Email
-  address``, ``Username``;
+  address``, ``Username`` (or the field names ``firstname``, ``lastname``, ``idnumber``,
+  ``email``, ``username`` of Moodle's user download);
 - a Moodle assignment's grading worksheet (Download grading worksheet): ``Identifier``
   (``Participant N``, that assignment's own number for the student), ``Full name``,
   ``Email address``.
@@ -113,6 +114,11 @@ def _from_moodle(header: list[str], rows: list[dict]) -> Roster:
     return Roster("moodle-worksheet" if worksheet else "moodle", students)
 
 
+# Moodle's site-level user download names its columns by field (``firstname``, ...)
+_ALIASES = {"firstname": "First name", "lastname": "Last name", "idnumber": "ID number",
+            "email": "Email address", "username": "Username"}
+
+
 def read_roster(path: str | Path) -> Roster:
     """Read a Canvas gradebook export, a Moodle participants or gradebook export, or a
     Moodle grading worksheet (see the module's description)."""
@@ -124,7 +130,7 @@ def read_roster(path: str | Path) -> Roster:
     sample = text.split("\n", 1)[0]
     delimiter = ";" if sample.count(";") > sample.count(",") else ","
     reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
-    header = [h.strip() for h in (reader.fieldnames or [])]
+    header = [_ALIASES.get(h.strip().casefold(), h.strip()) for h in (reader.fieldnames or [])]
     reader.fieldnames = header
     rows = [{k: (v or "") for k, v in row.items() if k is not None} for row in reader]
     if len(header) > 1 and "Student" in header[0] and header[1].strip() == "ID":
