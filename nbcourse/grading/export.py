@@ -400,8 +400,11 @@ def write_exports(out_dir: str | Path | list, formats=DEFAULT_FORMATS, *,
             and "moodle" in formats:
         raise ValueError("a Moodle grading worksheet numbers the participants of one "
                          "assignment: export each exercise with its own worksheet as --roster")
+    columns = _per_exercise(canvas_assignment, batches, "--canvas-assignment")
+    notes = _roster_scales(roster, batches, columns, scales)
     job = _Job(batches, folders, _Class(batches, roster, roster_column), roster, scales,
-               _per_exercise(canvas_assignment, batches, "--canvas-assignment"), language)
+               columns, language)
+    job.notes += notes
     target = Path(to) if to is not None else folders[0]
     written = []
     for name in list(formats) + (["roster"] if roster is not None else []):
@@ -415,6 +418,26 @@ def write_exports(out_dir: str | Path | list, formats=DEFAULT_FORMATS, *,
     if warnings is not None:
         warnings.extend(job.notes)
     return written
+
+
+def _roster_scales(roster: Roster | None, batches: list[dict], columns: list,
+                   scales: list) -> list[str]:
+    """Without --scale, an exercise's marks are written out of the roster's maximum for its
+    item (Canvas's Points Possible, the worksheet's Maximum grade); say so."""
+    notes = []
+    for number, results in enumerate(batches):
+        if roster is None or scales[number] is not None:
+            continue
+        column = ""
+        if roster.kind == "canvas":
+            column = columns[number] or _canvas_column(results, roster)
+        maximum = roster.points.get(column)
+        if maximum is not None and maximum != float(results["maximum"]):
+            scales[number] = maximum
+            notes.append(f"{results['exercise']}: marks written out of {points_text(maximum)} "
+                         f"points, the maximum the roster gives{f' {column!r}' if column else ''}"
+                         " (--scale changes it)")
+    return notes
 
 
 class _Job:

@@ -55,6 +55,7 @@ class Roster:
     students: list[Student]
     path: str = ""
     assignments: list[str] = field(default_factory=list)  # Canvas: "Name (id)" columns
+    points: dict[str, float] = field(default_factory=dict)  # an item's maximum, by column
 
 
 def normalise(text: str) -> str:
@@ -75,11 +76,22 @@ _CANVAS_INFO = {"Student", "ID", "SIS User ID", "SIS Login ID", "Integration ID"
 _CANVAS_TOTALS = re.compile(r"(Current|Final|Unposted|Override) (Score|Points|Grade|Status)")
 
 
+def _number(text: str) -> float | None:
+    try:
+        value = float(str(text).strip().replace(",", "."))
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
 def _from_canvas(header: list[str], rows: list[dict]) -> Roster:
-    students = []
+    students, points = [], {}
     for row in rows:
         name = _cell(row, "Student")
-        if "Points Possible" in name or not any(v.strip() for v in row.values() if v):
+        if "Points Possible" in name:
+            points = {k: _number(v) for k, v in row.items() if _number(v) is not None}
+            continue
+        if not any(v.strip() for v in row.values() if v):
             continue
         if all(re.fullmatch(r"\s*(Muted|Manual Posting.*)?\s*", v or "", re.I)
                for v in row.values()):
@@ -91,7 +103,8 @@ def _from_canvas(header: list[str], rows: list[dict]) -> Roster:
                                 login=_cell(row, "SIS Login ID"), section=_cell(row, "Section"),
                                 sortable_name=name, fields=dict(row)))
     assignments = [h for h in header if h not in _CANVAS_INFO and not _CANVAS_TOTALS.search(h)]
-    return Roster("canvas", students, assignments=assignments)
+    return Roster("canvas", students, assignments=assignments,
+                  points={k: v for k, v in points.items() if k in assignments})
 
 
 def _from_moodle(header: list[str], rows: list[dict]) -> Roster:
@@ -111,7 +124,9 @@ def _from_moodle(header: list[str], rows: list[dict]) -> Roster:
                                 idnumber=_cell(row, "ID number"), participant=participant,
                                 sortable_name=f"{last}, {first}" if first and last else "",
                                 fields=dict(row)))
-    return Roster("moodle-worksheet" if worksheet else "moodle", students)
+    maxima = {_number(s.fields.get("Maximum grade", "")) for s in students} - {None}
+    points = {"": maxima.pop()} if len(maxima) == 1 else {}
+    return Roster("moodle-worksheet" if worksheet else "moodle", students, points=points)
 
 
 # Moodle's site-level user download names its columns by field (``firstname``, ...)

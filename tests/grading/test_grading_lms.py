@@ -399,3 +399,22 @@ def test_moodle_feedback_zip_names_reach_each_participant(tmp_path):
         imported = moodle_feedback_zip_import(names)
         assert imported == {n: "01_weather-feedback.html" for n in (5001, 5002, 5003, 5005)}
         assert all(archive.read(name).startswith(b"<p>page of ") for name in names)
+
+
+def test_without_scale_marks_take_the_roster_items_maximum(tmp_path):
+    """Canvas's Points Possible (100 for "Weather (4321)") and the worksheet's Maximum grade
+    say what the LMS item is out of; --scale still wins."""
+    out = tmp_path / "weather"
+    out.mkdir()
+    (out / "results.json").write_text(json.dumps(_results()))
+    warnings = []
+    write_exports(out, ["canvas"], roster=_canvas_roster(tmp_path), warnings=warnings)
+    assert canvas_import((out / "canvas.csv").read_text(encoding="utf-8"))[1001] == {4321: "85"}
+    assert any("out of 100 points" in w for w in warnings)
+    write_exports(out, ["canvas"], roster=_canvas_roster(tmp_path), scale=10)
+    assert canvas_import((out / "canvas.csv").read_text(encoding="utf-8"))[1001] == {4321: "8.5"}
+    sheet = _write(tmp_path / "w.csv", [["Identifier", "Full name", "Maximum grade"]] + [
+        [f"Participant {u[7]}", u[1], "20,00"] for u in USERS])
+    write_exports(out, ["moodle"], roster=sheet)
+    rows = list(csv.DictReader((out / "moodle.csv").open(encoding="utf-8")))
+    assert (rows[1]["Grade"], rows[1]["Maximum grade"]) == ("19", "20")  # Åsa: 9.5 of 10
