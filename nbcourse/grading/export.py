@@ -27,9 +27,9 @@
   possible, status, mistake): a long table for a spreadsheet or pandas.
 
 A row with no mark of the student's work (``not submitted``, ``several notebooks``,
-``grader error``, a link out of the folder) is blank in the LMS files: Canvas, Moodle's
-worksheet and Moodle's gradebook import all read a blank grade as "not graded", where a
-0 would be a mark.
+``grader error``, a link out of the folder) is blank in the LMS files, where a 0 would be
+a mark: Moodle's worksheet upload skips a blank grade, Moodle's gradebook import reads it
+as "no grade" and Canvas's as no score.
 """
 from __future__ import annotations
 
