@@ -12,10 +12,10 @@
     nbcourse export OUT... [--to DIR]
                    [--format canvas|moodle|moodle-grades|moodle-feedback|questions]
                    [LMS OPTIONS]
-
-LMS OPTIONS: [--roster FILE [--roster-column COLUMN]] [--canvas-assignment "Name (id)"]...
-             [--scale MAX]... [--lms-language en|fr|de]
     nbcourse --version
+
+LMS OPTIONS (grade and export): [--roster FILE [--roster-column COLUMN]]
+    [--canvas-assignment "Name (id)"]... [--scale MAX]... [--lms-language en|fr|de]
 
 ``list``, ``release`` and ``grade`` work on a course folder: the one given by ``--source``,
 else the ``exercises/source`` folder found from the current folder (see
@@ -363,6 +363,7 @@ def _grade(args) -> int:
         from .grading.roster import read_roster
         read_roster(args.roster)
         args.format = args.format or ["canvas", "moodle", "moodle-grades"]
+    _check_lms_options(args)
 
     batch = grade_batch(args.exercise, args.submissions, args.out, jobs=args.jobs,
                         timeout=args.timeout, memory_mb=args.memory_mb,
@@ -376,6 +377,19 @@ def _grade(args) -> int:
         for path in _write_lms_files(args.out, args.format, args):
             print(terminal_safe(f"  {path.stem}: {path}"))
     return 0
+
+
+def _check_lms_options(args) -> None:
+    """An LMS option that would change nothing is a mistake to report, not to ignore."""
+    if args.roster_column is not None and args.roster is None:
+        raise ValueError("--roster-column needs --roster FILE")
+    given = [name for name, value in (("--canvas-assignment", args.canvas_assignment),
+                                      ("--scale", args.scale), ("--roster-column",
+                                                                args.roster_column),
+                                      ("--lms-language", args.lms_language != "en")) if value]
+    if given and not args.format:
+        raise ValueError(f"{', '.join(given)}: these change only the LMS files; add --format canvas, "
+                         "moodle, moodle-grades or moodle-feedback (or --roster)")
 
 
 def _write_lms_files(out, formats, args) -> list:
@@ -405,6 +419,8 @@ def _export(args) -> int:
     from .grading.export import DEFAULT_FORMATS
     from .grading.terminal import terminal_safe
 
+    if args.roster_column is not None and args.roster is None:
+        raise ValueError("--roster-column needs --roster FILE")
     formats = args.format or (DEFAULT_FORMATS + ("moodle-grades",) if args.roster
                               else DEFAULT_FORMATS)
     out = args.out[0] if len(args.out) == 1 else args.out

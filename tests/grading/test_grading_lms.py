@@ -418,3 +418,11 @@ def test_without_scale_marks_take_the_roster_items_maximum(tmp_path):
     write_exports(out, ["moodle"], roster=sheet)
     rows = list(csv.DictReader((out / "moodle.csv").open(encoding="utf-8")))
     assert (rows[1]["Grade"], rows[1]["Maximum grade"]) == ("19", "20")  # Åsa: 9.5 of 10
+
+
+def test_an_lms_option_that_would_change_nothing_is_an_error(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "nbcourse.cli", "grade", "01_weather",
+                          str(tmp_path), "--out", str(tmp_path / "out"), "--scale", "100"],
+                         capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert run.returncode == 2 and "--scale: these change only the LMS files" in run.stderr
+    assert not (tmp_path / "out").exists()  # refused before anything was graded
