@@ -388,8 +388,9 @@ def _check_lms_options(args) -> None:
                                                                 args.roster_column),
                                       ("--lms-language", args.lms_language != "en")) if value]
     if given and not args.format:
-        raise ValueError(f"{', '.join(given)}: these change only the LMS files; add --format canvas, "
-                         "moodle, moodle-grades or moodle-feedback (or --roster)")
+        raise ValueError(f"{', '.join(given)}: these change only the LMS files; add "
+                         "--format canvas, moodle, moodle-grades or moodle-feedback "
+                         "(or --roster)")
 
 
 def _write_lms_files(out, formats, args) -> list:
