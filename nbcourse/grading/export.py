@@ -159,15 +159,16 @@ class _Class:
         self.batches, self.roster, self.warnings = batches, roster, []
         if roster is None:  # one line per submission name, in first-seen order
             names: dict[str, Student] = {}
+            lines: dict[str, int] = {}
             self.rows: list[list[dict | None]] = []
             for number, results in enumerate(batches):
                 for row in results["submissions"]:
                     name = row["submission"]
                     if name not in names:
                         names[name] = Student(name=name, full_name=name)
+                        lines[name] = len(self.rows)
                         self.rows.append([None] * len(batches))
-                    line = list(names).index(name)
-                    self.rows[line][number] = row
+                    self.rows[lines[name]][number] = row
                     source = row.get("source") or {}
                     if source.get("lms") == "canvas":
                         names[name].lms_id = str(source.get("lms_id", ""))
@@ -192,10 +193,9 @@ class _Class:
                 ids[index] = (str(source["lms_id"]) if source.get("lms") == "moodle"
                               else student.participant)
             self.participants.append(ids)
+        used = {id(row) for line in self.rows for row in line if row is not None}
         self.unmatched = [(results["exercise"], row) for results in self.batches
-                          for row in results["submissions"]
-                          if not any(row is line[n] for line in self.rows
-                                     for n in range(len(batches)))]
+                          for row in results["submissions"] if id(row) not in used]
 
 
 def canvas_csv(results: dict | list[dict], assignment: str | list | None = None, *,
