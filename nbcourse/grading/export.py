@@ -460,6 +460,11 @@ class _Job:
                 self.notes.append("canvas.csv: the roster is not a Canvas gradebook export, so "
                                   "its rows carry no Canvas ids and Canvas matches them by "
                                   "name only")
+            for number, column in enumerate(self.columns):
+                if column and not re.fullmatch(r".*\s\(\d+\)", column, re.S):
+                    self.notes.append(f"canvas.csv: {column!r} has no assignment id "
+                                      "('Name (12345)'): Canvas uses the assignment of exactly "
+                                      "that name, or makes a new one")
             yield "canvas.csv", canvas_csv(batches, self.columns, roster=self.roster,
                                            scale=self.scales, _class=everyone)
         elif name == "moodle":

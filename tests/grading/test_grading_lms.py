@@ -120,7 +120,7 @@ def canvas_import(text: str) -> dict:
     assert "Section" in header[4]
     columns = {}
     for index, name in enumerate(header[5:], start=5):
-        found = re.fullmatch(r"(.*)\s+\((\d+)\)", name)
+        found = re.fullmatch(r"(.*)\s\((\d+)\)", name, re.S)  # Assignment.title_and_id
         if found and int(found.group(2)) in assignments:
             columns[index] = int(found.group(2))
         else:
