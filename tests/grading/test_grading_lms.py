@@ -426,3 +426,12 @@ def test_an_lms_option_that_would_change_nothing_is_an_error(tmp_path):
                          capture_output=True, text=True, cwd=REPO, timeout=120)
     assert run.returncode == 2 and "--scale: these change only the LMS files" in run.stderr
     assert not (tmp_path / "out").exists()  # refused before anything was graded
+
+
+def test_a_canvas_zip_row_is_matched_by_its_canvas_id_before_its_name(tmp_path):
+    roster = read_roster(_canvas_roster(tmp_path))
+    rows = [{"submission": "leeana", "source": {"lms": "canvas", "lms_id": "1003"}},
+            {"submission": "Bob Brown", "source": {"lms": "canvas", "lms_id": "1005"}}]
+    matched, unmatched, _ = match(roster, rows)
+    assert {roster.students[i].lms_id: r["submission"] for i, r in matched.items()} == \
+        {"1003": "leeana", "1005": "Bob Brown"}  # the id wins over a name that fits Bob
