@@ -7,10 +7,15 @@
     nbcourse release [--check]
     nbcourse grade EXERCISE SUBMISSION... --out DIR [--jobs N] [--timeout SECONDS]
                    [--notebook NAME] [--scheduler ADDRESS [--tls DIR | --insecure]]
-                   [--format canvas|moodle|questions]
+                   [--format canvas|moodle|moodle-grades|moodle-feedback|questions] [LMS OPTIONS]
     nbcourse certs DIR [--days N]
-    nbcourse export OUT [--format canvas|moodle|questions] [--canvas-assignment COLUMN]
+    nbcourse export OUT... [--to DIR]
+                   [--format canvas|moodle|moodle-grades|moodle-feedback|questions]
+                   [LMS OPTIONS]
     nbcourse --version
+
+LMS OPTIONS (grade and export): [--roster FILE [--roster-column COLUMN]]
+    [--canvas-assignment "Name (id)"]... [--scale MAX]... [--lms-language en|fr|de]
 
 ``list``, ``release`` and ``grade`` work on a course folder: the one given by ``--source``,
 else the ``exercises/source`` folder found from the current folder (see
@@ -46,6 +51,16 @@ def _positive_float(text: str) -> float:
     value = float(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+LMS_FORMATS = ("canvas", "moodle", "moodle-grades", "moodle-feedback", "questions")
+
+
+def _positive_points(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of points, got {text}")
     return value
 
 
@@ -175,9 +190,37 @@ def _add_grade(commands) -> None:
                             "reach it can join as a worker, read every hidden input and "
                             "notebook, change any mark and run code in this grader")
     grade.add_argument("--format", metavar="FORMAT", action="append", default=[],
-                       choices=("canvas", "moodle", "questions"),
-                       help="also write OUT/canvas.csv, OUT/moodle.csv or OUT/questions.csv "
-                            "(repeat for several; 'nbcourse export' writes them later)")
+                       choices=LMS_FORMATS,
+                       help="also write OUT/canvas.csv, OUT/moodle.csv, OUT/moodle-grades.csv, "
+                            "OUT/moodle-feedback.zip or OUT/questions.csv (repeat for several; "
+                            "'nbcourse export' writes them later)")
+    _add_lms_options(grade)
+
+
+def _add_lms_options(command) -> None:
+    """The options of the LMS files, shared by grade and export."""
+    command.add_argument("--roster", type=Path, default=None, metavar="FILE",
+                         help="the class list: a Canvas gradebook export, a Moodle "
+                              "participants export or a Moodle assignment's grading "
+                              "worksheet; every student on it gets a row in the LMS files, "
+                              "with the LMS's own ids, and OUT/roster.csv says who matched "
+                              "which submission")
+    command.add_argument("--roster-column", metavar="COLUMN", default=None,
+                         help="the roster column that holds the submission folders' names "
+                              "(default: login, e-mail address or its part before @, or full "
+                              "name, compared without regard to case or accent encoding)")
+    command.add_argument("--canvas-assignment", metavar="COLUMN", action="append", default=[],
+                         help="the Canvas column, 'Name (assignment id)' as in a Canvas "
+                              "export (once per graded folder; default: the roster's column "
+                              "of the same name, else the exercise's name, which Canvas adds "
+                              "as a new assignment)")
+    command.add_argument("--scale", metavar="MAX", type=_positive_points, action="append",
+                         default=[],
+                         help="write marks out of MAX points, the LMS item's maximum (once, "
+                              "or once per graded folder)")
+    command.add_argument("--lms-language", choices=("en", "fr", "de"), default="en",
+                         help="the language of the Moodle site, whose worksheet importer looks "
+                              "for its column names in that language (default: en)")
 
 
 def _add_certs(commands) -> None:
@@ -197,18 +240,23 @@ def _add_certs(commands) -> None:
 
 def _add_export(commands) -> None:
     export = commands.add_parser(
-        "export", help="write LMS gradebooks from a graded batch",
+        "export", help="write LMS gradebooks from graded batches",
         description="From OUT/results.json write OUT/canvas.csv (Canvas gradebook import), "
-                    "OUT/moodle.csv (Moodle assignment grading worksheet) and "
-                    "OUT/questions.csv (one row per student and question).")
-    export.add_argument("out", metavar="OUT", type=Path, help="the folder 'nbcourse grade' wrote")
+                    "OUT/moodle.csv (Moodle assignment grading worksheet), "
+                    "OUT/moodle-grades.csv (Moodle gradebook CSV import) and "
+                    "OUT/questions.csv (one row per student and question). With several "
+                    "OUT folders (one per exercise), one Canvas and one Moodle gradebook "
+                    "file cover them all, written to --to DIR.")
+    export.add_argument("out", metavar="OUT", type=Path, nargs="+",
+                        help="the folder(s) 'nbcourse grade' wrote")
+    export.add_argument("--to", type=Path, default=None, metavar="DIR",
+                        help="where the files go (default: OUT; required with several OUT)")
     export.add_argument("--format", metavar="FORMAT", action="append", default=[],
-                        choices=("canvas", "moodle", "questions"),
-                        help="canvas, moodle or questions (default: all three)")
-    export.add_argument("--canvas-assignment", metavar="COLUMN", default=None,
-                        help="the Canvas column, 'Name (assignment id)' as in a Canvas export "
-                             "(default: the exercise's name, which Canvas adds as a new "
-                             "assignment)")
+                        choices=LMS_FORMATS,
+                        help="canvas, moodle, moodle-grades, moodle-feedback (a zip of the "
+                             "feedback pages for Moodle) or questions (default: canvas, "
+                             "moodle and questions, and moodle-grades with a roster)")
+    _add_lms_options(export)
 
 
 class NoCourseFolder(Exception):
@@ -320,6 +368,12 @@ def _grade(args) -> int:
     from .grading.batch import grade_batch
     from .grading.summary import summary
 
+    if args.roster is not None:  # a roster that cannot be read stops before any grading
+        from .grading.roster import read_roster
+        read_roster(args.roster)
+        args.format = args.format or ["canvas", "moodle", "moodle-grades"]
+    _check_lms_options(args)
+
     batch = grade_batch(args.exercise, args.submissions, args.out, jobs=args.jobs,
                         timeout=args.timeout, memory_mb=args.memory_mb,
                         source_dir=_course_source(args), sandbox=args.sandbox,
@@ -328,11 +382,37 @@ def _grade(args) -> int:
                         insecure=args.insecure)
     print(summary(batch))
     if args.format:
-        from .grading.export import write_exports
         from .grading.terminal import terminal_safe
-        for path in write_exports(args.out, args.format):
+        for path in _write_lms_files(args.out, args.format, args):
             print(terminal_safe(f"  {path.stem}: {path}"))
     return 0
+
+
+def _check_lms_options(args) -> None:
+    """An LMS option that would change nothing is a mistake to report, not to ignore."""
+    if args.roster_column is not None and args.roster is None:
+        raise ValueError("--roster-column needs --roster FILE")
+    given = [name for name, value in (("--canvas-assignment", args.canvas_assignment),
+                                      ("--scale", args.scale), ("--roster-column",
+                                                                args.roster_column),
+                                      ("--lms-language", args.lms_language != "en")) if value]
+    if given and not args.format:
+        raise ValueError(f"{', '.join(given)}: these change only the LMS files; add "
+                         "--format canvas, moodle, moodle-grades or moodle-feedback "
+                         "(or --roster)")
+
+
+def _write_lms_files(out, formats, args) -> list:
+    from .grading.export import write_exports
+    from .grading.terminal import terminal_safe
+    warnings: list[str] = []
+    written = write_exports(out, formats, canvas_assignment=args.canvas_assignment or None,
+                            roster=args.roster, roster_column=args.roster_column,
+                            scale=args.scale or None, language=args.lms_language,
+                            to=getattr(args, "to", None), warnings=warnings)
+    for warning in warnings:
+        print(terminal_safe(f"warning: {warning}"), file=sys.stderr)
+    return written
 
 
 def _certs(args) -> int:
@@ -346,11 +426,15 @@ def _certs(args) -> int:
 
 
 def _export(args) -> int:
-    from .grading.export import FORMATS, write_exports
+    from .grading.export import DEFAULT_FORMATS
     from .grading.terminal import terminal_safe
 
-    for path in write_exports(args.out, args.format or FORMATS,
-                              canvas_assignment=args.canvas_assignment):
+    if args.roster_column is not None and args.roster is None:
+        raise ValueError("--roster-column needs --roster FILE")
+    formats = args.format or (DEFAULT_FORMATS + ("moodle-grades",) if args.roster
+                              else DEFAULT_FORMATS)
+    out = args.out[0] if len(args.out) == 1 else args.out
+    for path in _write_lms_files(out, formats, args):
         print(terminal_safe(f"wrote {path}"))
     return 0
 

@@ -169,8 +169,8 @@ def test_canvas_gradebook_has_the_documented_columns(graded):
     grades = graded["rows"]
     assert set(marks) == set(grades)
     for student, mark in marks.items():
-        if grades[student]["status"] == "several notebooks":
-            assert mark == ""  # blank: Canvas leaves the grade alone
+        if grades[student]["status"] in ("several notebooks", "not submitted"):
+            assert mark == ""  # blank: no mark of the student's work, not a 0
         else:
             assert mark == grades[student]["total"]
 
@@ -180,7 +180,8 @@ def test_moodle_worksheet_has_the_columns_its_importer_looks_for(graded):
     assert {"Identifier", "Grade", "Last modified (grade)"} <= set(rows[0])
     grades = graded["rows"]
     assert {r["Full name"]: r["Grade"] for r in rows if r["Grade"]} == \
-        {s: g["total"] for s, g in grades.items() if g["status"] != "several notebooks"}
+        {s: g["total"] for s, g in grades.items()
+         if g["status"] not in ("several notebooks", "not submitted")}
     assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", r["Last modified (grade)"])
                for r in rows)
 
