@@ -111,11 +111,14 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def _classify(path: Path, root: Path) -> tuple[Path, str, str]:
+def _classify(path: Path, root: Path, own: Path | None = None) -> tuple[Path, str, str]:
     """(path to read, refusal status, reason) for one entry that looks like a notebook.
 
     The path is resolved, every link on the way included (a student's folder that is
-    a link counts as much as the file): where it leads must be inside ``root``."""
+    a link counts as much as the file): where it leads must be inside ``root``, and
+    inside the row's own part of it, ``own`` (relative to ``root``: the student's folder,
+    or the notebook itself in a flat folder), so that a link cannot hand in a
+    classmate's notebook as one's own."""
     try:
         target = path.resolve(strict=True)
     except (OSError, RuntimeError):
@@ -129,6 +132,12 @@ def _classify(path: Path, root: Path) -> tuple[Path, str, str]:
         return path, Status.LINK_OUTSIDE, (
             "a folder on the way to it is a symbolic link to somewhere outside the "
             "submissions folder: not graded")
+    if own is not None:
+        mine = root.resolve() / own
+        if target != mine and not _inside(target, mine):
+            return path, Status.LINK_OUTSIDE, (
+                "a symbolic link to another student's file (outside this student's own "
+                "folder or file): not graded")
     if target.is_dir():
         return path, Status.NOT_A_NOTEBOOK, "a folder named like a notebook, not a file"
     return target, "", ""
@@ -269,12 +278,13 @@ class _Collector:
 
     def row(self, ident: str, path: Path, refused: str = "", reason: str = "", *,
             shown: str = "", lms: str = "", lms_id: str = "", late: bool = False,
-            root: Path | None = None) -> None:
+            root: Path | None = None, own: Path | None = None) -> None:
         """One row; ``root`` (the class folder) for a notebook to grade: ``path`` must
-        lead inside it, and is copied into the scratch folder now."""
+        lead inside it, within ``own`` (see ``_classify``), and is copied into the
+        scratch folder now."""
         origin = None
         if root is not None and not refused:
-            origin, (path, refused, reason) = path, _classify(path, root)
+            origin, (path, refused, reason) = path, _classify(path, root, own)
             if not refused and self.scratch is not None:
                 self.copies += 1
                 copies = self.scratch / "collected"
@@ -307,7 +317,7 @@ class _Collector:
                         for e in entries):
                     student = root_name  # the folder given is one student's folder
                 self.row(student, path, shown=where, lms=lms, lms_id=lms_id, late=late,
-                         root=root)
+                         root=root, own=Path(entry.name))
             elif entry.is_symlink():
                 try:
                     target = path.resolve(strict=True)
@@ -372,7 +382,7 @@ class _Collector:
                          + "; keep one (or name it with --notebook) and grade again",
                          shown=shown, **extra)
                 return
-        self.row(student, chosen[0], root=root,
+        self.row(student, chosen[0], root=root, own=Path(folder.name),
                  shown=f"{shown}/{display_name(str(chosen[0].relative_to(folder)))}", **extra)
 
     def add_explicit(self) -> None:
@@ -399,11 +409,13 @@ class _Collector:
         for path, (student, lms, lms_id, late), is_generic in zip(files, named, generic):
             absolute = path.absolute()
             root = absolute.parent  # the class folder: no link on the way may leave it
+            own = Path(absolute.name)  # nor lead to another student's part of it
             if is_generic and len(absolute.parents) >= level:
                 student = absolute.parents[level - 1].name or student
                 root = absolute.parents[min(level, len(absolute.parents) - 1)]
+                own = absolute.relative_to(root).parts[0] if root != absolute.parent else own
             self.row(student, path, shown=display_name(str(path)), lms=lms,
-                     lms_id=lms_id, late=late, root=root)
+                     lms_id=lms_id, late=late, root=root, own=Path(own))
 
 
 def collect(paths: list[str | Path], notebook: str,

@@ -288,6 +288,47 @@ def test_a_folder_swapped_for_a_link_after_collection_is_graded_as_collected(tmp
     assert bob.path.read_text() == NB  # the grader reads its copy, never the path again
 
 
+@pytest.mark.parametrize("how", ["folder", "glob", "flat", "nbgrader"])
+def test_a_link_to_a_classmates_notebook_is_not_graded_as_ones_own(tmp_path, how):
+    """Mallory, who can write in her own folder, hands in a link to alice's notebook: it
+    leads inside the class folder, but not inside her own part of it."""
+    submitted = tmp_path / "submitted"
+    deeper = ("ps1",) if how == "nbgrader" else ()
+    if how == "flat":
+        alice = _write(submitted / "alice.ipynb", SOLUTION)
+        mine = submitted / "mallory.ipynb"
+    else:
+        alice = _write(submitted.joinpath("alice", *deeper, "01_weather.ipynb"), SOLUTION)
+        mine = submitted.joinpath("mallory", *deeper, "01_weather.ipynb")
+        mine.parent.mkdir(parents=True)
+    mine.symlink_to(os.path.relpath(alice, mine.parent))
+    _write(submitted.joinpath("carol", *deeper, "01_weather.ipynb")) if how != "flat" \
+        else _write(submitted / "carol.ipynb")
+    paths = [submitted] if how in ("folder", "flat", "nbgrader") else \
+        sorted(submitted.glob("*/01_weather.ipynb"))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    rows = _rows(collect(paths, "01_weather", scratch))
+    assert sorted(rows) == ["alice", "carol", "mallory"]
+    assert rows["mallory"].refused == "link outside submissions"
+    assert "another student's file" in rows["mallory"].reason
+    assert not rows["alice"].refused and rows["alice"].path.read_text() == SOLUTION
+    assert not rows["carol"].refused
+    assert sorted(p.read_text() for p in (scratch / "collected").iterdir()) == \
+        sorted([SOLUTION, NB])  # alice's and carol's: nothing read for mallory
+
+
+def test_a_link_within_ones_own_folder_is_still_graded(tmp_path):
+    submitted = tmp_path / "submitted"
+    draft = _write(submitted / "bob" / "drafts" / "final.ipynb", SOLUTION)
+    (submitted / "bob" / "01_weather.ipynb").symlink_to(os.path.relpath(
+        draft, submitted / "bob"))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (bob,) = collect([submitted], "01_weather", scratch).submissions
+    assert not bob.refused and bob.path.read_text() == SOLUTION
+
+
 def test_a_link_appearing_while_a_notebook_is_copied_is_not_followed(tmp_path):
     """The folder checked is not the folder read: every component is opened without
     following links, so the swap between the check and the copy is refused."""
