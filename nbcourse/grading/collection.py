@@ -250,6 +250,7 @@ class _Collector:
         self.zips = 0
         self.copies = 0
         self.left_out: dict[Path, list[str]] = {}  # a zip's student folder: what was not unpacked
+        self.files: dict[tuple[int, int], list[str]] = {}  # (device, inode) -> rows read from it
 
     def add(self, raw: str | Path) -> None:
         given = Path(raw)
@@ -285,6 +286,13 @@ class _Collector:
         origin = None
         if root is not None and not refused:
             origin, (path, refused, reason) = path, _classify(path, root, own)
+            if not refused:
+                try:
+                    info = os.stat(path, follow_symlinks=False)
+                    self.files.setdefault((info.st_dev, info.st_ino), []).append(
+                        display_name(ident))
+                except OSError:
+                    pass
             if not refused and self.scratch is not None:
                 self.copies += 1
                 copies = self.scratch / "collected"
@@ -432,6 +440,11 @@ def collect(paths: list[str | Path], notebook: str,
         collector.add(raw)
     collector.add_explicit()
     found = collector.found
+    for names in collector.files.values():
+        if len(names) > 1:  # one file under two names: a hard link between two students
+            found.warnings.append(
+                f"{' and '.join(names)} handed in the very same file (a hard link): each row "
+                "is graded, but one of them may be another's work")
     seen: dict[str, int] = {}
     taken = {submission.id for submission in found.submissions}
     unique = []

@@ -318,6 +318,23 @@ def test_a_link_to_a_classmates_notebook_is_not_graded_as_ones_own(tmp_path, how
         sorted([SOLUTION, NB])  # alice's and carol's: nothing read for mallory
 
 
+def test_a_hard_link_to_a_classmates_notebook_is_named_in_a_warning(tmp_path):
+    """A hard link cannot be told from the file itself (both rows are graded), but two
+    rows read from one file are named, so the instructor can look."""
+    submitted = tmp_path / "submitted"
+    alice = _write(submitted / "alice" / "01_weather.ipynb", SOLUTION)
+    (submitted / "mallory").mkdir()
+    os.link(alice, submitted / "mallory" / "01_weather.ipynb")
+    _write(submitted / "carol" / "01_weather.ipynb")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    found = collect([submitted], "01_weather", scratch)
+    assert sorted(_rows(found)) == ["alice", "carol", "mallory"]
+    assert [w for w in found.warnings if "same file" in w] == [
+        "alice and mallory handed in the very same file (a hard link): each row is graded, "
+        "but one of them may be another's work"]
+
+
 def test_a_link_within_ones_own_folder_is_still_graded(tmp_path):
     submitted = tmp_path / "submitted"
     draft = _write(submitted / "bob" / "drafts" / "final.ipynb", SOLUTION)
