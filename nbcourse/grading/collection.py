@@ -250,7 +250,8 @@ class _Collector:
         self.zips = 0
         self.copies = 0
         self.left_out: dict[Path, list[str]] = {}  # a zip's student folder: what was not unpacked
-        self.files: dict[tuple[int, int], list[str]] = {}  # (device, inode) -> rows read from it
+        # (device, inode) -> the rows read from that file: (index, reached through a link)
+        self.files: dict[tuple[int, int], list[tuple[int, bool]]] = {}
 
     def add(self, raw: str | Path) -> None:
         given = Path(raw)
@@ -289,8 +290,9 @@ class _Collector:
             if not refused:
                 try:
                     info = os.stat(path, follow_symlinks=False)
+                    linked = os.path.islink(origin)
                     self.files.setdefault((info.st_dev, info.st_ino), []).append(
-                        display_name(ident))
+                        (len(self.found.submissions), linked))
                 except OSError:
                     pass
             if not refused and self.scratch is not None:
@@ -417,13 +419,14 @@ class _Collector:
         for path, (student, lms, lms_id, late), is_generic in zip(files, named, generic):
             absolute = path.absolute()
             root = absolute.parent  # the class folder: no link on the way may leave it
-            own = Path(absolute.name)  # nor lead to another student's part of it
+            own = None  # a file named alone may be a link (to a classmate's: see collect)
             if is_generic and len(absolute.parents) >= level:
                 student = absolute.parents[level - 1].name or student
                 root = absolute.parents[min(level, len(absolute.parents) - 1)]
-                own = absolute.relative_to(root).parts[0] if root != absolute.parent else own
+                if root != absolute.parent:  # nor lead out of the student's own folder
+                    own = Path(absolute.relative_to(root).parts[0])
             self.row(student, path, shown=display_name(str(path)), lms=lms,
-                     lms_id=lms_id, late=late, root=root, own=Path(own))
+                     lms_id=lms_id, late=late, root=root, own=own)
 
 
 def collect(paths: list[str | Path], notebook: str,
@@ -440,11 +443,23 @@ def collect(paths: list[str | Path], notebook: str,
         collector.add(raw)
     collector.add_explicit()
     found = collector.found
-    for names in collector.files.values():
-        if len(names) > 1:  # one file under two names: a hard link between two students
-            found.warnings.append(
-                f"{' and '.join(names)} handed in the very same file (a hard link): each row "
-                "is graded, but one of them may be another's work")
+    for rows in collector.files.values():
+        if len(rows) < 2:
+            continue
+        if any(linked for _, linked in rows) and not all(linked for _, linked in rows):
+            for index, linked in rows:  # a link to a file that is another row's own
+                if linked:
+                    row = found.submissions[index]
+                    if scratch is not None and row.path.parent == scratch / "collected":
+                        row.path.unlink(missing_ok=True)  # its copy is never graded
+                    found.submissions[index] = replace(
+                        row, path=row.origin or row.path, refused=Status.LINK_OUTSIDE,
+                        reason="a symbolic link to another student's file: not graded")
+            continue
+        names = " and ".join(found.submissions[index].id for index, _ in rows)
+        found.warnings.append(  # one file under two names: a hard link between two students
+            f"{names} handed in the very same file (a hard link): each row is graded, but "
+            "one of them may be another's work")
     seen: dict[str, int] = {}
     taken = {submission.id for submission in found.submissions}
     unique = []

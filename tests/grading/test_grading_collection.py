@@ -288,13 +288,13 @@ def test_a_folder_swapped_for_a_link_after_collection_is_graded_as_collected(tmp
     assert bob.path.read_text() == NB  # the grader reads its copy, never the path again
 
 
-@pytest.mark.parametrize("how", ["folder", "glob", "flat", "nbgrader"])
+@pytest.mark.parametrize("how", ["folder", "glob", "flat", "nbgrader", "flat-glob"])
 def test_a_link_to_a_classmates_notebook_is_not_graded_as_ones_own(tmp_path, how):
     """Mallory, who can write in her own folder, hands in a link to alice's notebook: it
     leads inside the class folder, but not inside her own part of it."""
     submitted = tmp_path / "submitted"
     deeper = ("ps1",) if how == "nbgrader" else ()
-    if how == "flat":
+    if how.startswith("flat"):
         alice = _write(submitted / "alice.ipynb", SOLUTION)
         mine = submitted / "mallory.ipynb"
     else:
@@ -302,10 +302,11 @@ def test_a_link_to_a_classmates_notebook_is_not_graded_as_ones_own(tmp_path, how
         mine = submitted.joinpath("mallory", *deeper, "01_weather.ipynb")
         mine.parent.mkdir(parents=True)
     mine.symlink_to(os.path.relpath(alice, mine.parent))
-    _write(submitted.joinpath("carol", *deeper, "01_weather.ipynb")) if how != "flat" \
+    _write(submitted.joinpath("carol", *deeper, "01_weather.ipynb")) if how[:4] != "flat" \
         else _write(submitted / "carol.ipynb")
     paths = [submitted] if how in ("folder", "flat", "nbgrader") else \
-        sorted(submitted.glob("*/01_weather.ipynb"))
+        sorted(submitted.glob("*/01_weather.ipynb")) if how == "glob" else \
+        sorted(submitted.glob("*.ipynb"))
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     rows = _rows(collect(paths, "01_weather", scratch))
@@ -316,6 +317,16 @@ def test_a_link_to_a_classmates_notebook_is_not_graded_as_ones_own(tmp_path, how
     assert not rows["carol"].refused
     assert sorted(p.read_text() for p in (scratch / "collected").iterdir()) == \
         sorted([SOLUTION, NB])  # alice's and carol's: nothing read for mallory
+
+
+def test_a_notebook_named_alone_may_be_a_link(tmp_path):
+    """``nbcourse grade 01_weather latest.ipynb``, a link to the instructor's own copy."""
+    draft = _write(tmp_path / "work" / "x.ipynb", SOLUTION)
+    (tmp_path / "latest.ipynb").symlink_to(draft)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (row,) = collect([tmp_path / "latest.ipynb"], "01_weather", scratch).submissions
+    assert not row.refused and row.path.read_text() == SOLUTION
 
 
 def test_a_hard_link_to_a_classmates_notebook_is_named_in_a_warning(tmp_path):
