@@ -111,11 +111,14 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def _classify(path: Path, root: Path) -> tuple[Path, str, str]:
+def _classify(path: Path, root: Path, own: Path | None = None) -> tuple[Path, str, str]:
     """(path to read, refusal status, reason) for one entry that looks like a notebook.
 
     The path is resolved, every link on the way included (a student's folder that is
-    a link counts as much as the file): where it leads must be inside ``root``."""
+    a link counts as much as the file): where it leads must be inside ``root``, and
+    inside the row's own part of it, ``own`` (relative to ``root``: the student's folder,
+    or the notebook itself in a flat folder), so that a link cannot hand in a
+    classmate's notebook as one's own."""
     try:
         target = path.resolve(strict=True)
     except (OSError, RuntimeError):
@@ -129,6 +132,12 @@ def _classify(path: Path, root: Path) -> tuple[Path, str, str]:
         return path, Status.LINK_OUTSIDE, (
             "a folder on the way to it is a symbolic link to somewhere outside the "
             "submissions folder: not graded")
+    if own is not None:
+        mine = root.resolve() / own
+        if target != mine and not _inside(target, mine):
+            return path, Status.LINK_OUTSIDE, (
+                "a symbolic link to another student's file (outside this student's own "
+                "folder or file): not graded")
     if target.is_dir():
         return path, Status.NOT_A_NOTEBOOK, "a folder named like a notebook, not a file"
     return target, "", ""
@@ -241,6 +250,8 @@ class _Collector:
         self.zips = 0
         self.copies = 0
         self.left_out: dict[Path, list[str]] = {}  # a zip's student folder: what was not unpacked
+        # (device, inode) -> the rows read from that file: (index, reached through a link)
+        self.files: dict[tuple[int, int], list[tuple[int, bool]]] = {}
 
     def add(self, raw: str | Path) -> None:
         given = Path(raw)
@@ -269,12 +280,21 @@ class _Collector:
 
     def row(self, ident: str, path: Path, refused: str = "", reason: str = "", *,
             shown: str = "", lms: str = "", lms_id: str = "", late: bool = False,
-            root: Path | None = None) -> None:
+            root: Path | None = None, own: Path | None = None) -> None:
         """One row; ``root`` (the class folder) for a notebook to grade: ``path`` must
-        lead inside it, and is copied into the scratch folder now."""
+        lead inside it, within ``own`` (see ``_classify``), and is copied into the
+        scratch folder now."""
         origin = None
         if root is not None and not refused:
-            origin, (path, refused, reason) = path, _classify(path, root)
+            origin, (path, refused, reason) = path, _classify(path, root, own)
+            if not refused:
+                try:
+                    info = os.stat(path, follow_symlinks=False)
+                    linked = os.path.islink(origin)
+                    self.files.setdefault((info.st_dev, info.st_ino), []).append(
+                        (len(self.found.submissions), linked))
+                except OSError:
+                    pass
             if not refused and self.scratch is not None:
                 self.copies += 1
                 copies = self.scratch / "collected"
@@ -307,7 +327,7 @@ class _Collector:
                         for e in entries):
                     student = root_name  # the folder given is one student's folder
                 self.row(student, path, shown=where, lms=lms, lms_id=lms_id, late=late,
-                         root=root)
+                         root=root, own=Path(entry.name))
             elif entry.is_symlink():
                 try:
                     target = path.resolve(strict=True)
@@ -372,7 +392,7 @@ class _Collector:
                          + "; keep one (or name it with --notebook) and grade again",
                          shown=shown, **extra)
                 return
-        self.row(student, chosen[0], root=root,
+        self.row(student, chosen[0], root=root, own=Path(folder.name),
                  shown=f"{shown}/{display_name(str(chosen[0].relative_to(folder)))}", **extra)
 
     def add_explicit(self) -> None:
@@ -399,11 +419,14 @@ class _Collector:
         for path, (student, lms, lms_id, late), is_generic in zip(files, named, generic):
             absolute = path.absolute()
             root = absolute.parent  # the class folder: no link on the way may leave it
+            own = None  # a file named alone may be a link (to a classmate's: see collect)
             if is_generic and len(absolute.parents) >= level:
                 student = absolute.parents[level - 1].name or student
                 root = absolute.parents[min(level, len(absolute.parents) - 1)]
+                if root != absolute.parent:  # nor lead out of the student's own folder
+                    own = Path(absolute.relative_to(root).parts[0])
             self.row(student, path, shown=display_name(str(path)), lms=lms,
-                     lms_id=lms_id, late=late, root=root)
+                     lms_id=lms_id, late=late, root=root, own=own)
 
 
 def collect(paths: list[str | Path], notebook: str,
@@ -420,6 +443,23 @@ def collect(paths: list[str | Path], notebook: str,
         collector.add(raw)
     collector.add_explicit()
     found = collector.found
+    for rows in collector.files.values():
+        if len(rows) < 2:
+            continue
+        if any(linked for _, linked in rows) and not all(linked for _, linked in rows):
+            for index, linked in rows:  # a link to a file that is another row's own
+                if linked:
+                    row = found.submissions[index]
+                    if scratch is not None and row.path.parent == scratch / "collected":
+                        row.path.unlink(missing_ok=True)  # its copy is never graded
+                    found.submissions[index] = replace(
+                        row, path=row.origin or row.path, refused=Status.LINK_OUTSIDE,
+                        reason="a symbolic link to another student's file: not graded")
+            continue
+        names = " and ".join(found.submissions[index].id for index, _ in rows)
+        found.warnings.append(  # one file under two names: a hard link between two students
+            f"{names} handed in the very same file (a hard link): each row is graded, but "
+            "one of them may be another's work")
     seen: dict[str, int] = {}
     taken = {submission.id for submission in found.submissions}
     unique = []

@@ -119,7 +119,7 @@ EXPECTED.update({
     "attack_22_worker_flood": ("kernel died", 0.0),
     "M\\xfcller": ("graded", 10.0),
     "attack_13_solution_link": ("link outside submissions", 0.0),
-    "attack_13_link_inside": ("graded", 10.0),
+    "attack_13_link_inside": ("link outside submissions", 0.0),  # a classmate's notebook
     "attack_17_dangling": ("dangling link", 0.0),
     "attack_17_folder": ("not a notebook", 0.0),
     "alice": ("graded", 3.27),
@@ -127,7 +127,7 @@ EXPECTED.update({
     '=HYPERLINK("evil.example","y")': ("graded", 10.0),
 })
 HONEST = {"correct", "wrong", "megabytes_printed", "exercises", "alice", " alice",
-          "M\\xfcller", "attack_13_link_inside", '=HYPERLINK("evil.example","y")'}
+          "M\\xfcller", '=HYPERLINK("evil.example","y")'}
 
 
 def _tree_digest(*folders: Path) -> dict[str, str]:
@@ -329,6 +329,7 @@ def test_names_links_and_folders_each_get_their_row(batch):
     assert "M\\xfcller" in rows  # row 11: undecodable bytes shown escaped
     assert "'=HYPERLINK(\"evil.example\",\"y\")" in rows  # neutralised formula
     assert "outside the submissions folder" in rows["attack_13_solution_link"]["reason"]
+    assert "another student's file" in rows["attack_13_link_inside"]["reason"]
     assert rows["attack_17_dangling"]["status"] == "dangling link"
     assert "folder" in rows["attack_17_folder"]["reason"]
     feedback = {s["submission"]: s["feedback"] for s in batch["results"]["submissions"]}

@@ -288,6 +288,75 @@ def test_a_folder_swapped_for_a_link_after_collection_is_graded_as_collected(tmp
     assert bob.path.read_text() == NB  # the grader reads its copy, never the path again
 
 
+@pytest.mark.parametrize("how", ["folder", "glob", "flat", "nbgrader", "flat-glob"])
+def test_a_link_to_a_classmates_notebook_is_not_graded_as_ones_own(tmp_path, how):
+    """Mallory, who can write in her own folder, hands in a link to alice's notebook: it
+    leads inside the class folder, but not inside her own part of it."""
+    submitted = tmp_path / "submitted"
+    deeper = ("ps1",) if how == "nbgrader" else ()
+    if how.startswith("flat"):
+        alice = _write(submitted / "alice.ipynb", SOLUTION)
+        mine = submitted / "mallory.ipynb"
+    else:
+        alice = _write(submitted.joinpath("alice", *deeper, "01_weather.ipynb"), SOLUTION)
+        mine = submitted.joinpath("mallory", *deeper, "01_weather.ipynb")
+        mine.parent.mkdir(parents=True)
+    mine.symlink_to(os.path.relpath(alice, mine.parent))
+    _write(submitted.joinpath("carol", *deeper, "01_weather.ipynb")) if how[:4] != "flat" \
+        else _write(submitted / "carol.ipynb")
+    paths = [submitted] if how in ("folder", "flat", "nbgrader") else \
+        sorted(submitted.glob("*/01_weather.ipynb")) if how == "glob" else \
+        sorted(submitted.glob("*.ipynb"))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    rows = _rows(collect(paths, "01_weather", scratch))
+    assert sorted(rows) == ["alice", "carol", "mallory"]
+    assert rows["mallory"].refused == "link outside submissions"
+    assert "another student's file" in rows["mallory"].reason
+    assert not rows["alice"].refused and rows["alice"].path.read_text() == SOLUTION
+    assert not rows["carol"].refused
+    assert sorted(p.read_text() for p in (scratch / "collected").iterdir()) == \
+        sorted([SOLUTION, NB])  # alice's and carol's: nothing read for mallory
+
+
+def test_a_notebook_named_alone_may_be_a_link(tmp_path):
+    """``nbcourse grade 01_weather latest.ipynb``, a link to the instructor's own copy."""
+    draft = _write(tmp_path / "work" / "x.ipynb", SOLUTION)
+    (tmp_path / "latest.ipynb").symlink_to(draft)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (row,) = collect([tmp_path / "latest.ipynb"], "01_weather", scratch).submissions
+    assert not row.refused and row.path.read_text() == SOLUTION
+
+
+def test_a_hard_link_to_a_classmates_notebook_is_named_in_a_warning(tmp_path):
+    """A hard link cannot be told from the file itself (both rows are graded), but two
+    rows read from one file are named, so the instructor can look."""
+    submitted = tmp_path / "submitted"
+    alice = _write(submitted / "alice" / "01_weather.ipynb", SOLUTION)
+    (submitted / "mallory").mkdir()
+    os.link(alice, submitted / "mallory" / "01_weather.ipynb")
+    _write(submitted / "carol" / "01_weather.ipynb")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    found = collect([submitted], "01_weather", scratch)
+    assert sorted(_rows(found)) == ["alice", "carol", "mallory"]
+    assert [w for w in found.warnings if "same file" in w] == [
+        "alice and mallory handed in the very same file (a hard link): each row is graded, "
+        "but one of them may be another's work"]
+
+
+def test_a_link_within_ones_own_folder_is_still_graded(tmp_path):
+    submitted = tmp_path / "submitted"
+    draft = _write(submitted / "bob" / "drafts" / "final.ipynb", SOLUTION)
+    (submitted / "bob" / "01_weather.ipynb").symlink_to(os.path.relpath(
+        draft, submitted / "bob"))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (bob,) = collect([submitted], "01_weather", scratch).submissions
+    assert not bob.refused and bob.path.read_text() == SOLUTION
+
+
 def test_a_link_appearing_while_a_notebook_is_copied_is_not_followed(tmp_path):
     """The folder checked is not the folder read: every component is opened without
     following links, so the swap between the check and the copy is refused."""
