@@ -468,6 +468,9 @@ EXERCISE = Exercise(
                  title="the alpha chosen for the SMS corpus",
                  reference=lambda: sms_result("best_alpha"),
                  calls=("spam_experiment",),
+                 # one call of spam_experiment is all the cell does: a right call of a wrong
+                 # (even an empty) recipe earns half, not all (red team, issue 34)
+                 follow_through=0.5,
                  hint="run your spam_experiment on the SMS messages with seed 0",
                  mistakes=[
                      Mistake("alpha scored on the training part", lambda: ref_experiment(
@@ -484,6 +487,9 @@ EXERCISE = Exercise(
                  title="the test accuracy of the chosen model",
                  reference=lambda: sms_result("test_accuracy"),
                  calls=("spam_experiment",),
+                 # one call of spam_experiment is all the cell does: a right call of a wrong
+                 # (even an empty) recipe earns half, not all (red team, issue 34)
+                 follow_through=0.5,
                  # closer than one message of the test part (1/558 = 0.0018 on the SMS
                  # corpus), so the validation accuracy or another alpha's does not pass
                  tolerance=Tolerance(rel=0.0, abs_=1e-6),

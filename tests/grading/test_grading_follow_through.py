@@ -197,12 +197,29 @@ def test_one_wrong_accuracy_function_costs_only_its_own_point(tmp_path):
     q = _questions(result)
     assert q["fraction_correct"].score < 1.0
     assert q["fraction_correct"].mistakes == ["the error rate"]
-    for name in ("choose_alpha", "spam_experiment", "best_alpha", "test_accuracy"):
+    share = {"choose_alpha": 1.0, "spam_experiment": 1.0, "best_alpha": 0.5,
+             "test_accuracy": 0.5}  # the two values are one call each: half (the spec says)
+    for name in share:
         assert q[name].status == "right given the functions it calls", (name, q[name].notes)
-        assert q[name].score == q[name].points and q[name].follow_through == ["q2"]
+        assert q[name].score == q[name].points * share[name]
+        assert q[name].follow_through == ["q2"]
         assert not q[name].mistakes
         assert not any(note.startswith("hint: ") for note in q[name].notes)
-    assert result.total == batch.exercise.maximum - 1 + q["fraction_correct"].score
+    assert result.total == batch.exercise.maximum - 1 + q["fraction_correct"].score - 1.5
+
+
+def test_an_empty_recipe_does_not_buy_the_values_it_computes(tmp_path):
+    """Red team: spam_experiment written as `return 0, 0` made best_alpha and test_accuracy
+    (one call each) "right given the functions they call": 3 points for an empty recipe.
+    The spec gives such values half their points through follow-through."""
+    path = tmp_path / "empty_recipe.ipynb"
+    empty = "def spam_experiment(texts, labels, alphas, seed):\n    return 0, 0\n"
+    path.write_text(_solved("05_spam", {"spam_experiment": empty}), encoding="utf-8")
+    batch = grade_batch("05_spam", [path], tmp_path / "out", jobs=1, progress=None)
+    (result,) = batch.results
+    q = _questions(result)
+    assert q["spam_experiment"].score == 0
+    assert q["best_alpha"].score + q["test_accuracy"].score == 1.5  # not 3
 
 
 def test_no_alpha_choice_at_all_is_not_called_choosing_on_the_test_part():
