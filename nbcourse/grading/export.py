@@ -311,8 +311,10 @@ def moodle_feedback_zip(results: dict, folder: Path, everyone: _Class, number: i
             if not page.is_file():
                 continue
             # "_" splits Moodle's name into its parts and "/" is a folder: neither may come
-            # from the student's name; a leading "." or "~" would make Moodle skip the file
-            who = re.sub(r"[_/\\]+", " ", student.full_name).lstrip(".~ ") or "student"
+            # from the student's name, nor a control character (a line break in a file name);
+            # a leading "." or "~" would make Moodle skip the file
+            printable = "".join(c if c.isprintable() else " " for c in student.full_name)
+            who = re.sub(r"[_/\\]+", " ", printable).lstrip(".~ ") or "student"
             name = f"{who}_{participant}_assignfeedback_file_{results['exercise']}-feedback.html"
             info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
