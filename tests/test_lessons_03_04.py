@@ -436,7 +436,9 @@ def test_lesson_04_draws_bernoulli_parameters_of_the_digits_as_pictures():
     notebook = lesson("04_")
     printed = output_of(notebook, "digit_model = BernoulliNB()")
     assert number_after(printed, "test accuracy") == 0.913 and "on 450 images" in printed
-    assert number_after(printed, "always the most common digit:") == 0.102
+    assert number_after(printed, "always the most common training digit:") == 0.102
+    assert "majority_accuracy(digit[fit_rows], digit[test_rows])" in next(
+        c.source for c in notebook.cells if c.cell_type == "code" and "digit_model = BernoulliNB()" in c.source)
     # the picture is the model's P(pixel on | digit): recompute it and look at two digits
     digits = load_digits()
     on = (digits.drop(columns="label").to_numpy() >= 8).astype(int)
@@ -448,6 +450,12 @@ def test_lesson_04_draws_bernoulli_parameters_of_the_digits_as_pictures():
     assert p[0, 3:5, 3:5].max() < 0.2 < 0.8 < p[0, 1:7, 1:7].max()    # "a ring with an empty middle"
     assert p[1][:, 3:5].mean() > 2 * p[1][:, [0, 1, 6, 7]].mean()       # "a vertical bar"
     text = markdown_with(notebook, "*is* the model's knowledge")
-    assert "names 0.913 of the 450 test images correctly" in text and "would\nget 0.102" in text
+    assert "names 0.913 of the 450 test images correctly" in text
+    assert "most common among the training images would\nget 0.102 on the test images" in text
+    # the answer to the Predict question is folded away
+    answer = text.split("<details><summary>Answer</summary>")[1].split("</details>")[0]
+    assert "The 1 is a vertical bar, the 0 a ring with an empty middle." in answer
+    assert "digits" in markdown_with(notebook, "**What you will learn**")
+    assert "handwritten digits" in markdown_with(notebook, "## Recap")
     cell = next(c for c in notebook.cells if c.cell_type == "code" and "plot_class_images(" in c.source)
     assert "handwritten digit" in cell.metadata["mystnb"]["image"]["alt"]
