@@ -42,7 +42,7 @@ _FAST_DEFAULT_PATTERN = re.compile(r"\w\w+")
 
 # In ASCII text the word characters are just a-z, A-Z, 0-9 and "_". Turning every other
 # character into a space lets ``str.split`` find the runs of word characters, about twice
-# as fast as the regular expression engine; runs of one character are then left out.
+# as fast as the regular expression engine; a run of one character is not a token.
 _ASCII_NON_WORD = {code: " " for code in range(128) if not (chr(code).isalnum() or chr(code) == "_")}
 
 #: Tokens looked up and counted together (see `count_documents`): enough to make numpy's
@@ -159,9 +159,16 @@ class BagOfWords(BaseEstimator):
             raise TypeError(f"stop_words must contain only str, found {bad[0]!r}")
         return words
 
+    def _default_pattern(self) -> bool:
+        return _compile_token_pattern(self.token_pattern) is _FAST_DEFAULT_PATTERN
+
     def _tokenizer(self):
+        # With the default pattern, ASCII documents are split into every run of word
+        # characters, one-character runs included (`_word_runs`): leaving those out of the
+        # vocabulary once (`fit_transform`) is quicker than checking every token's length.
+        # They then have no column, so they are never counted.
         pattern = _compile_token_pattern(self.token_pattern)
-        find = _words if pattern is _FAST_DEFAULT_PATTERN else pattern.findall
+        find = _word_runs if pattern is _FAST_DEFAULT_PATTERN else pattern.findall
         if self.lowercase:
             return lambda document: find(document.lower())
         return find
@@ -189,13 +196,16 @@ class BagOfWords(BaseEstimator):
         if X.shape[0] == 0:
             raise ValueError("documents is empty; need at least one document to learn a vocabulary")
         stop_words = self._stop_word_set()
-        words = sorted(first_seen.keys() - stop_words if stop_words else first_seen)
+        left_out = stop_words
+        if self._default_pattern():  # a one-character run is not a token (see _tokenizer)
+            left_out = left_out | {word for word in first_seen if len(word) == 1}
+        words = sorted(first_seen.keys() - left_out if left_out else first_seen)
         if not words:
             raise ValueError(
                 "empty vocabulary: the documents contain no tokens"
                 + (" other than stop words" if stop_words else "")
                 + f" matching token_pattern {self.token_pattern!r}")
-        # Renumber alphabetically; stop words get -1 and are dropped.
+        # Renumber alphabetically; the words left out get -1 and are dropped.
         alphabetical_column = np.full(len(first_seen), -1, dtype=np.int64)
         alphabetical_column[np.fromiter(map(first_seen.__getitem__, words), dtype=np.int64,
                                         count=len(words))] = np.arange(len(words))
@@ -414,10 +424,18 @@ def count_documents(documents, columns_of, *, tokenizer=None, n_columns=None,
     return X
 
 
+def _word_runs(text: str) -> list[str]:
+    """The tokens of the default `TOKEN_PATTERN` in ``text`` (no lower-casing here), and
+    in ASCII text also the runs of a single word character, which are not tokens."""
+    if text.isascii():
+        return text.translate(_ASCII_NON_WORD).split()
+    return _FAST_DEFAULT_PATTERN.findall(text)
+
+
 def _words(text: str) -> list[str]:
     """The tokens of the default `TOKEN_PATTERN` in ``text`` (no lower-casing here)."""
     if text.isascii():
-        return [word for word in text.translate(_ASCII_NON_WORD).split() if len(word) > 1]
+        return [word for word in _word_runs(text) if len(word) > 1]
     return _FAST_DEFAULT_PATTERN.findall(text)
 
 
