@@ -20,7 +20,7 @@ import numbers
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from itertools import repeat
+from itertools import count, repeat
 
 import numpy as np
 import pandas as pd
@@ -43,7 +43,8 @@ _FAST_DEFAULT_PATTERN = re.compile(r"\w\w+")
 # In ASCII text the word characters are just a-z, A-Z, 0-9 and "_". Turning every other
 # character into a space lets ``str.split`` find the runs of word characters, about twice
 # as fast as the regular expression engine; a run of one character is not a token.
-_ASCII_NON_WORD = {code: " " for code in range(128) if not (chr(code).isalnum() or chr(code) == "_")}
+_ASCII_WORD_CHARACTERS = [chr(code) for code in range(128) if chr(code).isalnum() or chr(code) == "_"]
+_ASCII_NON_WORD = {code: " " for code in range(128) if chr(code) not in _ASCII_WORD_CHARACTERS}
 
 #: Tokens looked up and counted together (see `count_documents`): enough to make numpy's
 #: per-call cost vanish, few enough that they (about 0.5 MB of str objects) stay small
@@ -164,9 +165,9 @@ class BagOfWords(BaseEstimator):
 
     def _tokenizer(self):
         # With the default pattern, ASCII documents are split into every run of word
-        # characters, one-character runs included (`_word_runs`): leaving those out of the
-        # vocabulary once (`fit_transform`) is quicker than checking every token's length.
-        # They then have no column, so they are never counted.
+        # characters, one-character runs included (`_word_runs`): giving those no column
+        # (`fit_transform`) is quicker than checking every token's length, and a word
+        # without a column is never counted.
         pattern = _compile_token_pattern(self.token_pattern)
         find = _word_runs if pattern is _FAST_DEFAULT_PATTERN else pattern.findall
         if self.lowercase:
@@ -185,27 +186,28 @@ class BagOfWords(BaseEstimator):
         self._check_settings()
         # Number the words in order of first appearance: the defaultdict hands out the next
         # number to each new word, and ``map`` drives it without a Python-level loop.
-        first_seen: defaultdict[str, int] = defaultdict()
-        first_seen.default_factory = first_seen.__len__
+        first_seen: defaultdict[str, int] = defaultdict(count().__next__)
+        # One-character runs (see _tokenizer) are not tokens: column -1, never counted.
+        not_tokens = _ASCII_WORD_CHARACTERS if self._default_pattern() else []
+        first_seen.update(dict.fromkeys(not_tokens, -1))
 
         def encode(tokens):
             return np.fromiter(map(first_seen.__getitem__, tokens), dtype=np.int64, count=len(tokens))
 
         X = count_documents(documents, encode, tokenizer=self._tokenizer(),
-                            n_columns=lambda: len(first_seen))
+                            n_columns=lambda: len(first_seen) - len(not_tokens))
         if X.shape[0] == 0:
             raise ValueError("documents is empty; need at least one document to learn a vocabulary")
+        for character in not_tokens:
+            del first_seen[character]
         stop_words = self._stop_word_set()
-        left_out = stop_words
-        if self._default_pattern():  # a one-character run is not a token (see _tokenizer)
-            left_out = left_out | {word for word in first_seen if len(word) == 1}
-        words = sorted(first_seen.keys() - left_out if left_out else first_seen)
+        words = sorted(first_seen.keys() - stop_words if stop_words else first_seen)
         if not words:
             raise ValueError(
                 "empty vocabulary: the documents contain no tokens"
                 + (" other than stop words" if stop_words else "")
                 + f" matching token_pattern {self.token_pattern!r}")
-        # Renumber alphabetically; the words left out get -1 and are dropped.
+        # Renumber alphabetically; stop words get -1 and are dropped.
         alphabetical_column = np.full(len(first_seen), -1, dtype=np.int64)
         alphabetical_column[np.fromiter(map(first_seen.__getitem__, words), dtype=np.int64,
                                         count=len(words))] = np.arange(len(words))
