@@ -8,7 +8,8 @@ check every number against scikit-learn, and later switch to it without surprise
 
 The matrix is built in bulk rather than word by word, in one function that
 `BagOfWords` and `nbcourse.scale` both call (`count_documents`). Each document is
-lower-cased once and split with one ``re.findall`` call; the tokens of a block of
+lower-cased once and split in one call: ``str.split`` for ASCII text (the usual case, see
+`_ASCII_NON_WORD`), ``re.findall`` otherwise; the tokens of a block of
 documents then go through a single lookup (``map`` runs it in C) that turns them into
 column numbers, and one sort per block adds up the (document, word) pairs. On 20
 Newsgroups this is quicker than a Python loop over millions of tokens, and since only
