@@ -8,7 +8,8 @@ check every number against scikit-learn, and later switch to it without surprise
 
 The matrix is built in bulk rather than word by word, in one function that
 `BagOfWords` and `nbcourse.scale` both call (`count_documents`). Each document is
-lower-cased once and split with one ``re.findall`` call; the tokens of a block of
+lower-cased once and split in one call: ``str.split`` for ASCII text (the usual case, see
+`_ASCII_NON_WORD`), ``re.findall`` otherwise; the tokens of a block of
 documents then go through a single lookup (``map`` runs it in C) that turns them into
 column numbers, and one sort per block adds up the (document, word) pairs. On 20
 Newsgroups this is quicker than a Python loop over millions of tokens, and since only
@@ -20,7 +21,7 @@ import numbers
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from itertools import repeat
+from itertools import count, repeat
 
 import numpy as np
 import pandas as pd
@@ -39,6 +40,12 @@ TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 # beginning of a run of word characters and greedily runs to its end, so the word
 # boundaries ``\b`` that the default pattern asks for hold automatically.
 _FAST_DEFAULT_PATTERN = re.compile(r"\w\w+")
+
+# In ASCII text the word characters are just a-z, A-Z, 0-9 and "_". Turning every other
+# character into a space lets ``str.split`` find the runs of word characters, about twice
+# as fast as the regular expression engine; a run of one character is not a token.
+_ASCII_WORD_CHARACTERS = [chr(code) for code in range(128) if chr(code).isalnum() or chr(code) == "_"]
+_ASCII_NON_WORD = {code: " " for code in range(128) if chr(code) not in _ASCII_WORD_CHARACTERS}
 
 #: Tokens looked up and counted together (see `count_documents`): enough to make numpy's
 #: per-call cost vanish, few enough that they (about 0.5 MB of str objects) stay small
@@ -73,7 +80,10 @@ def tokenize(text: str, lowercase: bool = True, token_pattern: str = TOKEN_PATTE
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     pattern = _compile_token_pattern(token_pattern)
-    return pattern.findall(text.lower() if lowercase else text)
+    text = text.lower() if lowercase else text
+    if pattern is _FAST_DEFAULT_PATTERN:
+        return _words(text)
+    return pattern.findall(text)
 
 
 def _check_document_frequency(value, name: str):
@@ -151,11 +161,19 @@ class BagOfWords(BaseEstimator):
             raise TypeError(f"stop_words must contain only str, found {bad[0]!r}")
         return words
 
+    def _default_pattern(self) -> bool:
+        return _compile_token_pattern(self.token_pattern) is _FAST_DEFAULT_PATTERN
+
     def _tokenizer(self):
-        findall = _compile_token_pattern(self.token_pattern).findall
+        # With the default pattern, ASCII documents are split into every run of word
+        # characters, one-character runs included (`_word_runs`): giving those no column
+        # (`fit_transform`) is quicker than checking every token's length, and a word
+        # without a column is never counted.
+        pattern = _compile_token_pattern(self.token_pattern)
+        find = _word_runs if pattern is _FAST_DEFAULT_PATTERN else pattern.findall
         if self.lowercase:
-            return lambda document: findall(document.lower())
-        return findall
+            return lambda document: find(document.lower())
+        return find
 
     # -- public API ----------------------------------------------------------------------------
 
@@ -169,16 +187,20 @@ class BagOfWords(BaseEstimator):
         self._check_settings()
         # Number the words in order of first appearance: the defaultdict hands out the next
         # number to each new word, and ``map`` drives it without a Python-level loop.
-        first_seen: defaultdict[str, int] = defaultdict()
-        first_seen.default_factory = first_seen.__len__
+        first_seen: defaultdict[str, int] = defaultdict(count().__next__)
+        # One-character runs (see _tokenizer) are not tokens: column -1, never counted.
+        not_tokens = _ASCII_WORD_CHARACTERS if self._default_pattern() else []
+        first_seen.update(dict.fromkeys(not_tokens, -1))
 
         def encode(tokens):
             return np.fromiter(map(first_seen.__getitem__, tokens), dtype=np.int64, count=len(tokens))
 
         X = count_documents(documents, encode, tokenizer=self._tokenizer(),
-                            n_columns=lambda: len(first_seen))
+                            n_columns=lambda: len(first_seen) - len(not_tokens))
         if X.shape[0] == 0:
             raise ValueError("documents is empty; need at least one document to learn a vocabulary")
+        for character in not_tokens:
+            del first_seen[character]
         stop_words = self._stop_word_set()
         words = sorted(first_seen.keys() - stop_words if stop_words else first_seen)
         if not words:
@@ -474,9 +496,24 @@ def count_documents(documents, columns_of, *, tokenizer=None, n_columns=None,
     return X
 
 
+def _word_runs(text: str) -> list[str]:
+    """The tokens of the default `TOKEN_PATTERN` in ``text`` (no lower-casing here), and
+    in ASCII text also the runs of a single word character, which are not tokens."""
+    if text.isascii():
+        return text.translate(_ASCII_NON_WORD).split()
+    return _FAST_DEFAULT_PATTERN.findall(text)
+
+
+def _words(text: str) -> list[str]:
+    """The tokens of the default `TOKEN_PATTERN` in ``text`` (no lower-casing here)."""
+    if text.isascii():
+        return [word for word in _word_runs(text) if len(word) > 1]
+    return _FAST_DEFAULT_PATTERN.findall(text)
+
+
 def _default_tokens(text: str) -> list[str]:
     # The same tokens as BagOfWords() with its defaults: lower-cased, scikit-learn's pattern.
-    return _FAST_DEFAULT_PATTERN.findall(text.lower())
+    return _words(text.lower())
 
 
 def _renumbered(X: sp.csr_matrix, new_column: np.ndarray, n_columns: int) -> sp.csr_matrix:

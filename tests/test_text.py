@@ -89,6 +89,38 @@ def test_tokenize_agrees_with_sklearn_on_any_unicode(text):
     assert tokenize(text, lowercase=False) == CountVectorizer(lowercase=False).build_analyzer()(text)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(max_codepoint=127), max_size=40)
+                | st.text(alphabet="aZ_9 .'\u00e9\u00c9\u0130\u212a\u00b2-", max_size=40), max_size=6))
+def test_ascii_documents_take_a_quicker_route_to_the_same_tokens_and_counts(documents):
+    # ASCII text is split by str.translate + str.split instead of the regex engine, and
+    # BagOfWords drops one-character runs from the vocabulary rather than from the tokens;
+    # mixed with non-ASCII documents (the Kelvin sign lower-cases to ASCII "k"), the
+    # vocabulary and counts must stay scikit-learn's.
+    for text in documents:
+        assert tokenize(text) == CountVectorizer().build_analyzer()(text)
+        assert tokenize(text, lowercase=False) == CountVectorizer(lowercase=False).build_analyzer()(text)
+    for lowercase in (True, False):
+        try:
+            expected = CountVectorizer(lowercase=lowercase).fit(documents)
+        except ValueError:  # no document or no token at all: both refuse
+            with pytest.raises(ValueError, match="empty"):
+                BagOfWords(lowercase=lowercase).fit(documents)
+            continue
+        ours = BagOfWords(lowercase=lowercase).fit(documents)
+        assert ours.vocabulary_ == expected.vocabulary_
+        assert_same_matrix(ours.transform(documents), expected.transform(documents))
+
+
+def test_one_letter_words_never_get_a_column():
+    bag = BagOfWords().fit(["a b c", "I x y zz", "a zz 7 _"])
+    assert bag.vocabulary_ == {"zz": 0}
+    assert bag.transform(["a zz a", "q"]).toarray().tolist() == [[1], [0]]
+    with pytest.raises(ValueError, match="empty vocabulary"):
+        BagOfWords().fit(["a b c", "x y"])
+    assert BagOfWords(token_pattern=r"(?u)\b\w+\b").fit(["a b", "a"]).vocabulary_ == {"a": 0, "b": 1}
+
+
 # -- BagOfWords against CountVectorizer ---------------------------------------------------------
 
 @pytest.mark.parametrize("settings_", [
