@@ -139,7 +139,20 @@ def _add_grade(commands) -> None:
     grade.add_argument("submissions", metavar="SUBMISSION", nargs="+",
                        help="a submitted notebook, or a folder searched for *.ipynb")
     grade.add_argument("--out", type=Path, required=True, metavar="DIR",
-                       help="folder for grades.csv, results.json and feedback/ (created if needed)")
+                       help="folder for grades.csv, results.json and feedback/ (created if "
+                            "needed). A gradebook of the exercise already there is merged "
+                            "into, never replaced: students graded again get their new row, "
+                            "new students are added, every other row is kept byte for byte; "
+                            "each run is logged in DIR/history.jsonl")
+    grade.add_argument("--only", metavar="STUDENT", action="append", default=[],
+                       help="grade only this student among the submissions found (repeat "
+                            "for several), e.g. to regrade one student into the class's --out")
+    grade.add_argument("--overrides", type=Path, default=None, metavar="FILE",
+                       help="a CSV 'student,question,points,reason' of marks set by hand "
+                            "(default: DIR/overrides.csv when it exists); shown with their "
+                            "reason on the feedback page, in the report and the gradebooks")
+    grade.add_argument("--reason", metavar="TEXT", default="",
+                       help="why this run was made, kept in DIR/history.jsonl")
     grade.add_argument("--jobs", type=_positive_int, default=2, metavar="N",
                        help="submissions graded in parallel, one kernel each (default: 2)")
     grade.add_argument("--timeout", type=_positive_float, default=30.0, metavar="SECONDS",
@@ -204,6 +217,10 @@ def _add_export(commands) -> None:
                         help="the Canvas column, 'Name (assignment id)' as in a Canvas export "
                              "(default: the exercise's name, which Canvas adds as a new "
                              "assignment)")
+    export.add_argument("--overrides", type=Path, default=None, metavar="FILE",
+                        help="apply this overrides CSV (as 'nbcourse grade --overrides') to "
+                             "OUT first; OUT/overrides.csv is applied when it exists")
+    export.add_argument("--source", type=Path, default=None, help=SOURCE_HELP)
 
 
 class NoCourseFolder(Exception):
@@ -316,7 +333,8 @@ def _grade(args) -> int:
                         source_dir=_course_source(args), sandbox=args.sandbox,
                         progress=None if args.quiet else sys.stderr,
                         notebook=args.notebook, scheduler=args.scheduler, tls=args.tls,
-                        insecure=args.insecure)
+                        insecure=args.insecure, only=args.only, overrides=args.overrides,
+                        command=_command_line(), reason=args.reason)
     print(summary(batch))
     if args.format:
         from .grading.export import write_exports
@@ -324,6 +342,12 @@ def _grade(args) -> int:
         for path in write_exports(args.out, args.format):
             print(terminal_safe(f"  {path.stem}: {path}"))
     return 0
+
+
+def _command_line() -> str:
+    """The command as typed, for the output folder's history."""
+    import shlex
+    return shlex.join(["nbcourse", *sys.argv[1:]])
 
 
 def _certs(args) -> int:
@@ -338,7 +362,17 @@ def _certs(args) -> int:
 
 def _export(args) -> int:
     from .grading.export import FORMATS, write_exports
+    from .grading.merge import reapply_overrides
+    from .grading.overrides import OVERRIDES_FILE
     from .grading.terminal import terminal_safe
+
+    overrides = args.overrides
+    if overrides is None and (args.out / OVERRIDES_FILE).is_file():
+        overrides = args.out / OVERRIDES_FILE
+    if overrides is not None:
+        if not overrides.is_file():
+            raise FileNotFoundError(f"--overrides {overrides}: no such file")
+        reapply_overrides(args.out, overrides, _course_source(args), _command_line())
 
     for path in write_exports(args.out, args.format or FORMATS,
                               canvas_assignment=args.canvas_assignment):

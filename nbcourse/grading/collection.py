@@ -91,14 +91,20 @@ def notebook_stem(name: str) -> str | None:
     return None
 
 
+_COPY_OF = "copy_of_"  # "Copy of 01_weather", as _normal writes it
+
+
 def _normal(text: str) -> str:
     return re.sub(r"[\s_\-]+", "_", text.strip().lower())
 
 
 def matches_notebook(stem: str, notebook: str) -> bool:
-    """``01_weather``, ``01_Weather``, ``01_weather-Copy1`` and ``01_weather (1)`` all
-    match the exercise ``01_weather``; ``02_smoothing`` does not."""
+    """``01_weather``, ``01_Weather``, ``01_weather-Copy1``, ``01_weather (1)`` and
+    ``Copy of 01_weather`` (Colab's and Google Drive's copy) all match the exercise
+    ``01_weather``; ``02_smoothing`` does not."""
     stem, notebook = _normal(stem), _normal(notebook)
+    while stem.startswith(_COPY_OF) and not notebook.startswith(_COPY_OF):
+        stem = stem[len(_COPY_OF):]
     return stem == notebook or (stem.startswith(notebook)
                                 and not stem[len(notebook)].isalnum())
 
@@ -322,7 +328,12 @@ class _Collector:
                 else:
                     ignored.append(display_name(entry.name))
             elif entry.is_dir(follow_symlinks=False):
-                self.add_student(path, root, where, from_lms)
+                # one student's folder in nbgrader's layout: <student>/<assignment>/
+                alone = (not from_lms and matches_notebook(entry.name, self.notebook)
+                         and not any(e.is_dir(follow_symlinks=False) and e.name != entry.name
+                                     and not matches_notebook(e.name, self.notebook)
+                                     for e in entries))
+                self.add_student(path, root, where, from_lms, root_name if alone else None)
             else:
                 ignored.append(display_name(entry.name))
         if not entries:
@@ -333,12 +344,19 @@ class _Collector:
                 f"{'are' if len(ignored) != 1 else 'is'} not a notebook and got no row: "
                 + ", ".join(ignored[:10]) + (" ..." if len(ignored) > 10 else ""))
 
-    def add_student(self, folder: Path, root: Path, shown: str, from_lms: bool = False) -> None:
-        student, lms, lms_id, late, _ = lms_name(folder.name, from_lms)
+    def add_student(self, folder: Path, root: Path, shown: str, from_lms: bool = False,
+                    name: str | None = None) -> None:
+        student, lms, lms_id, late, _ = lms_name(name or folder.name, from_lms)
         notebooks, others, cut = _notebooks_below(folder, root)
         candidates = [p for p in notebooks if matches_notebook(notebook_stem(p.name), self.notebook)]
         if not candidates and lms and len(notebooks) == 1:
             candidates = notebooks  # an LMS folder holds this assignment only, any name
+        if not candidates:  # nbgrader's <student>/<assignment>/: its one notebook, any name
+            assignment = [p for p in notebooks if folder in (p.parent, p.parent.parent)
+                          and matches_notebook(p.parent.name, self.notebook)]
+            if len(assignment) == 1 and not any(p.parent == assignment[0].parent
+                                                for p in notebooks if p != assignment[0]):
+                candidates = assignment
         extra = dict(lms=lms, lms_id=lms_id, late=late)
         if cut and candidates:
             self.found.warnings.append(f"{display_name(student)}: {cut}")
@@ -375,6 +393,12 @@ class _Collector:
         self.row(student, chosen[0], root=root,
                  shown=f"{shown}/{display_name(str(chosen[0].relative_to(folder)))}", **extra)
 
+    def naming_folders(self, path: Path) -> list[Path]:
+        """The folders above ``path``, nearest first, but those named like the exercise."""
+        parents = list(path.absolute().parents)
+        return [p for p in parents[:-1] if not matches_notebook(p.name, self.notebook)] \
+            + parents[-1:]
+
     def add_explicit(self) -> None:
         """Files named one by one (or by a glob): named by the folder telling them apart."""
         files = self.explicit
@@ -389,19 +413,21 @@ class _Collector:
             generic.append(not lms and matches_notebook(stem, self.notebook))
         # the files called like the exercise are named by the nearest folder level whose
         # names differ between them (``alice`` in submitted/alice/ps1/01_weather.ipynb)
-        same = [p.absolute() for p, g in zip(files, generic) if g]
+        # (a folder named like the exercise, nbgrader's <student>/<assignment>/, names no one)
+        same = [self.naming_folders(p) for p, g in zip(files, generic) if g]
         level = 1
         while same and level < 8:
-            names = [p.parents[level - 1].name if len(p.parents) >= level else "" for p in same]
+            names = [p[level - 1].name if len(p) >= level else "" for p in same]
             if len(set(names)) == len(names) or len(same) == 1:
                 break
             level += 1
         for path, (student, lms, lms_id, late), is_generic in zip(files, named, generic):
             absolute = path.absolute()
             root = absolute.parent  # the class folder: no link on the way may leave it
-            if is_generic and len(absolute.parents) >= level:
-                student = absolute.parents[level - 1].name or student
-                root = absolute.parents[min(level, len(absolute.parents) - 1)]
+            folders = self.naming_folders(path)
+            if is_generic and len(folders) >= level:
+                student = folders[level - 1].name or student
+                root = folders[min(level, len(folders) - 1)]
             self.row(student, path, shown=display_name(str(path)), lms=lms,
                      lms_id=lms_id, late=late, root=root)
 

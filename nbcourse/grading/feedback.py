@@ -60,6 +60,11 @@ def render_html(result: SubmissionResult, exercise_title: str) -> str:
         f'<p class="score">{points_text(result.total)} / {points_text(result.maximum)} points</p>',
         f'<p>Status: <span class="status">{escape(result.status)}</span></p>',
     ]
+    if result.overrides:
+        parts.append("<p>Changed by your instructor:</p><ul>" + "".join(
+            f"<li>{escape(change['question'])}: {points_text(change['points'])} points "
+            f"instead of the {points_text(change['graded'])} the tests gave &mdash; "
+            f"{escape(change['reason'])}</li>" for change in result.overrides) + "</ul>")
     if result.reasons:
         parts.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in result.reasons) + "</ul>")
     if result.notes:

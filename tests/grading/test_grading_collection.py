@@ -410,3 +410,35 @@ def test_a_deep_or_long_named_member_of_a_moodle_zip_costs_only_its_own_row(tmp_
     assert not rows["1003"].refused and rows["1003"].id.startswith("AAAA")
     assert not rows["1001"].refused and not rows["1004"].refused
     assert any("shortened" in w for w in found.warnings)
+
+
+def test_a_colab_copy_is_the_exercises_notebook(tmp_path):
+    """Colab and Google Drive name a copy "Copy of 01_weather.ipynb" (issue 37)."""
+    assert matches_notebook("Copy of 01_weather", "01_weather")
+    assert matches_notebook("Copy of Copy of 01_Weather (1)", "01_weather")
+    assert not matches_notebook("Copy of 02_smoothing", "01_weather")
+    _write(tmp_path / "submitted" / "farah" / "Copy of 01_weather.ipynb")
+    _write(tmp_path / "submitted" / "gus" / "01_weather.ipynb")
+    rows = _rows(collect([tmp_path / "submitted"], "01_weather"))
+    assert sorted(rows) == ["farah", "gus"] and not rows["farah"].refused
+
+
+def test_the_one_notebook_of_an_nbgrader_assignment_folder_is_that_assignments(tmp_path):
+    submitted = tmp_path / "submitted"
+    _write(submitted / "farah" / "01_weather" / "Copy of 01_weather.ipynb")
+    _write(submitted / "hana" / "01_weather" / "my homework.ipynb")
+    _write(submitted / "ivan" / "01_weather" / "a.ipynb")
+    _write(submitted / "ivan" / "01_weather" / "b.ipynb")  # two: which one is for a person
+    _write(submitted / "jo" / "02_smoothing" / "anything.ipynb")  # another assignment
+    rows = _rows(collect([submitted], "01_weather"))
+    assert sorted(rows) == ["farah", "hana", "ivan", "jo"]
+    assert not rows["farah"].refused and not rows["hana"].refused
+    assert rows["hana"].origin.name == "my homework.ipynb"
+    assert rows["ivan"].refused == "not submitted" and rows["jo"].refused == "not submitted"
+
+
+def test_one_student_in_nbgrader_layout_is_named_by_the_student(tmp_path):
+    """The regrade of one student: their file, or their folder, given alone."""
+    notebook = _write(tmp_path / "submitted" / "farah" / "01_weather" / "Copy of 01_weather.ipynb")
+    assert list(_rows(collect([notebook], "01_weather"))) == ["farah"]
+    assert list(_rows(collect([tmp_path / "submitted" / "farah"], "01_weather"))) == ["farah"]
