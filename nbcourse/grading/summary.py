@@ -17,8 +17,8 @@ def summary(batch: BatchResult) -> str:
         lines.append(f"  sandbox: {isolation.get('sandbox')}; memory: "
                      f"{isolation.get('memory_limit')}")
     lines.append("  " + ", ".join(f"{count} {status}" for status, count in batch.counts().items()))
-    if n:
-        mean = sum(r.total for r in batch.results) / n
+    if batch.results:
+        mean = sum(r.total for r in batch.results) / len(batch.results)
         lines.append(f"  mean score {mean:.2f} / {points_text(batch.exercise.maximum)}")
     flagged = [r.submission for r in batch.results if r.flags]
     if flagged:
