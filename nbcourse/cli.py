@@ -151,6 +151,14 @@ def _add_grade(commands) -> None:
                        help="a CSV 'student,question,points,reason' of marks set by hand "
                             "(default: DIR/overrides.csv when it exists); shown with their "
                             "reason on the feedback page, in the report and the gradebooks")
+    grade.add_argument("--due", metavar="WHEN", default=None,
+                       help="the deadline, e.g. 2026-11-20T23:59 (UTC unless it gives an "
+                            "offset); lateness is read from nbgrader's timestamp.txt and "
+                            "Canvas's _LATE_ (one day). Remembered in DIR for later runs")
+    grade.add_argument("--late", metavar="POLICY", default=None,
+                       help="none (record lateness only, the default), zero, or per-day:P "
+                            "(P%% of the maximum off per day or part of a day late); "
+                            "remembered in DIR for later runs")
     grade.add_argument("--reason", metavar="TEXT", default="",
                        help="why this run was made, kept in DIR/history.jsonl")
     grade.add_argument("--jobs", type=_positive_int, default=2, metavar="N",
@@ -334,7 +342,8 @@ def _grade(args) -> int:
                         progress=None if args.quiet else sys.stderr,
                         notebook=args.notebook, scheduler=args.scheduler, tls=args.tls,
                         insecure=args.insecure, only=args.only, overrides=args.overrides,
-                        command=_command_line(), reason=args.reason)
+                        command=_command_line(), reason=args.reason, due=args.due,
+                        late=args.late)
     print(summary(batch))
     if args.format:
         from .grading.export import write_exports

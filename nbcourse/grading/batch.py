@@ -24,6 +24,7 @@ from .execution.limits import GradingLimits
 from .execution.processes import kill_processes_with_token
 from .execution.sandbox import SANDBOX_MODES, SandboxConfig, make_config, release, remove_tree
 from .gradebook import BatchResult, remove_planted, snapshot
+from .late import settings
 from .merge import load_previous, select, settle
 from .overrides import OVERRIDES_FILE, read_overrides
 from .scheduling import Rows, grade_locally
@@ -38,7 +39,8 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
                 notebook: str | None = None, scheduler: str | None = None,
                 tls: str | Path | None = None, insecure: bool = False,
                 only: list[str] | None = None, overrides: str | Path | None = None,
-                command: str = "", reason: str = "") -> BatchResult:
+                command: str = "", reason: str = "", due: str | None = None,
+                late: str | None = None) -> BatchResult:
     """Grade every submission under ``paths`` and write the gradebook into ``out_dir``.
 
     ``sandbox``: ``auto``/``bwrap`` run every submission in a bubblewrap sandbox of its
@@ -51,7 +53,8 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     ``only``: grade just these students among those found.  A gradebook of the exercise
     already in ``out_dir`` is merged into, never replaced (``merge``); ``overrides`` (else
     ``out_dir/overrides.csv`` when there is one) sets marks by hand (``overrides``);
-    ``command`` and ``reason`` go into the folder's history.
+    ``command`` and ``reason`` go into the folder's history.  ``due`` and ``late``: the
+    deadline and late policy (``late``), else those the gradebook in ``out_dir`` used.
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -68,6 +71,7 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
         check_scheduler(scheduler, tls, insecure)
     out_dir = Path(out_dir)
     previous = load_previous(out_dir, exercise)  # read before any submission runs
+    late_settings = settings(due, late, previous.late if previous is not None else None)
     overrides_file = Path(overrides) if overrides is not None else (
         out_dir / OVERRIDES_FILE if (out_dir / OVERRIDES_FILE).is_file() else None)
     if overrides_file is not None and not overrides_file.is_file():
@@ -93,6 +97,7 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     warnings += remove_planted(out_dir, before)
     batch = BatchResult(exercise, rows.sorted(), warnings, round(time.monotonic() - started, 2),
                         out_dir, isolation, limits, {s.id: s for s in submissions})
+    batch.late = late_settings
     settle(batch, previous, overrides_file, command, reason)
     return batch
 

@@ -32,6 +32,7 @@ import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .late import read_timestamp
 from .lms_download import lms_name, unpack_zip
 from .statuses import Status
 from .terminal import display_name  # noqa: F401 - imported from here by the gradebook
@@ -63,6 +64,7 @@ class Submission:
     lms_id: str = ""
     late: bool = False
     origin: Path | None = None
+    submitted_at: str = ""  # nbgrader's timestamp.txt, ISO 8601 in UTC (see ``late``)
 
 
 @dataclass
@@ -275,7 +277,7 @@ class _Collector:
 
     def row(self, ident: str, path: Path, refused: str = "", reason: str = "", *,
             shown: str = "", lms: str = "", lms_id: str = "", late: bool = False,
-            root: Path | None = None) -> None:
+            root: Path | None = None, submitted_at: str = "") -> None:
         """One row; ``root`` (the class folder) for a notebook to grade: ``path`` must
         lead inside it, and is copied into the scratch folder now."""
         origin = None
@@ -290,7 +292,7 @@ class _Collector:
                 path = origin if refused else copy
         self.found.submissions.append(Submission(
             display_name(ident), path, refused, reason, shown or display_name(str(path)),
-            lms, lms_id, late, origin))
+            lms, lms_id, late, origin, submitted_at))
 
     def add_folder(self, folder: Path, shown: str, root_name: str | None = None,
                    from_lms: bool = False) -> None:
@@ -391,7 +393,9 @@ class _Collector:
                          shown=shown, **extra)
                 return
         self.row(student, chosen[0], root=root,
-                 shown=f"{shown}/{display_name(str(chosen[0].relative_to(folder)))}", **extra)
+                 shown=f"{shown}/{display_name(str(chosen[0].relative_to(folder)))}",
+                 submitted_at=read_timestamp(chosen[0].parent) or read_timestamp(folder),
+                 **extra)
 
     def naming_folders(self, path: Path) -> list[Path]:
         """The folders above ``path``, nearest first, but those named like the exercise."""

@@ -60,6 +60,13 @@ def render_html(result: SubmissionResult, exercise_title: str) -> str:
         f'<p class="score">{points_text(result.total)} / {points_text(result.maximum)} points</p>',
         f'<p>Status: <span class="status">{escape(result.status)}</span></p>',
     ]
+    if result.late_days:
+        when = f" ({escape(result.submitted_at[:16].replace('T', ' '))} UTC)" \
+            if result.submitted_at else ""
+        cost = (f": {points_text(result.penalty)} points off the "
+                f"{points_text(result.total + result.penalty)} earned") if result.penalty else ""
+        parts.append(f"<p>Handed in {result.late_days} day{'s' if result.late_days != 1 else ''}"
+                     f" late{when}{cost}.</p>")
     if result.overrides:
         parts.append("<p>Changed by your instructor:</p><ul>" + "".join(
             f"<li>{escape(change['question'])}: {points_text(change['points'])} points "

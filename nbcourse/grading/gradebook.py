@@ -40,6 +40,7 @@ class BatchResult:
     limits: GradingLimits | None = None
     sources: dict = field(default_factory=dict)  # id -> collection.Submission
     regraded: list[str] | None = None  # graded by this run, when merged into earlier rows
+    late: dict = field(default_factory=lambda: {"due": "", "policy": "none"})
 
     def counts(self) -> dict[str, int]:
         counts = {status: 0 for status in PRECEDENCE}
@@ -181,13 +182,15 @@ def csv_text(rows: list[list]) -> str:
 def gradebook_csv(batch: BatchResult) -> str:
     questions = [q.id for q in batch.exercise.questions]
     rows = [["submission", "status", *questions, "total", "maximum", "flags", "reason",
-             "overrides"]]
+             "overrides", "raw", "penalty", "days late"]]
     for result in batch.results:
         scores = {q.id: points_text(q.score) for q in result.questions}
         rows.append([result.submission, result.status, *(scores[q] for q in questions),
                      points_text(result.total), points_text(result.maximum),
                      "; ".join(result.flags), result.reasons[0] if result.reasons else "",
-                     "; ".join(describe(change) for change in result.overrides)])
+                     "; ".join(describe(change) for change in result.overrides),
+                     points_text(result.total + result.penalty), points_text(result.penalty),
+                     str(result.late_days)])
     return csv_text(rows)
 
 
@@ -208,6 +211,7 @@ def results_json(batch: BatchResult) -> str:
         "maximum": exercise.maximum,
         "isolation": batch.isolation,
         **batch.provenance(),
+        "late": batch.late,
         "questions": [{"id": q.id, "name": q.name, "title": q.title, "points": q.points,
                        "cases": len(q.cases)} for q in exercise.questions],
         "submissions": submissions,

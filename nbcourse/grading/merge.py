@@ -28,6 +28,7 @@ class Previous:
     results: list[SubmissionResult] = field(default_factory=list)
     sources: dict = field(default_factory=dict)  # id -> where the row came from (LMS ids)
     spec_sha256: str = ""
+    late: dict = field(default_factory=dict)  # the deadline and late policy used
 
 
 def load_previous(out_dir: Path, exercise) -> Previous | None:
@@ -57,7 +58,8 @@ def load_previous(out_dir: Path, exercise) -> Previous | None:
                          "line up. Grade the whole class into a new --out (nothing was graded)")
     sources = {row["submission"]: SimpleNamespace(**row["source"])
                for row in data["submissions"] if isinstance(row.get("source"), dict)}
-    return Previous(rows, sources, data.get("spec_sha256", ""))
+    late = data.get("late") if isinstance(data.get("late"), dict) else {}
+    return Previous(rows, sources, data.get("spec_sha256", ""), late)
 
 
 def _listing(questions) -> str:
@@ -104,6 +106,7 @@ def settle(batch, previous: Previous | None, overrides_file: Path | None,
     write the folder and add a line to the history.  ``batch.results`` becomes the merged
     gradebook; ``batch.regraded`` the students this run graded."""
     from .gradebook import write_outputs
+    from .late import apply_late
     from .overrides import apply_overrides, describe, read_overrides, undo_overrides
 
     out_dir = Path(batch.out_dir)
@@ -131,6 +134,7 @@ def settle(batch, previous: Previous | None, overrides_file: Path | None,
         changes = read_overrides(overrides_file, batch.exercise,
                                  [r.submission for r in batch.results])
         apply_overrides(batch.results, changes)
+    apply_late(batch.results, batch.sources, batch.late, batch.exercise.maximum)
     for result in batch.results:
         for change in result.overrides:
             batch.warnings.append(f"override for {result.submission}: {describe(change)}")
@@ -174,4 +178,5 @@ def reapply_overrides(out_dir: Path, overrides_file: Path | None, source_dir: Pa
     warnings = [w for w in data.get("warnings", []) if not w.startswith("override for ")]
     batch = BatchResult(exercise, [], warnings, 0.0, out_dir, data.get("isolation", {}),
                         limits, {})
+    batch.late = previous.late or batch.late
     settle(batch, previous, overrides_file, command, reason, always_recorded=False)

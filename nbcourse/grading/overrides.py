@@ -115,7 +115,8 @@ def apply_overrides(results: list, overrides: list[Override]) -> list[str]:
 
 
 def _total(result) -> float:
-    return float(round(sum(Fraction(str(q.score)) for q in result.questions), 2))
+    raw = sum(Fraction(str(q.score)) for q in result.questions)
+    return float(round(max(Fraction(0), raw - Fraction(str(result.penalty))), 2))
 
 
 def describe(change: dict) -> str:

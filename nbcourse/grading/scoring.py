@@ -73,6 +73,9 @@ class SubmissionResult:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     overrides: list[dict] = field(default_factory=list)  # see ``overrides``
+    submitted_at: str = ""   # when it was handed in, if known (see ``late``)
+    late_days: int = 0
+    penalty: float = 0.0     # taken off for lateness: total = the questions' points - penalty
 
     @property
     def flags(self) -> list[str]:
@@ -84,6 +87,7 @@ class SubmissionResult:
         if not data["overrides"]:
             data.pop("overrides")  # a row without overrides reads as it always has
         data["flags"] = self.flags
+        data["raw"] = float(round(sum(Fraction(str(q.score)) for q in self.questions), 2))
         return data
 
     @classmethod
@@ -99,7 +103,8 @@ class SubmissionResult:
         return cls(data["submission"], data["path"], _member(Status, data["status"]),
                    list(data["reasons"]), data["total"], data["maximum"], questions,
                    list(data.get("notes", [])), 0.0,
-                   [dict(o) for o in data.get("overrides", [])])
+                   [dict(o) for o in data.get("overrides", [])], data.get("submitted_at", ""),
+                   data.get("late_days", 0), data.get("penalty", 0.0))
 
 
 def _member(kind, value):

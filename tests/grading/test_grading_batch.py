@@ -417,7 +417,8 @@ def test_the_output_folder_is_complete_and_genuine(batch):
     rows = {row["submission"].lstrip("'"): row for row in batch["rows"]}
     assert set(rows) == set(EXPECTED)
     assert list(batch["rows"][0]) == ["submission", "status", "q1", "q2", "q3", "q4", "q5", "total",
-                                      "maximum", "flags", "reason", "overrides"]
+                                      "maximum", "flags", "reason", "overrides", "raw",
+                                      "penalty", "days late"]
     assert rows["writes_output"]["total"] == "2.94"  # not the 8 it tried to write
     assert rows["correct"]["total"] == "10"
     assert len(list((out / "feedback").glob("*.html"))) == len(EXPECTED)

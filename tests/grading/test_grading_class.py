@@ -326,8 +326,10 @@ def regraded(tmp_path_factory):
     for name, data in {"alice": CORRECT, "bob": WRONG, "carol": CORRECT}.items():
         (submitted / name / "01_weather").mkdir(parents=True)
         (submitted / name / "01_weather" / files[name]).write_bytes(data)
+    (submitted / "carol" / "01_weather" / "timestamp.txt").write_text(
+        "2026-11-22 09:30:00.000001 UTC\n")  # nbgrader's: a day and a half late
     states = {}
-    _, out = _grade(root, str(submitted))
+    _, out = _grade(root, str(submitted), "--due", "2026-11-20T23:59", "--late", "per-day:10")
     states["class"] = _state(out)
     (submitted / "bob" / "01_weather" / files["bob"]).write_bytes(CORRECT)
     states["only_run"], _ = _grade(root, str(submitted), "--only", "bob", "--reason", "resubmitted")
@@ -349,8 +351,19 @@ def regraded(tmp_path_factory):
 def test_a_colab_copy_and_any_name_in_the_assignment_folder_are_graded(regraded):
     rows = regraded["class"]["lines"]
     assert [rows[s].split(",")[1] for s in ("alice", "bob", "carol")] == ['"graded"'] * 3
-    assert '"10","10"' in rows["alice"] and '"10","10"' in rows["carol"]
-    assert '"2.94","10"' in rows["bob"]
+    assert '"10","10"' in rows["alice"] and '"2.94","10"' in rows["bob"]
+
+
+def test_a_late_penalty_comes_from_nbgraders_timestamp_and_is_remembered(regraded):
+    carol = next(csv.DictReader(io.StringIO("\n".join([regraded["class"]["header"],
+                                                       regraded["class"]["lines"]["carol"]]))))
+    assert (carol["total"], carol["raw"], carol["penalty"], carol["days late"]) == \
+           ("8", "10", "2", "2")
+    row = json.loads(regraded["class"]["json"]["carol"])
+    assert row["submitted_at"].startswith("2026-11-22T09:30") and row["penalty"] == 2.0
+    assert "2 days late" in regraded["class"]["pages"]["carol"].decode()
+    assert json.loads((regraded["out"] / "results.json").read_text())["late"] == \
+           {"due": "2026-11-20T23:59:00+00:00", "policy": "per-day:10"}
 
 
 def test_regrading_one_student_with_only_keeps_every_other_row(regraded):
@@ -376,10 +389,11 @@ def test_an_override_reaches_every_output_with_its_reason(regraded):
     _unchanged_but(before, after, "carol")
     carol = next(csv.DictReader(io.StringIO("\n".join([after["header"],
                                                        after["lines"]["carol"]]))))
-    assert carol["q2"] == "1.5" and carol["total"] == "8.5"
+    assert carol["q2"] == "1.5" and (carol["raw"], carol["penalty"], carol["total"]) == \
+           ("8.5", "2", "6.5")  # the override, then the late penalty
     assert carol["overrides"] == "q2 set to 1.5 (graded 3): explained in words, not code"
     row = json.loads(after["json"]["carol"])
-    assert row["total"] == 8.5 and row["overrides"][0]["graded"] == 3.0
+    assert row["total"] == 6.5 and row["overrides"][0]["graded"] == 3.0
     page = after["pages"]["carol"].decode()
     assert "explained in words, not code" in page and "1.5 / 3" in page
     assert "explained in words, not code" in (out / "report.html").read_text()

@@ -442,3 +442,37 @@ def test_one_student_in_nbgrader_layout_is_named_by_the_student(tmp_path):
     notebook = _write(tmp_path / "submitted" / "farah" / "01_weather" / "Copy of 01_weather.ipynb")
     assert list(_rows(collect([notebook], "01_weather"))) == ["farah"]
     assert list(_rows(collect([tmp_path / "submitted" / "farah"], "01_weather"))) == ["farah"]
+
+
+def test_nbgraders_timestamp_is_read_and_never_followed_as_a_link(tmp_path):
+    submitted = tmp_path / "submitted"
+    _write(submitted / "al" / "ps1" / "01_weather.ipynb")
+    _write(submitted / "al" / "ps1" / "timestamp.txt", "2026-11-21 10:00:00.5 UTC\n")
+    _write(submitted / "bo" / "01_weather.ipynb")
+    _write(submitted / "bo" / "timestamp.txt", "not a time")
+    _write(submitted / "cy" / "01_weather.ipynb")
+    (submitted / "cy" / "timestamp.txt").symlink_to(submitted / "al" / "ps1" / "timestamp.txt")
+    rows = _rows(collect([submitted], "01_weather"))
+    assert rows["al"].submitted_at == "2026-11-21T10:00:00.500000+00:00"
+    assert rows["bo"].submitted_at == rows["cy"].submitted_at == ""
+
+
+def test_late_policies():
+    from datetime import datetime, timezone
+
+    from nbcourse.grading.late import LatePolicy, days_late, parse_time, penalty
+    due = parse_time("2026-11-20T23:59")
+    assert due == datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)
+    assert days_late("2026-11-20T23:58:00+00:00", False, due) == 0
+    assert days_late("2026-11-21T00:00:00+00:00", False, due) == 1
+    assert days_late("2026-11-23T00:00:00+00:00", False, due) == 3
+    assert days_late("", True, due) == 1 and days_late("", False, None) == 0
+    per_day = LatePolicy.parse("per-day:10")
+    assert penalty(9, 10, 2, per_day) == 2.0 and penalty(1, 10, 3, per_day) == 1.0
+    assert penalty(9, 10, 2, LatePolicy.parse("zero")) == 9.0
+    assert penalty(9, 10, 2, LatePolicy.parse("none")) == 0.0
+    for bad in ("per-day:0", "per-day:150", "half", "per-week:5"):
+        with pytest.raises(ValueError, match="--late"):
+            LatePolicy.parse(bad)
+    with pytest.raises(ValueError, match="not a date"):
+        parse_time("next friday")
