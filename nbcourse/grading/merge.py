@@ -95,9 +95,18 @@ def select(submissions: list, only: list[str]) -> list:
 
 def append_history(out_dir: Path, entry: dict) -> None:
     """One line of ``history.jsonl``, with the time (UTC) first."""
+    from .gradebook import write_atomic
+
     line = {"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **entry}
-    with open(out_dir / HISTORY_FILE, "a", encoding="utf-8") as out:
-        out.write(json.dumps(line, ensure_ascii=True) + "\n")
+    path = out_dir / HISTORY_FILE
+    try:  # a link in its place is replaced, never followed (as every file of the folder)
+        earlier = "" if path.is_symlink() else path.read_text(encoding="utf-8",
+                                                                 errors="replace")
+    except FileNotFoundError:
+        earlier = ""
+    if earlier and not earlier.endswith("\n"):
+        earlier += "\n"
+    write_atomic(path, earlier + json.dumps(line, ensure_ascii=True) + "\n")
 
 
 def settle(batch, previous: Previous | None, overrides_file: Path | None,
