@@ -144,23 +144,7 @@ def _add_grade(commands) -> None:
                             "into, never replaced: students graded again get their new row, "
                             "new students are added, every other row is kept byte for byte; "
                             "each run is logged in DIR/history.jsonl")
-    grade.add_argument("--only", metavar="STUDENT", action="append", default=[],
-                       help="grade only this student among the submissions found (repeat "
-                            "for several), e.g. to regrade one student into the class's --out")
-    grade.add_argument("--overrides", type=Path, default=None, metavar="FILE",
-                       help="a CSV 'student,question,points,reason' of marks set by hand "
-                            "(default: DIR/overrides.csv when it exists); shown with their "
-                            "reason on the feedback page, in the report and the gradebooks")
-    grade.add_argument("--due", metavar="WHEN", default=None,
-                       help="the deadline, e.g. 2026-11-20T23:59 (UTC unless it gives an "
-                            "offset); lateness is read from nbgrader's timestamp.txt and "
-                            "Canvas's _LATE_ (one day). Remembered in DIR for later runs")
-    grade.add_argument("--late", metavar="POLICY", default=None,
-                       help="none (record lateness only, the default), zero, or per-day:P "
-                            "(P%% of the maximum off per day or part of a day late); "
-                            "remembered in DIR for later runs")
-    grade.add_argument("--reason", metavar="TEXT", default="",
-                       help="why this run was made, kept in DIR/history.jsonl")
+    _add_regrade_options(grade)
     grade.add_argument("--jobs", type=_positive_int, default=2, metavar="N",
                        help="submissions graded in parallel, one kernel each (default: 2)")
     grade.add_argument("--timeout", type=_positive_float, default=30.0, metavar="SECONDS",
@@ -194,6 +178,27 @@ def _add_grade(commands) -> None:
                        choices=("canvas", "moodle", "questions"),
                        help="also write OUT/canvas.csv, OUT/moodle.csv or OUT/questions.csv "
                             "(repeat for several; 'nbcourse export' writes them later)")
+
+
+def _add_regrade_options(grade) -> None:
+    """--only, --overrides, --due, --late, --reason: a gradebook that only grows."""
+    grade.add_argument("--only", metavar="STUDENT", action="append", default=[],
+                       help="grade only this student among the submissions found (repeat "
+                            "for several), e.g. to regrade one student into the class's --out")
+    grade.add_argument("--overrides", type=Path, default=None, metavar="FILE",
+                       help="a CSV 'student,question,points,reason' of marks set by hand "
+                            "(default: DIR/overrides.csv when it exists); shown with their "
+                            "reason on the feedback page, in the report and the gradebooks")
+    grade.add_argument("--due", metavar="WHEN", default=None,
+                       help="the deadline, e.g. 2026-11-20T23:59 (UTC unless it gives an "
+                            "offset); lateness is read from nbgrader's timestamp.txt and "
+                            "Canvas's _LATE_ (one day). Remembered in DIR for later runs")
+    grade.add_argument("--late", metavar="POLICY", default=None,
+                       help="none (record lateness only, the default), zero, or per-day:P "
+                            "(P%% of the maximum off per day or part of a day late); "
+                            "remembered in DIR for later runs")
+    grade.add_argument("--reason", metavar="TEXT", default="",
+                       help="why this run was made, kept in DIR/history.jsonl")
 
 
 def _add_certs(commands) -> None:

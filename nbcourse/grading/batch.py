@@ -50,11 +50,7 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     ``Client``: each submission is graded on a Dask worker, sandboxed there as here (see
     ``cluster``).  ``tls``: the folder of ``nbcourse certs``; ``insecure``: accept a
     scheduler without TLS (``tcp://``), which any machine that reaches it can abuse.
-    ``only``: grade just these students among those found.  A gradebook of the exercise
-    already in ``out_dir`` is merged into, never replaced (``merge``); ``overrides`` (else
-    ``out_dir/overrides.csv`` when there is one) sets marks by hand (``overrides``);
-    ``command`` and ``reason`` go into the folder's history.  ``due`` and ``late``: the
-    deadline and late policy (``late``), else those the gradebook in ``out_dir`` used.
+    ``only``, ``overrides``, ``command``, ``reason``, ``due``, ``late``: see ``merge``, ``late``.
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -70,12 +66,7 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
         from .cluster import check_scheduler
         check_scheduler(scheduler, tls, insecure)
     out_dir = Path(out_dir)
-    previous = load_previous(out_dir, exercise)  # read before any submission runs
-    late_settings = settings(due, late, previous.late if previous is not None else None)
-    overrides_file = Path(overrides) if overrides is not None else (
-        out_dir / OVERRIDES_FILE if (out_dir / OVERRIDES_FILE).is_file() else None)
-    if overrides_file is not None and not overrides_file.is_file():
-        raise FileNotFoundError(f"--overrides {overrides_file}: no such file")
+    previous, overrides_file, late_settings = _earlier(out_dir, exercise, overrides, due, late)
     submissions, warnings, config, scratch = _prepare(
         exercise, paths, notebook, out_dir, None if scheduler is not None else (sandbox, limits),
         only, lambda found: _check_overrides(overrides_file, exercise, previous, found))
@@ -100,6 +91,18 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     batch.late = late_settings
     settle(batch, previous, overrides_file, command, reason)
     return batch
+
+
+def _earlier(out_dir: Path, exercise, overrides, due, late):
+    """(the gradebook already in ``out_dir`` or None, the overrides file or None, the late
+    settings), read before any submission runs."""
+    previous = load_previous(out_dir, exercise)
+    late_settings = settings(due, late, previous.late if previous is not None else None)
+    overrides_file = Path(overrides) if overrides is not None else (
+        out_dir / OVERRIDES_FILE if (out_dir / OVERRIDES_FILE).is_file() else None)
+    if overrides_file is not None and not overrides_file.is_file():
+        raise FileNotFoundError(f"--overrides {overrides_file}: no such file")
+    return previous, overrides_file, late_settings
 
 
 def _check_overrides(overrides_file, exercise, previous, submissions) -> None:

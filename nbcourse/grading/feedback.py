@@ -48,18 +48,9 @@ def _verdict(question: QuestionResult) -> str:
     return f'<span class="fail">flagged</span>: {escape(text)}'
 
 
-def render_html(result: SubmissionResult, exercise_title: str) -> str:
-    """A self-contained HTML page for one submission."""
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>Feedback: {escape(exercise_title)} ({escape(result.submission)})</title>",
-        f"<style>{STYLE}</style></head><body>",
-        f"<h1>{escape(exercise_title)}</h1>",
-        f"<p>Submission <code>{escape(result.submission)}</code></p>",
-        f'<p class="score">{points_text(result.total)} / {points_text(result.maximum)} points</p>',
-        f'<p>Status: <span class="status">{escape(result.status)}</span></p>',
-    ]
+def _changes(result: SubmissionResult) -> list[str]:
+    """What lateness and the instructor changed in the marks, with the reasons."""
+    parts = []
     if result.late_days:
         when = f" ({escape(result.submitted_at[:16].replace('T', ' '))} UTC)" \
             if result.submitted_at else ""
@@ -72,6 +63,22 @@ def render_html(result: SubmissionResult, exercise_title: str) -> str:
             f"<li>{escape(change['question'])}: {points_text(change['points'])} points "
             f"instead of the {points_text(change['graded'])} the tests gave &mdash; "
             f"{escape(change['reason'])}</li>" for change in result.overrides) + "</ul>")
+    return parts
+
+
+def render_html(result: SubmissionResult, exercise_title: str) -> str:
+    """A self-contained HTML page for one submission."""
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>Feedback: {escape(exercise_title)} ({escape(result.submission)})</title>",
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>{escape(exercise_title)}</h1>",
+        f"<p>Submission <code>{escape(result.submission)}</code></p>",
+        f'<p class="score">{points_text(result.total)} / {points_text(result.maximum)} points</p>',
+        f'<p>Status: <span class="status">{escape(result.status)}</span></p>',
+    ]
+    parts += _changes(result)
     if result.reasons:
         parts.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in result.reasons) + "</ul>")
     if result.notes:
