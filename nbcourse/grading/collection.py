@@ -301,6 +301,11 @@ class _Collector:
         root = folder.resolve()
         root_name = root_name or root.name
         entries = _entries(folder)
+        if not from_lms and any(e.is_dir(follow_symlinks=False)
+                                and matches_notebook(e.name, self.notebook) for e in entries):
+            # one student's folder in nbgrader's layout, <student>/<assignment>/
+            self.add_student(folder, root, shown, name=root_name)
+            return
         ignored = []
         for entry in entries:
             path = Path(entry.path)
@@ -330,12 +335,7 @@ class _Collector:
                 else:
                     ignored.append(display_name(entry.name))
             elif entry.is_dir(follow_symlinks=False):
-                # one student's folder in nbgrader's layout: <student>/<assignment>/
-                alone = (not from_lms and matches_notebook(entry.name, self.notebook)
-                         and not any(e.is_dir(follow_symlinks=False) and e.name != entry.name
-                                     and not matches_notebook(e.name, self.notebook)
-                                     for e in entries))
-                self.add_student(path, root, where, from_lms, root_name if alone else None)
+                self.add_student(path, root, where, from_lms)
             else:
                 ignored.append(display_name(entry.name))
         if not entries:

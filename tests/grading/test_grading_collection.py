@@ -440,8 +440,10 @@ def test_the_one_notebook_of_an_nbgrader_assignment_folder_is_that_assignments(t
 def test_one_student_in_nbgrader_layout_is_named_by_the_student(tmp_path):
     """The regrade of one student: their file, or their folder, given alone."""
     notebook = _write(tmp_path / "submitted" / "farah" / "01_weather" / "Copy of 01_weather.ipynb")
+    _write(tmp_path / "submitted" / "farah" / "02_smoothing" / "02_smoothing.ipynb")
     assert list(_rows(collect([notebook], "01_weather"))) == ["farah"]
-    assert list(_rows(collect([tmp_path / "submitted" / "farah"], "01_weather"))) == ["farah"]
+    rows = _rows(collect([tmp_path / "submitted" / "farah"], "01_weather"))
+    assert list(rows) == ["farah"] and rows["farah"].origin == notebook
 
 
 def test_nbgraders_timestamp_is_read_and_never_followed_as_a_link(tmp_path):
