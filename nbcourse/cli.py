@@ -159,7 +159,12 @@ def _add_grade(commands) -> None:
     grade.add_argument("submissions", metavar="SUBMISSION", nargs="+",
                        help="a submitted notebook, or a folder searched for *.ipynb")
     grade.add_argument("--out", type=Path, required=True, metavar="DIR",
-                       help="folder for grades.csv, results.json and feedback/ (created if needed)")
+                       help="folder for grades.csv, results.json and feedback/ (created if "
+                            "needed). A gradebook of the exercise already there is merged "
+                            "into, never replaced: students graded again get their new row, "
+                            "new students are added, every other row is kept byte for byte; "
+                            "each run is logged in DIR/history.jsonl")
+    _add_regrade_options(grade)
     grade.add_argument("--jobs", type=_positive_int, default=2, metavar="N",
                        help="submissions graded in parallel, one kernel each (default: 2)")
     grade.add_argument("--timeout", type=_positive_float, default=30.0, metavar="SECONDS",
@@ -223,6 +228,27 @@ def _add_lms_options(command) -> None:
                               "for its column names in that language (default: en)")
 
 
+def _add_regrade_options(grade) -> None:
+    """--only, --overrides, --due, --late, --reason: a gradebook that only grows."""
+    grade.add_argument("--only", metavar="STUDENT", action="append", default=[],
+                       help="grade only this student among the submissions found (repeat "
+                            "for several), e.g. to regrade one student into the class's --out")
+    grade.add_argument("--overrides", type=Path, default=None, metavar="FILE",
+                       help="a CSV 'student,question,points,reason' of marks set by hand "
+                            "(default: DIR/overrides.csv when it exists); shown with their "
+                            "reason on the feedback page, in the report and the gradebooks")
+    grade.add_argument("--due", metavar="WHEN", default=None,
+                       help="the deadline, e.g. 2026-11-20T23:59 (UTC unless it gives an "
+                            "offset); lateness is read from nbgrader's timestamp.txt and "
+                            "Canvas's _LATE_ (one day). Remembered in DIR for later runs")
+    grade.add_argument("--late", metavar="POLICY", default=None,
+                       help="none (record lateness only, the default), zero, or per-day:P "
+                            "(P%% of the maximum off per day or part of a day late); "
+                            "remembered in DIR for later runs")
+    grade.add_argument("--reason", metavar="TEXT", default="",
+                       help="why this run was made, kept in DIR/history.jsonl")
+
+
 def _add_certs(commands) -> None:
     certs = commands.add_parser(
         "certs", help="make the TLS certificates of a Dask cluster for grading",
@@ -257,6 +283,11 @@ def _add_export(commands) -> None:
                              "feedback pages for Moodle) or questions (default: canvas, "
                              "moodle and questions, and moodle-grades with a roster)")
     _add_lms_options(export)
+    export.add_argument("--overrides", type=Path, default=None, metavar="FILE",
+                        help="apply this overrides CSV (as 'nbcourse grade --overrides') to "
+                             "OUT first (one OUT only); OUT/overrides.csv is applied when it "
+                             "exists")
+    export.add_argument("--source", type=Path, default=None, help=SOURCE_HELP)
 
 
 class NoCourseFolder(Exception):
@@ -379,7 +410,9 @@ def _grade(args) -> int:
                         source_dir=_course_source(args), sandbox=args.sandbox,
                         progress=None if args.quiet else sys.stderr,
                         notebook=args.notebook, scheduler=args.scheduler, tls=args.tls,
-                        insecure=args.insecure)
+                        insecure=args.insecure, only=args.only, overrides=args.overrides,
+                        command=_command_line(), reason=args.reason, due=args.due,
+                        late=args.late)
     print(summary(batch))
     if args.format:
         from .grading.terminal import terminal_safe
@@ -415,6 +448,12 @@ def _write_lms_files(out, formats, args) -> list:
     return written
 
 
+def _command_line() -> str:
+    """The command as typed, for the output folder's history."""
+    import shlex
+    return shlex.join(["nbcourse", *sys.argv[1:]])
+
+
 def _certs(args) -> int:
     from .grading.certs import make_certificates
 
@@ -427,10 +466,23 @@ def _certs(args) -> int:
 
 def _export(args) -> int:
     from .grading.export import DEFAULT_FORMATS
+    from .grading.merge import reapply_overrides
+    from .grading.overrides import OVERRIDES_FILE
     from .grading.terminal import terminal_safe
 
     if args.roster_column is not None and args.roster is None:
         raise ValueError("--roster-column needs --roster FILE")
+    if args.overrides is not None and len(args.out) != 1:
+        raise ValueError("--overrides FILE applies to one graded folder; with several, put "
+                         "an overrides.csv in each folder")
+    for folder in args.out:
+        overrides = args.overrides
+        if overrides is None and (folder / OVERRIDES_FILE).is_file():
+            overrides = folder / OVERRIDES_FILE
+        if overrides is not None:
+            if not overrides.is_file():
+                raise FileNotFoundError(f"--overrides {overrides}: no such file")
+            reapply_overrides(folder, overrides, _course_source(args), _command_line())
     formats = args.format or (DEFAULT_FORMATS + ("moodle-grades",) if args.roster
                               else DEFAULT_FORMATS)
     out = args.out[0] if len(args.out) == 1 else args.out

@@ -24,8 +24,11 @@ from .execution.connection import remove_socket_folders
 from .execution.limits import GradingLimits
 from .execution.processes import kill_processes_with_token
 from .execution.sandbox import SANDBOX_MODES, SandboxConfig, make_config, release, remove_tree
-from .gradebook import BatchResult, remove_planted, snapshot, write_outputs
+from .gradebook import BatchResult, remove_planted, snapshot
 from .integrity import check_batch
+from .late import settings
+from .merge import load_previous, select, settle
+from .overrides import OVERRIDES_FILE, read_overrides
 from .scheduling import Rows, grade_locally
 from .scoring import SubmissionResult
 
@@ -36,7 +39,10 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
                 progress: TextIO | None = sys.stderr,
                 on_result: Callable[[SubmissionResult], None] | None = None,
                 notebook: str | None = None, scheduler: str | None = None,
-                tls: str | Path | None = None, insecure: bool = False) -> BatchResult:
+                tls: str | Path | None = None, insecure: bool = False,
+                only: list[str] | None = None, overrides: str | Path | None = None,
+                command: str = "", reason: str = "", due: str | None = None,
+                late: str | None = None) -> BatchResult:
     """Grade every submission under ``paths`` and write the gradebook into ``out_dir``.
 
     ``sandbox``: ``auto``/``bwrap`` run every submission in a bubblewrap sandbox of its
@@ -46,6 +52,7 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     ``Client``: each submission is graded on a Dask worker, sandboxed there as here (see
     ``cluster``).  ``tls``: the folder of ``nbcourse certs``; ``insecure``: accept a
     scheduler without TLS (``tcp://``), which any machine that reaches it can abuse.
+    ``only``, ``overrides``, ``command``, ``reason``, ``due``, ``late``: see ``merge``, ``late``.
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -61,8 +68,10 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
         from .cluster import check_scheduler
         check_scheduler(scheduler, tls, insecure)
     out_dir = Path(out_dir)
+    previous, overrides_file, late_settings = _earlier(out_dir, exercise, overrides, due, late)
     submissions, warnings, config, scratch = _prepare(
-        exercise, paths, notebook, out_dir, None if scheduler is not None else (sandbox, limits))
+        exercise, paths, notebook, out_dir, None if scheduler is not None else (sandbox, limits),
+        only, lambda found: _check_overrides(overrides_file, exercise, previous, found))
     before = snapshot(out_dir)
     hints = check_batch(exercise, submissions, scratch / "submissions")  # read, never run
     rows = Rows(exercise, expected, submissions, progress, on_result)
@@ -83,11 +92,32 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     batch = BatchResult(exercise, rows.sorted(), warnings, round(time.monotonic() - started, 2),
                         out_dir, isolation, limits, {s.id: s for s in submissions})
     batch.integrity = hints
-    write_outputs(batch, out_dir)
+    batch.late = late_settings
+    settle(batch, previous, overrides_file, command, reason)
     return batch
 
 
-def _prepare(exercise, paths, notebook, out_dir: Path, local):
+def _earlier(out_dir: Path, exercise, overrides, due, late):
+    """(the gradebook already in ``out_dir`` or None, the overrides file or None, the late
+    settings), read before any submission runs."""
+    previous = load_previous(out_dir, exercise)
+    late_settings = settings(due, late, previous.late if previous is not None else None)
+    overrides_file = Path(overrides) if overrides is not None else (
+        out_dir / OVERRIDES_FILE if (out_dir / OVERRIDES_FILE).is_file() else None)
+    if overrides_file is not None and not overrides_file.is_file():
+        raise FileNotFoundError(f"--overrides {overrides_file}: no such file")
+    return previous, overrides_file, late_settings
+
+
+def _check_overrides(overrides_file, exercise, previous, submissions) -> None:
+    """A bad overrides file stops the batch before any kernel runs."""
+    if overrides_file is not None:
+        students = {s.id for s in submissions}
+        students |= {r.submission for r in previous.results} if previous is not None else set()
+        read_overrides(overrides_file, exercise, sorted(students))
+
+
+def _prepare(exercise, paths, notebook, out_dir: Path, local, only=None, check=None):
     """(submissions, warnings, sandbox config or None, scratch folder), or nothing left
     behind and the error raised.  ``local`` is (sandbox mode, limits) when the batch runs
     on this machine: its sandbox's self-test then runs here, before any kernel."""
@@ -97,6 +127,10 @@ def _prepare(exercise, paths, notebook, out_dir: Path, local):
     config: SandboxConfig | None = None
     try:
         submissions, warnings = collect_submissions(paths, notebook or exercise.name, inbox)
+        if only:
+            submissions = select(submissions, only)
+        if check is not None:
+            check(submissions)
         if not submissions:
             raise ValueError("no submissions to grade: " + "; ".join(warnings or ["none given"]))
         if local is not None:

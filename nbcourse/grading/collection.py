@@ -32,6 +32,7 @@ import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .late import read_timestamp
 from .lms_download import lms_name, unpack_zip
 from .statuses import Status
 from .terminal import display_name  # noqa: F401 - imported from here by the gradebook
@@ -63,6 +64,7 @@ class Submission:
     lms_id: str = ""
     late: bool = False
     origin: Path | None = None
+    submitted_at: str = ""  # nbgrader's timestamp.txt, ISO 8601 in UTC (see ``late``)
 
 
 @dataclass
@@ -91,14 +93,20 @@ def notebook_stem(name: str) -> str | None:
     return None
 
 
+_COPY_OF = "copy_of_"  # "Copy of 01_weather", as _normal writes it
+
+
 def _normal(text: str) -> str:
     return re.sub(r"[\s_\-]+", "_", text.strip().lower())
 
 
 def matches_notebook(stem: str, notebook: str) -> bool:
-    """``01_weather``, ``01_Weather``, ``01_weather-Copy1`` and ``01_weather (1)`` all
-    match the exercise ``01_weather``; ``02_smoothing`` does not."""
+    """``01_weather``, ``01_Weather``, ``01_weather-Copy1``, ``01_weather (1)`` and
+    ``Copy of 01_weather`` (Colab's and Google Drive's copy) all match the exercise
+    ``01_weather``; ``02_smoothing`` does not."""
     stem, notebook = _normal(stem), _normal(notebook)
+    while stem.startswith(_COPY_OF) and not notebook.startswith(_COPY_OF):
+        stem = stem[len(_COPY_OF):]
     return stem == notebook or (stem.startswith(notebook)
                                 and not stem[len(notebook)].isalnum())
 
@@ -280,7 +288,8 @@ class _Collector:
 
     def row(self, ident: str, path: Path, refused: str = "", reason: str = "", *,
             shown: str = "", lms: str = "", lms_id: str = "", late: bool = False,
-            root: Path | None = None, own: Path | None = None) -> None:
+            root: Path | None = None, own: Path | None = None,
+            submitted_at: str = "") -> None:
         """One row; ``root`` (the class folder) for a notebook to grade: ``path`` must
         lead inside it, within ``own`` (see ``_classify``), and is copied into the
         scratch folder now."""
@@ -304,7 +313,7 @@ class _Collector:
                 path = origin if refused else copy
         self.found.submissions.append(Submission(
             display_name(ident), path, refused, reason, shown or display_name(str(path)),
-            lms, lms_id, late, origin))
+            lms, lms_id, late, origin, submitted_at))
 
     def add_folder(self, folder: Path, shown: str, root_name: str | None = None,
                    from_lms: bool = False) -> None:
@@ -313,6 +322,11 @@ class _Collector:
         root = folder.resolve()
         root_name = root_name or root.name
         entries = _entries(folder)
+        if not from_lms and any(e.is_dir(follow_symlinks=False)
+                                and matches_notebook(e.name, self.notebook) for e in entries):
+            # one student's folder in nbgrader's layout, <student>/<assignment>/
+            self.add_student(folder, root, shown, name=root_name)
+            return
         ignored = []
         for entry in entries:
             path = Path(entry.path)
@@ -353,12 +367,19 @@ class _Collector:
                 f"{'are' if len(ignored) != 1 else 'is'} not a notebook and got no row: "
                 + ", ".join(ignored[:10]) + (" ..." if len(ignored) > 10 else ""))
 
-    def add_student(self, folder: Path, root: Path, shown: str, from_lms: bool = False) -> None:
-        student, lms, lms_id, late, _ = lms_name(folder.name, from_lms)
+    def add_student(self, folder: Path, root: Path, shown: str, from_lms: bool = False,
+                    name: str | None = None) -> None:
+        student, lms, lms_id, late, _ = lms_name(name or folder.name, from_lms)
         notebooks, others, cut = _notebooks_below(folder, root)
         candidates = [p for p in notebooks if matches_notebook(notebook_stem(p.name), self.notebook)]
         if not candidates and lms and len(notebooks) == 1:
             candidates = notebooks  # an LMS folder holds this assignment only, any name
+        if not candidates:  # nbgrader's <student>/<assignment>/: its one notebook, any name
+            assignment = [p for p in notebooks if folder in (p.parent, p.parent.parent)
+                          and matches_notebook(p.parent.name, self.notebook)]
+            if len(assignment) == 1 and not any(p.parent == assignment[0].parent
+                                                for p in notebooks if p != assignment[0]):
+                candidates = assignment
         extra = dict(lms=lms, lms_id=lms_id, late=late)
         if cut and candidates:
             self.found.warnings.append(f"{display_name(student)}: {cut}")
@@ -393,7 +414,15 @@ class _Collector:
                          shown=shown, **extra)
                 return
         self.row(student, chosen[0], root=root, own=Path(folder.name),
-                 shown=f"{shown}/{display_name(str(chosen[0].relative_to(folder)))}", **extra)
+                 shown=f"{shown}/{display_name(str(chosen[0].relative_to(folder)))}",
+                 submitted_at=read_timestamp(chosen[0].parent) or read_timestamp(folder),
+                 **extra)
+
+    def naming_folders(self, path: Path) -> list[Path]:
+        """The folders above ``path``, nearest first, but those named like the exercise."""
+        parents = list(path.absolute().parents)
+        return [p for p in parents[:-1] if not matches_notebook(p.name, self.notebook)] \
+            + parents[-1:]
 
     def add_explicit(self) -> None:
         """Files named one by one (or by a glob): named by the folder telling them apart."""
@@ -409,20 +438,22 @@ class _Collector:
             generic.append(not lms and matches_notebook(stem, self.notebook))
         # the files called like the exercise are named by the nearest folder level whose
         # names differ between them (``alice`` in submitted/alice/ps1/01_weather.ipynb)
-        same = [p.absolute() for p, g in zip(files, generic) if g]
+        # (a folder named like the exercise, nbgrader's <student>/<assignment>/, names no one)
+        same = [self.naming_folders(p) for p, g in zip(files, generic) if g]
         level = 1
         while same and level < 8:
-            names = [p.parents[level - 1].name if len(p.parents) >= level else "" for p in same]
+            names = [p[level - 1].name if len(p) >= level else "" for p in same]
             if len(set(names)) == len(names) or len(same) == 1:
                 break
             level += 1
         for path, (student, lms, lms_id, late), is_generic in zip(files, named, generic):
             absolute = path.absolute()
             root = absolute.parent  # the class folder: no link on the way may leave it
+            folders = self.naming_folders(path)
             own = None  # a file named alone may be a link (to a classmate's: see collect)
-            if is_generic and len(absolute.parents) >= level:
-                student = absolute.parents[level - 1].name or student
-                root = absolute.parents[min(level, len(absolute.parents) - 1)]
+            if is_generic and len(folders) >= level:
+                student = folders[level - 1].name or student
+                root = folders[min(level, len(folders) - 1)]
                 if root != absolute.parent:  # nor lead out of the student's own folder
                     own = Path(absolute.relative_to(root).parts[0])
             self.row(student, path, shown=display_name(str(path)), lms=lms,

@@ -52,6 +52,24 @@ def _verdict(question: QuestionResult) -> str:
     return f'<span class="fail">flagged</span>: {escape(text)}'
 
 
+def _changes(result: SubmissionResult) -> list[str]:
+    """What lateness and the instructor changed in the marks, with the reasons."""
+    parts = []
+    if result.late_days:
+        when = f" ({escape(result.submitted_at[:16].replace('T', ' '))} UTC)" \
+            if result.submitted_at else ""
+        cost = (f": {points_text(result.penalty)} points off the "
+                f"{points_text(result.total + result.penalty)} earned") if result.penalty else ""
+        parts.append(f"<p>Handed in {result.late_days} day{'s' if result.late_days != 1 else ''}"
+                     f" late{when}{cost}.</p>")
+    if result.overrides:
+        parts.append("<p>Changed by your instructor:</p><ul>" + "".join(
+            f"<li>{escape(change['question'])}: {points_text(change['points'])} points "
+            f"instead of the {points_text(change['graded'])} the tests gave &mdash; "
+            f"{escape(change['reason'])}</li>" for change in result.overrides) + "</ul>")
+    return parts
+
+
 def render_html(result: SubmissionResult, exercise_title: str) -> str:
     """A self-contained HTML page for one submission."""
     parts = [
@@ -64,6 +82,7 @@ def render_html(result: SubmissionResult, exercise_title: str) -> str:
         f'<p class="score">{points_text(result.total)} / {points_text(result.maximum)} points</p>',
         f'<p>Status: <span class="status">{escape(result.status)}</span></p>',
     ]
+    parts += _changes(result)
     if result.reasons:
         parts.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in result.reasons) + "</ul>")
     if result.notes:

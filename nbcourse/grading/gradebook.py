@@ -24,6 +24,7 @@ from .collection import display_name
 from .diagnosis import batch_summary
 from .execution.limits import GradingLimits
 from .feedback import render_html
+from .overrides import describe
 from .scoring import SubmissionResult, points_text
 from .statuses import PRECEDENCE
 
@@ -39,6 +40,8 @@ class BatchResult:
     limits: GradingLimits | None = None
     sources: dict = field(default_factory=dict)  # id -> collection.Submission
     integrity: object = None  # integrity.Report: hints for the class report, or None
+    regraded: list[str] | None = None  # graded by this run, when merged into earlier rows
+    late: dict = field(default_factory=lambda: {"due": "", "policy": "none"})
 
     def counts(self) -> dict[str, int]:
         counts = {status: 0 for status in PRECEDENCE}
@@ -179,12 +182,16 @@ def csv_text(rows: list[list]) -> str:
 
 def gradebook_csv(batch: BatchResult) -> str:
     questions = [q.id for q in batch.exercise.questions]
-    rows = [["submission", "status", *questions, "total", "maximum", "flags", "reason"]]
+    rows = [["submission", "status", *questions, "total", "maximum", "flags", "reason",
+             "overrides", "raw", "penalty", "days late"]]
     for result in batch.results:
         scores = {q.id: points_text(q.score) for q in result.questions}
         rows.append([result.submission, result.status, *(scores[q] for q in questions),
                      points_text(result.total), points_text(result.maximum),
-                     "; ".join(result.flags), result.reasons[0] if result.reasons else ""])
+                     "; ".join(result.flags), result.reasons[0] if result.reasons else "",
+                     "; ".join(describe(change) for change in result.overrides),
+                     points_text(result.total + result.penalty), points_text(result.penalty),
+                     str(result.late_days)])
     return csv_text(rows)
 
 
@@ -205,6 +212,7 @@ def results_json(batch: BatchResult) -> str:
         "maximum": exercise.maximum,
         "isolation": batch.isolation,
         **batch.provenance(),
+        "late": batch.late,
         "questions": [{"id": q.id, "name": q.name, "title": q.title, "points": q.points,
                        "cases": len(q.cases)} for q in exercise.questions],
         "submissions": submissions,
@@ -215,9 +223,19 @@ def results_json(batch: BatchResult) -> str:
     return json.dumps(data, indent=1, ensure_ascii=True) + "\n"
 
 
+def _holds(path: Path, text: str) -> bool:
+    """``path`` is a plain file with exactly ``text`` (as ``write_atomic`` writes it)."""
+    try:
+        return (not path.is_symlink() and path.is_file()
+                and path.read_bytes() == text.encode("utf-8", "backslashreplace"))
+    except OSError:
+        return False
+
+
 def write_outputs(batch: BatchResult, out_dir: Path) -> None:
     """grades.csv, results.json and feedback/<submission>.html; one page failing to
-    render never stops the others or the gradebook."""
+    render never stops the others or the gradebook.  A page whose text is already in the
+    folder is left as it is, so a regrade rewrites only what changed."""
     write_atomic(out_dir / "grades.csv", gradebook_csv(batch))
     write_atomic(out_dir / "results.json", results_json(batch))
     names = feedback_names([r.submission for r in batch.results])
@@ -226,7 +244,9 @@ def write_outputs(batch: BatchResult, out_dir: Path) -> None:
             page = render_html(result, batch.exercise.title)
         except Exception as error:  # noqa: BLE001
             page = f"<p>feedback could not be rendered ({type(error).__name__})</p>\n"
-        write_atomic(out_dir / "feedback" / f"{names[result.submission]}.html", page)
+        target = out_dir / "feedback" / f"{names[result.submission]}.html"
+        if not _holds(target, page):
+            write_atomic(target, page)
     try:
         from .class_report import render_report
         write_atomic(out_dir / "report.html", render_report(batch))

@@ -74,6 +74,10 @@ class SubmissionResult:
     questions: list[QuestionResult]
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    overrides: list[dict] = field(default_factory=list)  # see ``overrides``
+    submitted_at: str = ""   # when it was handed in, if known (see ``late``)
+    late_days: int = 0
+    penalty: float = 0.0     # taken off for lateness: total = the questions' points - penalty
 
     @property
     def flags(self) -> list[str]:
@@ -82,8 +86,34 @@ class SubmissionResult:
     def to_json(self) -> dict:
         data = asdict(self)
         data.pop("seconds")  # timings differ between runs; results must not
+        if not data["overrides"]:
+            data.pop("overrides")  # a row without overrides reads as it always has
         data["flags"] = self.flags
+        data["raw"] = float(round(sum(Fraction(str(q.score)) for q in self.questions), 2))
         return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> "SubmissionResult":
+        """The result ``to_json`` wrote (results.json), for a gradebook that is merged
+        into rather than rewritten; ``to_json`` of it gives ``data`` back."""
+        questions = []
+        for q in data["questions"]:
+            q = dict(q)
+            q["cases"] = [CaseResult(**c) for c in q.get("cases", [])]
+            q["status"] = _member(AnswerStatus, q["status"])
+            questions.append(QuestionResult(**q))
+        return cls(data["submission"], data["path"], _member(Status, data["status"]),
+                   list(data["reasons"]), data["total"], data["maximum"], questions,
+                   list(data.get("notes", [])), 0.0,
+                   [dict(o) for o in data.get("overrides", [])], data.get("submitted_at", ""),
+                   data.get("late_days", 0), data.get("penalty", 0.0))
+
+
+def _member(kind, value):
+    try:
+        return kind(value)
+    except ValueError:
+        return value
 
 
 def _round(value: Fraction) -> float:

@@ -10,7 +10,7 @@ from .terminal import terminal_safe
 
 def summary(batch: BatchResult) -> str:
     """A few lines for the terminal: counts by status, the mean, where the files are."""
-    n = len(batch.results)
+    n = len(batch.results) if batch.regraded is None else len(batch.regraded)
     lines = [f"Graded {n} submission{'s' if n != 1 else ''} of {batch.exercise.name} in "
              f"{batch.seconds:.1f} s ({batch.seconds / max(n, 1):.2f} s per submission)."]
     if batch.isolation:

@@ -419,13 +419,14 @@ def test_the_output_folder_is_complete_and_genuine(batch):
     rows = {row["submission"].lstrip("'"): row for row in batch["rows"]}
     assert set(rows) == set(EXPECTED)
     assert list(batch["rows"][0]) == ["submission", "status", "q1", "q2", "q3", "q4", "q5", "total",
-                                      "maximum", "flags", "reason"]
+                                      "maximum", "flags", "reason", "overrides", "raw",
+                                      "penalty", "days late"]
     assert rows["writes_output"]["total"] == "3.27"  # not the 8 it tried to write
     assert rows["correct"]["total"] == "10"
     assert len(list((out / "feedback").glob("*.html"))) == len(EXPECTED)
     assert "8 / 8" not in (out / "feedback" / "writes_output.html").read_text()
-    assert sorted(p.name for p in out.iterdir()) == ["feedback", "grades.csv", "report.html",
-                                                     "results.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["feedback", "grades.csv", "history.jsonl",
+                                                     "report.html", "results.json"]
 
 
 def test_progress_and_summary_are_shown(batch):

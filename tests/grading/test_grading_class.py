@@ -303,3 +303,128 @@ def test_a_deep_folder_chain_or_a_long_name_leaves_every_student_a_row(tmp_path)
     assert rows["mallory"]["status"] == rows["Eve Deep"]["status"] == "not submitted"
     (long,) = [row for name, row in rows.items() if name.startswith("LLLL")]
     assert long["status"] == "graded" and long["total"] == rows["bob"]["total"]
+
+
+def _state(out: Path) -> dict:
+    """Each student's gradebook line, results.json row and feedback page, as bytes."""
+    lines = (out / "grades.csv").read_text(encoding="utf-8").splitlines()
+    results = json.loads((out / "results.json").read_text())
+    return {"lines": {line.split(",")[0].strip('"'): line for line in lines[1:]},
+            "header": lines[0],
+            "json": {r["submission"]: json.dumps(r) for r in results["submissions"]},
+            "pages": {p.stem: p.read_bytes() for p in (out / "feedback").glob("*.html")},
+            "history": (out / "history.jsonl").read_text().splitlines()}
+
+
+def _unchanged_but(before: dict, after: dict, student: str) -> None:
+    for part in ("lines", "json", "pages"):
+        assert sorted(after[part]) == sorted(before[part]) == ["alice", "bob", "carol"]
+        assert {k: v for k, v in after[part].items() if k != student} == \
+               {k: v for k, v in before[part].items() if k != student}, part
+    assert len(after["history"]) == len(before["history"]) + 1
+
+
+@pytest.fixture(scope="module")
+def regraded(tmp_path_factory):
+    """Issue 37: a class in nbgrader's layout (one file named by Colab), graded; then bob
+    regraded with --only, alice with the path of her notebook, and carol's q2 overridden."""
+    root = tmp_path_factory.mktemp("regrade")
+    submitted = root / "submitted"
+    files = {"alice": "Copy of 01_weather.ipynb", "bob": "01_weather.ipynb", "carol": "hw.ipynb"}
+    for name, data in {"alice": CORRECT, "bob": WRONG, "carol": CORRECT}.items():
+        (submitted / name / "01_weather").mkdir(parents=True)
+        (submitted / name / "01_weather" / files[name]).write_bytes(data)
+    (submitted / "carol" / "01_weather" / "timestamp.txt").write_text(
+        "2026-11-22 09:30:00.000001 UTC\n")  # nbgrader's: a day and a half late
+    states = {}
+    _, out = _grade(root, str(submitted), "--due", "2026-11-20T23:59", "--late", "per-day:10")
+    states["class"] = _state(out)
+    (submitted / "bob" / "01_weather" / files["bob"]).write_bytes(CORRECT)
+    states["only_run"], _ = _grade(root, str(submitted), "--only", "bob", "--reason", "resubmitted")
+    states["only"] = _state(out)
+    (submitted / "alice" / "01_weather" / files["alice"]).write_bytes(WRONG)
+    _grade(root, str(submitted / "alice" / "01_weather" / files["alice"]))
+    states["path"] = _state(out)
+    (out / "overrides.csv").write_text("student,question,points,reason\n"
+                                       "carol,q2,1.5,\"explained in words, not code\"\n")
+    export = subprocess.run([sys.executable, "-m", "nbcourse.cli", "export", str(out),
+                             "--format", "questions"],
+                            capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert export.returncode == 0, export.stderr
+    states["override"] = _state(out)
+    states["out"] = out
+    return states
+
+
+def test_a_colab_copy_and_any_name_in_the_assignment_folder_are_graded(regraded):
+    rows = regraded["class"]["lines"]
+    assert [rows[s].split(",")[1] for s in ("alice", "bob", "carol")] == ['"graded"'] * 3
+    assert '"10","10"' in rows["alice"] and '"2.94","10"' in rows["bob"]
+
+
+def test_a_late_penalty_comes_from_nbgraders_timestamp_and_is_remembered(regraded):
+    carol = next(csv.DictReader(io.StringIO("\n".join([regraded["class"]["header"],
+                                                       regraded["class"]["lines"]["carol"]]))))
+    assert (carol["total"], carol["raw"], carol["penalty"], carol["days late"]) == \
+           ("8", "10", "2", "2")
+    row = json.loads(regraded["class"]["json"]["carol"])
+    assert row["submitted_at"].startswith("2026-11-22T09:30") and row["penalty"] == 2.0
+    assert "2 days late" in regraded["class"]["pages"]["carol"].decode()
+    assert json.loads((regraded["out"] / "results.json").read_text())["late"] == \
+           {"due": "2026-11-20T23:59:00+00:00", "policy": "per-day:10"}
+
+
+def test_regrading_one_student_with_only_keeps_every_other_row(regraded):
+    before, after = regraded["class"], regraded["only"]
+    _unchanged_but(before, after, "bob")
+    assert after["lines"]["bob"] != before["lines"]["bob"] and '"10","10"' in after["lines"]["bob"]
+    entry = json.loads(after["history"][-1])
+    assert entry["graded"] == ["bob"] and entry["reason"] == "resubmitted"
+    assert "--only bob" in entry["command"] and len(entry["spec_sha256"]) == 64
+    assert "Graded 1 submission " in regraded["only_run"].stdout
+    assert "2 rows kept" in regraded["only_run"].stdout
+
+
+def test_regrading_one_notebook_by_its_path_keeps_every_other_row(regraded):
+    before, after = regraded["only"], regraded["path"]
+    _unchanged_but(before, after, "alice")
+    assert '"2.94","10"' in after["lines"]["alice"]
+    assert json.loads(after["history"][-1])["graded"] == ["alice"]
+
+
+def test_an_override_reaches_every_output_with_its_reason(regraded):
+    before, after, out = regraded["path"], regraded["override"], regraded["out"]
+    _unchanged_but(before, after, "carol")
+    carol = next(csv.DictReader(io.StringIO("\n".join([after["header"],
+                                                       after["lines"]["carol"]]))))
+    assert carol["q2"] == "1.5" and (carol["raw"], carol["penalty"], carol["total"]) == \
+           ("8.5", "2", "6.5")  # the override, then the late penalty
+    assert carol["overrides"] == "q2 set to 1.5 (graded 3): explained in words, not code"
+    row = json.loads(after["json"]["carol"])
+    assert row["total"] == 6.5 and row["overrides"][0]["graded"] == 3.0
+    page = after["pages"]["carol"].decode()
+    assert "explained in words, not code" in page and "1.5 / 3" in page
+    assert "explained in words, not code" in (out / "report.html").read_text()
+    questions = (out / "questions.csv").read_text()
+    assert re.search(r'"carol".*"q2".*"1\.5"', questions), questions
+    assert json.loads(after["history"][-1])["overrides_changed"] == ["carol"]
+
+
+def test_a_bad_override_or_another_exercise_changes_nothing(regraded, tmp_path):
+    out = regraded["out"]
+    before = _state(out)
+    bad = tmp_path / "bad.csv"
+    for text, message in [("student,question,points,reason\nzoe,q2,1,x\n", "no student 'zoe'"),
+                          ("student,question,points,reason\nbob,q9,1,x\n", "no question 'q9'"),
+                          ("student,question,points,reason\nbob,q2,7,x\n", "0 to 3 points"),
+                          ("student,question,points,reason\nbob,q2,1,\n", "give a reason")]:
+        bad.write_text(text)
+        run = subprocess.run([sys.executable, "-m", "nbcourse.cli", "export", str(out),
+                              "--overrides", str(bad)],
+                             capture_output=True, text=True, cwd=REPO, timeout=120)
+        assert run.returncode == 2 and message in run.stderr and "line 2" in run.stderr
+    other = subprocess.run([sys.executable, "-m", "nbcourse.cli", "grade", "02_smoothing",
+                            str(FIXTURES / "correct.ipynb"), "--out", str(out)],
+                           capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert other.returncode == 2 and "not of 02_smoothing" in other.stderr
+    assert _state(out) == before

@@ -479,3 +479,71 @@ def test_a_deep_or_long_named_member_of_a_moodle_zip_costs_only_its_own_row(tmp_
     assert not rows["1003"].refused and rows["1003"].id.startswith("AAAA")
     assert not rows["1001"].refused and not rows["1004"].refused
     assert any("shortened" in w for w in found.warnings)
+
+
+def test_a_colab_copy_is_the_exercises_notebook(tmp_path):
+    """Colab and Google Drive name a copy "Copy of 01_weather.ipynb" (issue 37)."""
+    assert matches_notebook("Copy of 01_weather", "01_weather")
+    assert matches_notebook("Copy of Copy of 01_Weather (1)", "01_weather")
+    assert not matches_notebook("Copy of 02_smoothing", "01_weather")
+    _write(tmp_path / "submitted" / "farah" / "Copy of 01_weather.ipynb")
+    _write(tmp_path / "submitted" / "gus" / "01_weather.ipynb")
+    rows = _rows(collect([tmp_path / "submitted"], "01_weather"))
+    assert sorted(rows) == ["farah", "gus"] and not rows["farah"].refused
+
+
+def test_the_one_notebook_of_an_nbgrader_assignment_folder_is_that_assignments(tmp_path):
+    submitted = tmp_path / "submitted"
+    _write(submitted / "farah" / "01_weather" / "Copy of 01_weather.ipynb")
+    _write(submitted / "hana" / "01_weather" / "my homework.ipynb")
+    _write(submitted / "ivan" / "01_weather" / "a.ipynb")
+    _write(submitted / "ivan" / "01_weather" / "b.ipynb")  # two: which one is for a person
+    _write(submitted / "jo" / "02_smoothing" / "anything.ipynb")  # another assignment
+    rows = _rows(collect([submitted], "01_weather"))
+    assert sorted(rows) == ["farah", "hana", "ivan", "jo"]
+    assert not rows["farah"].refused and not rows["hana"].refused
+    assert rows["hana"].origin.name == "my homework.ipynb"
+    assert rows["ivan"].refused == "not submitted" and rows["jo"].refused == "not submitted"
+
+
+def test_one_student_in_nbgrader_layout_is_named_by_the_student(tmp_path):
+    """The regrade of one student: their file, or their folder, given alone."""
+    notebook = _write(tmp_path / "submitted" / "farah" / "01_weather" / "Copy of 01_weather.ipynb")
+    _write(tmp_path / "submitted" / "farah" / "02_smoothing" / "02_smoothing.ipynb")
+    assert list(_rows(collect([notebook], "01_weather"))) == ["farah"]
+    rows = _rows(collect([tmp_path / "submitted" / "farah"], "01_weather"))
+    assert list(rows) == ["farah"] and rows["farah"].origin == notebook
+
+
+def test_nbgraders_timestamp_is_read_and_never_followed_as_a_link(tmp_path):
+    submitted = tmp_path / "submitted"
+    _write(submitted / "al" / "ps1" / "01_weather.ipynb")
+    _write(submitted / "al" / "ps1" / "timestamp.txt", "2026-11-21 10:00:00.5 UTC\n")
+    _write(submitted / "bo" / "01_weather.ipynb")
+    _write(submitted / "bo" / "timestamp.txt", "not a time")
+    _write(submitted / "cy" / "01_weather.ipynb")
+    (submitted / "cy" / "timestamp.txt").symlink_to(submitted / "al" / "ps1" / "timestamp.txt")
+    rows = _rows(collect([submitted], "01_weather"))
+    assert rows["al"].submitted_at == "2026-11-21T10:00:00.500000+00:00"
+    assert rows["bo"].submitted_at == rows["cy"].submitted_at == ""
+
+
+def test_late_policies():
+    from datetime import datetime, timezone
+
+    from nbcourse.grading.late import LatePolicy, days_late, parse_time, penalty
+    due = parse_time("2026-11-20T23:59")
+    assert due == datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)
+    assert days_late("2026-11-20T23:58:00+00:00", False, due) == 0
+    assert days_late("2026-11-21T00:00:00+00:00", False, due) == 1
+    assert days_late("2026-11-23T00:00:00+00:00", False, due) == 3
+    assert days_late("", True, due) == 1 and days_late("", False, None) == 0
+    per_day = LatePolicy.parse("per-day:10")
+    assert penalty(9, 10, 2, per_day) == 2.0 and penalty(1, 10, 3, per_day) == 1.0
+    assert penalty(9, 10, 2, LatePolicy.parse("zero")) == 9.0
+    assert penalty(9, 10, 2, LatePolicy.parse("none")) == 0.0
+    for bad in ("per-day:0", "per-day:150", "half", "per-week:5"):
+        with pytest.raises(ValueError, match="--late"):
+            LatePolicy.parse(bad)
+    with pytest.raises(ValueError, match="not a date"):
+        parse_time("next friday")

@@ -160,7 +160,8 @@ def test_gradebook_has_one_column_per_question_and_a_summary(tmp_path):
     full = f"{EXERCISE.maximum:g}"
     assert rows[0] == {"submission": "alice", "status": "graded", "q1": "2", "q2": "3", "q3": "2",
                        "q4": "1", "q5": "2", "total": full, "maximum": full, "flags": "",
-                       "reason": ""}
+                       "reason": "", "overrides": "", "raw": full, "penalty": "0",
+                       "days late": "0"}
     assert rows[1]["status"] == "empty notebook" and rows[1]["reason"] == "no code"
     text = summary(batch)
     assert "1 empty notebook, 1 graded" in text or "1 graded, 1 empty notebook" in text
