@@ -183,7 +183,7 @@ def test_imbalanced_comparison_and_its_controls_quote_the_outputs(nb):
     assert "fit_prior=False" in prose
 
     why = output_of(nb, "rarest = kept_per_class.idxmin()")
-    assert "MultinomialNB, alpha = 1: predicts talk.religion.misc for 0 test documents (it is right for 251)" in why
+    assert "MultinomialNB, alpha = 1: predicts talk.religion.misc for 0 test documents (the true class of 251)" in why
     assert "ComplementNB, alpha = 1: predicts talk.religion.misc for 8 test" in why
     assert "draw 0: V = 70,134 words in the kept posts (all 11,314 training posts: 130,107)" in why
     assert "share of pseudo-counts at alpha = 1: 92% of the rarest class's estimate, 6% of its" in why
@@ -219,19 +219,31 @@ def test_vocabulary_and_idf_are_fitted_inside_the_folds(nb):
 
 # ----- section 4: baselines and spread ----------------------------------------------------
 
-def test_cross_validation_names_its_winner_and_pairs_it_with_the_strongest_competitor(nb):
+def test_cross_validation_names_its_winner_and_pairs_it_with_the_next_best(nb):
     summary = output_of(nb, "cross_validate(make, counts_fit")
     spreads = [float(s) for s in re.findall(r"± (\d\.\d+)", summary)]
-    assert len(spreads) == 15                      # 5 models x (accuracy, macro-F1, majority)
+    assert len(spreads) == 24                      # 8 models x (accuracy, macro-F1, majority)
     model_spreads = [s for i, s in enumerate(spreads) if i % 3 != 2]
-    means = {label: _row(summary, label + " ")[0] for label in (
-        "multinomial, counts, alpha = 1", "multinomial, counts, alpha = 0.01",
-        "multinomial, tf-idf, alpha = 0.01", "complement, counts, alpha = 1", "complement, tf-idf, alpha = 1")}
+    # every model on both inputs at both values of alpha: the same choices for all
+    labels = [f"{model}, {features}, alpha = {alpha}" for model in ("multinomial", "complement")
+              for features in ("counts", "tf-idf") for alpha in ("1", "0.01")]
+    means = {label: _row(summary, label + " ")[0] for label in labels}
     ranking = sorted(means, key=means.get, reverse=True)
     assert f"highest mean accuracy: {ranking[0]}; next: {ranking[1]}" in summary
     assert ranking[:2] == ["multinomial, tf-idf, alpha = 0.01", "complement, tf-idf, alpha = 1"]
     prose = markdown_with(nb, "The spreads are small")
-    assert f"{min(model_spreads):.3f} to {max(model_spreads):.3f}" in prose
+    assert f"{min(model_spreads):.3f} to {max(model_spreads):.3f}" in _flat(prose)
+    # each model's lowest and highest fold, printed: "within two points", the widest range quoted
+    ranges = {label: [float(v) for v in re.findall(r"(\d\.\d+) to (\d\.\d+)\s*$",
+                                                   next(line for line in summary.splitlines()
+                                                        if line.startswith(label + " ")))[0]]
+              for label in labels}
+    widest = max(ranges, key=lambda label: ranges[label][1] - ranges[label][0])
+    assert max(hi - lo for lo, hi in ranges.values()) < 0.02
+    assert "agree to within two points" in _flat(prose)
+    assert f"the widest range, {ranges[widest][0]:.3f} to {ranges[widest][1]:.3f}" in _flat(prose)
+    assert "within a point" not in _flat(prose)
+    assert "Every model gets the same two values of `alpha`" in _flat(prose)
     assert "multinomial naive Bayes on tf-idf at `alpha = 0.01`, 0.911" in _flat(prose)
     _all_in(prose, *(f"{v:.3f}" for v in means.values()), "0.053", "0.7728")
     assert "this lesson tests neither" in _flat(prose) and "may have moved on" in _flat(prose)
@@ -244,6 +256,8 @@ def test_cross_validation_names_its_winner_and_pairs_it_with_the_strongest_compe
     paragraph = markdown_with(nb, "Both gains are positive in every fold")
     _all_in(paragraph, f"{min(a):.4f}", f"{max(a):.4f}", f"{min(b):.4f}", f"{max(b):.4f}")
     assert "the five differences are correlated" in _flat(paragraph)
+    assert "selection bias" in _flat(paragraph) and "highest of eight means" in _flat(paragraph)
+    assert "strongest competitor" not in markdown(nb)
     balanced = output_of(nb, "balanced = compare(everything)")
     on_test = (_row(balanced, "multinomial, tf-idf")[2], _row(balanced, "complement, tf-idf")[0])
     _all_in(paragraph, *(f"{v:.4f}" for v in on_test))
@@ -281,6 +295,10 @@ def test_the_attack_paragraphs_quote_the_printed_attack(nb):
     assert "-4.54" in words and "-3.78" in words
     answer = markdown_with(nb, "Answer to the prediction")
     _all_in(answer, "8", "7", "3")
+    assert "the six best of the filter without the cap, in the table above, lie between -4.54 and -3.78" \
+        in _flat(prose)
+    weights = [float(row[1]) for row in best]
+    assert (min(weights), max(weights)) == (-4.54, -3.78)
     for line in (markdown_with(nb, "## Recap"), markdown_with(nb, "## 6. When to use naive Bayes")):
         _all_in(line, "8", "16")
 
@@ -298,7 +316,16 @@ def test_the_attack_is_repeated_on_five_splits_and_the_cap_bounds_the_push(nb):
     assert f"({min(caught)} to {max(caught)} messages)" in prose
     assert f"{min(strong):.0f} or {max(strong):.0f} good words" in prose
     assert f"against {min(plain):.0f} or {max(plain):.0f} at `alpha = 1`" in prose
-    assert f"({min(capped):.0f} or {max(capped):.0f} with it)" in prose
+    assert f"({min(capped):.0f} or {max(capped):.0f} with it), and never lowers it" in prose
+    assert all(c >= p for c, p in zip(capped, plain))
+    # the folded answer reads the same messages: the cap moves the median by at most one word,
+    # alpha = 10 cuts it to half or less
+    assert all(s <= p / 2 for s, p in zip(strong, plain))
+    answer = _flat(markdown_with(nb, "Answer to the prediction"))
+    assert "counting each word at most once changes the median by at most one word" in answer
+    assert "`alpha = 10` cuts it to half or less" in answer
+    assert "the medians are 7 with the cap and 3 with `alpha = 10`" in answer
+    assert "with each word counted at most once the median is 7" not in answer
     bound, start = number_after(printed, "by at most"), number_after(printed, "at log-odds")
     assert bound > start
     _all_in(prose, f"{bound:,.0f}", f"{start:.0f}")
@@ -349,6 +376,32 @@ def test_when_to_use_agrees_with_the_tables_and_with_lesson_06(nb):
     tan = output_of(nb, "print(tan_mail.parameter_counts().to_string())")
     naive_loss, tan_loss = _row(tan, "naive Bayes   ")[1], _row(tan, "tree-augmented naive Bayes   ")[1]
     assert 0.45 < tan_loss / naive_loss < 0.55                       # "roughly halves the log-loss"
+    # the log-loss comes from one split: the cross-validation of the e-mails prints accuracy only
+    assert "log-loss" not in output_of(nb, "mail_cv = {name: cross_validate(")
+    assert "roughly halves the log-loss on one split" in _flat(advice)
+    assert "and, on one split, the log-loss a lot" in _flat(markdown_with(nb, "## Recap"))
+
+
+def test_what_alpha_the_lesson_compares_at_is_said_plainly(nb):
+    """Section 3 tries two values of alpha and reads the better one on the test part."""
+    table = output_of(nb, "imbalanced = draws.groupby(")
+    assert sorted(set(re.findall(r"alpha = [\d.]+", table))) == ["alpha = 0.01", "alpha = 1"]
+    explained = _flat(markdown_with(nb, "The pseudo-counts explain it"))
+    assert "at the better of the two values of `alpha`, read on the test part, it is no better" in explained
+    recap = _flat(markdown_with(nb, "## Recap"))
+    assert "At the better of the two values of `alpha` we tried (read on the test part) it has no edge" in recap
+    assert "the better of the two values tried (read on the test part)" in _flat(
+        markdown_with(nb, "## 6. When to use naive Bayes"))
+    assert "once `alpha` is tuned" not in markdown(nb).lower()
+
+
+def test_the_xor_failure_is_set_against_lesson_06_as_lesson_06_now_puts_it(nb):
+    prose = _flat(markdown_with(nb, "Whenever the class"))
+    assert "There it mainly inflated confidence; here it costs every decision." in prose
+    assert "mostly survived" not in markdown(nb)
+    assert "it can cost accuracy too" in _flat(markdown(lesson("06_")))
+    table = output_of(nb, "naive = CategoricalNB(alpha=1.0)")
+    assert _row(table, "naive Bayes on A and B")[0] == _row(table, "majority class (always 'off')")[0]
 
 
 def test_init_ships_the_lesson_and_the_site_shows_it():
