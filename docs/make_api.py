@@ -21,7 +21,8 @@ PAGE = Path(__file__).resolve().parent / "api.md"
 #: The public modules, in the order a student meets them.
 MODULES = (
     "nbcourse", "nbcourse.naive_bayes", "nbcourse.smoothing", "nbcourse.mle",
-    "nbcourse.linear", "nbcourse.text", "nbcourse.evaluation", "nbcourse.smoothing_strength",
+    "nbcourse.linear", "nbcourse.text", "nbcourse.zipf", "nbcourse.evaluation",
+    "nbcourse.smoothing_strength",
     "nbcourse.calibration", "nbcourse.pipeline", "nbcourse.adversary", "nbcourse.datasets",
     "nbcourse.plotting", "nbcourse.widgets", "nbcourse.scale", "nbcourse.grading", "nbcourse.cli",
 )

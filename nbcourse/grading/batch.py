@@ -54,19 +54,11 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     scheduler without TLS (``tcp://``), which any machine that reaches it can abuse.
     ``only``, ``overrides``, ``command``, ``reason``, ``due``, ``late``: see ``merge``, ``late``.
     """
-    if jobs < 1:
-        raise ValueError(f"jobs must be at least 1, got {jobs}")
-    if timeout <= 0:
-        raise ValueError(f"timeout must be positive (seconds per cell), got {timeout}")
+    _check_options(jobs, timeout, sandbox, scheduler, tls, insecure)
     started = time.monotonic()
     exercise = specs.load(exercise_name, Path(source_dir) if source_dir else None)
     expected = exercise.expected()  # in this process only
     limits = GradingLimits.from_options(timeout, memory_mb)  # every limit, once
-    if sandbox not in SANDBOX_MODES:  # checked here too for a cluster, before any upload
-        raise ValueError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
-    if scheduler is not None:  # a scheduler refused before any submission is read
-        from .cluster import check_scheduler
-        check_scheduler(scheduler, tls, insecure)
     out_dir = Path(out_dir)
     previous, overrides_file, late_settings = _earlier(out_dir, exercise, overrides, due, late)
     submissions, warnings, config, scratch = _prepare(
@@ -95,6 +87,19 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     batch.late = late_settings
     settle(batch, previous, overrides_file, command, reason)
     return batch
+
+
+def _check_options(jobs, timeout, sandbox, scheduler, tls, insecure) -> None:
+    """Refuse bad options before any submission is read or uploaded."""
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    if timeout <= 0:
+        raise ValueError(f"timeout must be positive (seconds per cell), got {timeout}")
+    if sandbox not in SANDBOX_MODES:  # checked here too for a cluster, before any upload
+        raise ValueError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
+    if scheduler is not None:
+        from .cluster import check_scheduler
+        check_scheduler(scheduler, tls, insecure)
 
 
 def _earlier(out_dir: Path, exercise, overrides, due, late):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..text import _checked_zipf_table, zipf_fit
+from ..zipf import _checked_zipf_table, zipf_fit
 from ._base import COLORS, new_figure
 
 __all__ = ["plot_zipf", "plot_underflow"]

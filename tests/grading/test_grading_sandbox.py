@@ -747,7 +747,7 @@ def test_a_long_tmpdir_still_grades(tmp_path, mode, monkeypatch):
     finally:
         shutil.rmtree(outer, ignore_errors=True)
     assert len(str(long)) > 100
-    assert rows == {"00_correct": ("graded", 10.0), "01_wrong": ("graded", 2.94)}, rows
+    assert rows == {"00_correct": ("graded", 10.0), "01_wrong": ("graded", 3.27)}, rows
     assert left == [] and _socket_folders() == before
 
 
