@@ -18,7 +18,7 @@ from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_m
 from .forbidden import TYPED_IN
 from .specs import FAILED, Exercise
 from .statuses import PRECEDENCE, AnswerStatus, Status
-from .values import Unsupported, decode_answer, describe_value, kind_of
+from .values import Unsupported, decode_answer, describe_value, kind_of, rounded_places
 
 # what IPython calls a cell's code: /tmp/ipykernel_12/836573701.py, <ipython-input-3-...>
 _CELL_LINE = re.compile(r"\((?:[^()\s]*/)?\d{5,}\.py, line (\d+)\)")
@@ -190,7 +190,7 @@ def _score_question(question, probe: dict, expected: list, penalty: float,
         result.notes.append(result.diagnosis)
     elif question.hint and result.status in (AnswerStatus.FAILED, AnswerStatus.PARTLY_PASSED) \
             and not all(case.passed or case.message.startswith(FORM_NOTES)
-                        for case in result.cases):
+                        or HIDDEN_ROUNDED in case.message for case in result.cases):
         # (a message that says "rounded" or "floats" already says what is wrong)
         result.notes.append(f"hint: {question.hint}")
     return result
@@ -340,8 +340,18 @@ def _judge(question, case, outcome, expected):
                 f"{student_message(error, 120)}); got {describe_value(actual)}"), actual
     if message and case.hidden and not (question.kind == "value"
                                         and message.startswith(FORM_NOTES)):
-        return _hidden_verdict(actual, expected), actual  # (a form note is grader-made text)
+        verdict = _hidden_verdict(actual, expected)  # (a form note is grader-made text)
+        places = rounded_places(actual) if question.kind == "value" else None
+        if places:  # said of every wrong value this short, near the answer or not
+            verdict += f"; your value has only {places} {HIDDEN_ROUNDED}"
+        return verdict, actual
     return (student_message(message, 300) if message else message), actual
+
+
+#: Said of a wrong hidden value with few decimals, near the answer or not (nothing in it
+#: comes from the expected value).
+HIDDEN_ROUNDED = ("decimal places: if you rounded it, store it unrounded (round only what "
+                  "you print)")
 
 
 def _fixed_kind(value) -> str:

@@ -229,10 +229,9 @@ class Question:
         problem = compare(actual, expected, self.tolerance, exact=self.exact)
         if problem is None:
             return None
-        # "rounded" would tell a hidden case's answer is near: public cases only, and a
-        # value's own cases (the student knows the value; the note comes after grading)
-        return form_note(actual, expected, self.tolerance,
-                         rounded=not case.hidden or self.kind == "value") or problem
+        # "rounded" would tell a hidden case's answer is near: public cases only (a hidden
+        # value's page gets a note made from the student's value alone: scoring)
+        return form_note(actual, expected, self.tolerance, rounded=not case.hidden) or problem
 
     @property
     def graded_later(self) -> bool:

@@ -188,7 +188,14 @@ def test_a_rounded_answer_is_told_so_in_check_and_at_grading():
     assert "has only 3 decimal places: if you rounded it" in said
     result = graded("01_weather", "q5", 0.382)
     assert result.score == 0
-    assert any("looks rounded to 3 decimal places" in case.message for case in result.cases)
+    assert any("has only 3 decimal places: if you rounded it" in case.message
+               for case in result.cases)
+    # a student probe read the hidden answer's digits off "looks rounded" (right when
+    # rounded) against "not the expected one": a hidden value's note is made from the
+    # student's value alone, the same for a near and a far answer
+    far = graded("01_weather", "q5", 0.917)
+    assert [c.message for c in far.cases] == [c.message for c in result.cases]
+    assert not any("looks rounded" in c.message for c in result.cases + far.cases)
     exact = str(check("01_weather", "q5", float(module("01_weather").p_win_given_free())))
     assert "decimal places" not in exact
 
@@ -399,7 +406,7 @@ def test_the_grader_flags_a_typed_in_value_and_names_rounding_and_smoothing(tmp_
     assert rows["typed"]["q4"]["score"] == 0 and rows["typed"]["q4"]["flags"]
     assert "it is a number typed in" in page["typed"]
     assert rows["rounded"]["q5"]["score"] == 0
-    assert "looks rounded to 3 decimal places" in page["rounded"]
+    assert "has only 3 decimal places: if you rounded it" in page["rounded"]
     assert rows["laplace"]["q3"]["score"] < rows["laplace"]["q3"]["points"]
     assert escape("smoothed likelihoods") in page["laplace"]
 

@@ -708,7 +708,7 @@ def test_25_a_rounded_answer_is_told_it_is_rounded_not_given_a_misleading_hint()
     from nbcourse.grading.hidden import grade_answer
     result = grade_answer("01_weather", "q4", 0.7954, REPO / "exercises" / "source")
     assert result.score == 0
-    assert "rounded to 4 decimal places" in result.cases[-1].message
+    assert "has only 4 decimal places: if you rounded it" in result.cases[-1].message
     assert not any("joint score divided by the sum" in note for note in result.notes)
 
 
