@@ -193,7 +193,9 @@ def match(roster: Roster, submissions: list[dict], column: str | None = None
         for key in _keys(student, column):
             by_key.setdefault(key, set()).add(index)
     matched: dict[int, dict] = {}
-    unmatched, warnings = [], []
+    by_id: dict[int, bool] = {}  # matched by the LMS's own id (from its zip), not by a name
+    contested: dict[int, list] = {}  # students two submissions claim: neither is exported
+    unmatched, left_out, warnings = [], [], []
     for row in submissions:
         source = row.get("source") or {}
         found: set[int] = set()
@@ -202,6 +204,7 @@ def match(roster: Roster, submissions: list[dict], column: str | None = None
             if attribute:
                 found = {i for i, s in enumerate(roster.students)
                          if getattr(s, attribute) == str(source["lms_id"])}
+        strong = bool(found)
         if not found:
             found = by_key.get(normalise(row["submission"]), set())
         if len(found) > 1:
@@ -213,13 +216,30 @@ def match(roster: Roster, submissions: list[dict], column: str | None = None
             unmatched.append(row)
         else:
             (index,) = found
-            if index in matched:
-                warnings.append(f"{roster.students[index].name!r} has two submissions "
-                                f"({matched[index]['submission']!r} and {row['submission']!r}); "
-                                "the first is exported, look at both")
-                continue
-            matched[index] = row
+            if index in contested:
+                contested[index].append(row)
+            elif index in matched and by_id[index] != strong:  # the LMS's id wins over a name
+                loser = row if by_id[index] else matched[index]
+                if strong:
+                    matched[index], by_id[index] = row, strong
+                warnings.append(f"{loser['submission']!r} is named like "
+                                f"{roster.students[index].name!r}, whose LMS id came with "
+                                "another submission: it is left out of the LMS files")
+                left_out.append(loser)
+            elif index in matched:
+                # two folders that differ only in case, accents' encoding or an id both
+                # claim one student: exporting either could put one student's mark in
+                # another's name, so neither is exported
+                contested[index] = [matched.pop(index), row]
+            else:
+                matched[index], by_id[index] = row, strong
+    for index, rows in contested.items():
+        claims = " and ".join(repr(r["submission"]) for r in rows)
+        warnings.append(f"{roster.students[index].name!r} is claimed by {claims}: neither is "
+                        "exported to the LMS files (a name can be made to look like a "
+                        "classmate's); rename the folders or use --roster-column, then export again")
+    left_out += [row for rows in contested.values() for row in rows]
     for row in unmatched:
         warnings.append(f"{row['submission']!r} is not on the roster {roster.path}; it is "
                         "left out of the LMS files (rename the folder or use --roster-column)")
-    return matched, unmatched, warnings
+    return matched, unmatched + left_out, warnings
