@@ -343,7 +343,7 @@ EXERCISE = Exercise(
                  ],
                  cases=[Case("a share between 0 and 1", hidden=False,
                              judge=Within(0, 1, "agreement should be a share between 0 and 1")),
-                        Case("the linear rule decides like predict on every message")]),
+                        Case("the share on the lesson's messages")]),
         Question("q5", "switch_accuracies", points=2, kind="value",
                  title="what a linear rule can and cannot reach",
                  reference=ref_switches, tolerance=Tolerance(rel=0.0, abs_=5e-4),
@@ -393,6 +393,7 @@ EXERCISE = Exercise(
                  title="what one more word does to the score",
                  reference=lambda: free_shift(lambda t: float(t[1] - t[0])),
                  tolerance=Tolerance(rel=1e-4, abs_=1e-6), forbidden=LINEAR_HELPERS,
+                 computed=True,
                  mistakes=[
                      Mistake("class 0 minus class 1",
                              lambda: free_shift(lambda t: float(t[0] - t[1])),

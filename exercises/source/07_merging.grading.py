@@ -17,7 +17,7 @@ from nbcourse.grading.values import Tolerance
 # --------------------------------------------------------------------------- question 1
 def ref_merge_counts(a, b):
     classes = sorted(set(a["classes"]) | set(b["classes"]))
-    n_words = len(a["feature_count"][0])
+    n_words = max((len(row) for table in (a, b) for row in table["feature_count"]), default=0)
     class_count = {c: 0 for c in classes}
     feature_count = {c: [0] * n_words for c in classes}
     for table in (a, b):
@@ -47,6 +47,7 @@ MONDAY = _table(["ham", "spam"], [3, 1], [[2, 0, 1, 4], [0, 3, 1, 0]])
 TUESDAY = _table(["ham", "spam"], [2, 2], [[1, 1, 0, 2], [0, 4, 2, 0]])
 SPAM_FIRST = _table(["spam", "ham"], [2, 5], [[1, 3, 0, 0], [4, 0, 2, 1]])
 HAM_ONLY = _table(["ham"], [4], [[3, 0, 1, 2]])
+NO_MESSAGES = _table([], [], [])
 
 
 def counts_by_position(a, b):
@@ -109,6 +110,8 @@ def ref_merge_gaussian(a, b):
     n_b, mean_b, var_b = b
     n = n_a + n_b
     mean_a, mean_b = np.asarray(mean_a, dtype=float), np.asarray(mean_b, dtype=float)
+    if n == 0:  # both shards empty: an empty summary (the question says so)
+        return [0, [0.0] * len(mean_a), [0.0] * len(mean_a)]
     delta = mean_b - mean_a
     mean = mean_a + delta * n_b / n
     m = n_a * np.asarray(var_a, dtype=float) + n_b * np.asarray(var_b, dtype=float) \
@@ -144,8 +147,9 @@ def gaussian_plain_average(a, b):
 def gaussian_weighted_variances_only(a, b):
     """Weighted means and weighted variances, without the spread between the two means."""
     n = a[0] + b[0]
-    mean = (a[0] * np.asarray(a[1]) + b[0] * np.asarray(b[1])) / n
-    var = (a[0] * np.asarray(a[2]) + b[0] * np.asarray(b[2])) / n
+    with np.errstate(invalid="ignore", divide="ignore"):  # nan for two empty shards
+        mean = (a[0] * np.asarray(a[1]) + b[0] * np.asarray(b[1])) / n
+        var = (a[0] * np.asarray(a[2]) + b[0] * np.asarray(b[2])) / n
     return [n, mean.tolist(), var.tolist()]
 
 
@@ -319,6 +323,7 @@ EXERCISE = Exercise(
                      Case("larger tables, one class in one table only",
                           (_random_table(3, ["ham", "spam"], 25),
                            _random_table(4, ["spam", "ham", "promo"], 25))),
+                     Case("an office that received no messages", (NO_MESSAGES, SPAM_FIRST)),
                  ]),
         Question("q2", "merge_gaussian", points=3, title="merging two Gaussian summaries",
                  reference=ref_merge_gaussian, forbidden=MERGE_NAMES,
@@ -370,6 +375,9 @@ EXERCISE = Exercise(
                      Case("an empty first shard holding old numbers",
                           ((0, [1.0, 9.0, -4.0], [3.0, 3.0, 1.0]), _summary(
                               np.random.default_rng(8).normal(2.0, 1.5, size=(40, 3))))),
+                     Case("two shards with no rows",
+                          ((0, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]),
+                           (0, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]))),
                  ]),
         Question("q3", "merge_vocabularies", points=2,
                  title="merging tables with different vocabularies",

@@ -180,7 +180,24 @@ def typed_in(sources: Iterable[str], name: str) -> bool:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(name in _stored_names(target) for target in targets):
                 last = node
-    return last is not None and not isinstance(last, ast.AugAssign) and _constant(last.value)
+    if last is None or isinstance(last, ast.AugAssign):
+        return False
+    targets = last.targets if isinstance(last, ast.Assign) else [last.target]
+    return any(_constant(value) for target in targets
+               for value in _values_for(target, last.value, name))
+
+
+def _values_for(target: ast.AST, value: ast.AST, name: str) -> list[ast.AST]:
+    """The expressions ``name`` takes its value from in ``target = value``, pairing the
+    items of a tuple assignment (``best_alpha, test_accuracy = 0.3, 0.98``)."""
+    if isinstance(target, ast.Name):
+        return [value] if target.id == name else []
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
+            and len(target.elts) == len(value.elts) \
+            and not any(isinstance(e, ast.Starred) for e in target.elts + value.elts):
+        return [found for item, part in zip(target.elts, value.elts)
+                for found in _values_for(item, part, name)]
+    return []
 
 
 def flagged_answers(sources: Iterable[str], plan: dict) -> dict[str, list[str]]:

@@ -417,3 +417,149 @@ def test_spaces_around_a_word_are_not_part_of_the_answer():
     assert compare(" b ", "b") is None
     assert compare("b\n", "b") is None
     assert compare("a b", "ab") is not None  # inner spaces still count
+
+
+# ------------------------------------------- issue 34, second probe: what still got through
+SKLEARN_ACCURACY = ("from sklearn.metrics import accuracy_score\n"
+                    "def fraction_correct(y_true, y_pred):\n"
+                    "    return float(accuracy_score(y_true, y_pred))")
+
+
+@pytest.mark.parametrize("code, flags", [
+    (SKLEARN_ACCURACY, {"q2": ["accuracy_score"]}),
+    ("from sklearn.metrics import balanced_accuracy_score as score\n"
+     "def fraction_correct(y_true, y_pred):\n    return score(y_true, y_pred)",
+     {"q2": ["balanced_accuracy_score"]}),
+    ("from sklearn.metrics import precision_score, recall_score\n"
+     "spam_precision = precision_score(y_test, predicted, pos_label='spam')\n"
+     "spam_recall = recall_score(y_test, predicted, pos_label='spam')",
+     {"q7": ["precision_score"], "q8": ["recall_score"]}),
+    ("import sklearn.metrics as metrics\n"
+     "table = metrics.confusion_matrix(y_test, predicted, labels=['ham', 'spam'])\n"
+     "spam_precision = table[1, 1] / table[:, 1].sum()\n"
+     "spam_recall = metrics.precision_recall_fscore_support(y_test, predicted)[1][1]",
+     {"q7": ["confusion_matrix"], "q8": ["precision_recall_fscore_support"]}),
+])
+def test_scikit_learn_metrics_are_flagged_where_exercise_5_asks_to_count(code, flags):
+    """Issue 34: sklearn's accuracy_score, precision_score, ... earned full marks unflagged."""
+    from nbcourse.grading import forbidden
+    plan = exercise("05_spam").probe_plan()
+    assert forbidden.flagged_answers([code], plan) == flags
+    solution = ["".join(c["source"]) for c in _solution_with("05_spam", "")["cells"]
+                if c["cell_type"] == "code"]
+    assert forbidden.flagged_answers(solution, plan) == {}
+
+
+def test_check_warns_about_scikit_learns_accuracy_score():
+    from sklearn.metrics import accuracy_score
+
+    def fraction_correct(y_true, y_pred):
+        return float(accuracy_score(y_true, y_pred))
+    said = Checker("05_spam", REPO / "exercises" / "05_spam.checks.json").run(
+        "q2", fraction_correct, sources=[SKLEARN_ACCURACY])
+    assert "accuracy_score" in str(said)
+
+
+@pytest.mark.parametrize("name, code, flagged", [
+    ("05_spam", "best_alpha, test_accuracy = 0.3, 0.9838709677419355", {"q5", "q6"}),
+    ("05_spam", "[best_alpha, test_accuracy] = [0.3, 0.98]", {"q5", "q6"}),
+    ("05_spam", "best_alpha, test_accuracy = 0.3, spam_experiment(texts, labels, ALPHAS, 0)[1]",
+     {"q5"}),
+    ("05_spam", "best_alpha, test_accuracy = spam_experiment(texts, labels, ALPHAS, 0)", set()),
+    ("05_spam", "best_alpha, test_accuracy = result", set()),
+    ("04_linearity", "free_shift = 1.3845", {"q7"}),
+    ("04_linearity", "free_shift = float(w[column])", set()),
+])
+def test_a_typed_in_value_is_flagged_also_in_a_tuple_assignment(name, code, flagged):
+    """Issue 34: typed-in values earned 05 q5, q6 and 04 q7 in full."""
+    from nbcourse.grading import forbidden
+    flags = forbidden.flagged_answers([code], exercise(name).probe_plan())
+    assert flags == {q: [forbidden.TYPED_IN] for q in flagged}
+
+
+def test_typed_in_pairs_the_items_of_a_tuple_assignment():
+    from nbcourse.grading.forbidden import typed_in
+    assert typed_in(["(a, b), c = (1, 2), x"], "b")
+    assert not typed_in(["(a, b), c = (1, 2), x"], "c")
+    assert not typed_in(["a, b = 1, 2", "a, b = f()"], "a")  # the last assignment counts
+    assert not typed_in(["a, *b = 1, 2, 3"], "b")
+    assert typed_in(["x = y = 0.5"], "y")
+
+
+def test_a_typed_in_test_accuracy_earns_nothing():
+    from nbcourse.grading import forbidden
+    from nbcourse.grading.scoring import score_question
+    from nbcourse.grading.hidden import nbcourse_probe
+    spec = exercise("05_spam")
+    q = spec.question("q6")
+    flags = forbidden.flagged_answers(["best_alpha, test_accuracy = 0.3, 0.98"],
+                                      spec.probe_plan())
+    captured = []
+    nbcourse_probe({"test_accuracy": module_05.sms_result("test_accuracy")}, "",
+                   json.dumps(q.probe_request()), emit=captured.append)
+    result = score_question(q, json.loads(captured[0]), q.expected(),
+                            spec.forbidden_penalty, flags["q6"])
+    assert result.score == 0 and "typed in" in " ".join(result.notes)
+
+
+def _markdown(name: str, heading: str) -> str:
+    notebook = json.loads((SOURCE / f"{name}.ipynb").read_text(encoding="utf-8"))
+    return next("".join(c["source"]) for c in notebook["cells"]
+                if c["cell_type"] == "markdown" and "".join(c["source"]).startswith(heading))
+
+
+def test_the_questions_say_what_is_flagged():
+    """Issue 34: 04's intro let students use the model freely outside their functions, yet
+    q7 (a value computed outside any function) is flagged for to_linear."""
+    q7 = _markdown("04_linearity", "## Question 7")
+    assert "to_linear" in q7 and "typed in earns no point" in q7
+    assert exercise("04_linearity").question("q7").computed
+    assert "use the model freely to compare.)" not in _markdown("04_linearity", "# Exercise 4")
+    assert "typed in earns no point" in _markdown("05_spam", "## Questions 5 and 6")
+    assert all(exercise("05_spam").question(q).computed for q in ("q5", "q6"))
+    assert "recall_score" in _markdown("05_spam", "## Questions 7 and 8")
+
+
+def test_no_case_name_of_04_q4_gives_the_agreement_away():
+    names = " ".join(case.name for case in exercise("04_linearity").question("q4").cases)
+    assert "every message" not in names and "decides like" not in names
+
+
+def merge_counts_width_of_first_row(a, b):
+    """Right, except that it reads the width off a's first row."""
+    n_words = len(a["feature_count"][0])
+    classes = sorted(set(a["classes"]) | set(b["classes"]))
+    out = {c: [0, [0] * n_words] for c in classes}
+    for table in (a, b):
+        for c, n, row in zip(table["classes"], table["class_count"], table["feature_count"]):
+            out[c][0] += n
+            out[c][1] = [x + y for x, y in zip(out[c][1], row)]
+    return {"classes": classes, "class_count": [out[c][0] for c in classes],
+            "feature_count": [out[c][1] for c in classes]}
+
+
+def merge_gaussian_without_guard(a, b):
+    """Right, except for two empty shards (0 / 0)."""
+    (n_a, mean_a, var_a), (n_b, mean_b, var_b) = a, b
+    n = n_a + n_b
+    mean_a, mean_b = np.asarray(mean_a, dtype=float), np.asarray(mean_b, dtype=float)
+    delta = mean_b - mean_a
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = mean_a + delta * np.float64(n_b) / n
+        squares = n_a * np.asarray(var_a, dtype=float) + n_b * np.asarray(var_b, dtype=float) \
+            + delta ** 2 * n_a * np.float64(n_b) / n
+        return [n, mean.tolist(), (squares / n).tolist()]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("question, answer, case", [
+    ("q1", merge_counts_width_of_first_row, "an office that received no messages"),
+    ("q2", merge_gaussian_without_guard, "two shards with no rows"),
+])
+def test_exercise_7_edge_cases_are_graded(question, answer, case):
+    """Issue 34: an office with no messages, and two empty shards, were never tried."""
+    result = graded("07_merging", question, answer)
+    assert result.score < result.points
+    assert [c.name for c in result.cases if not c.passed] == [case]
+    reference = {"q1": module_07.ref_merge_counts, "q2": module_07.ref_merge_gaussian}
+    assert graded("07_merging", question, reference[question]).score == result.points
