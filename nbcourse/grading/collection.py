@@ -32,7 +32,7 @@ import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .late import read_timestamp
+from .late import latest_timestamp
 from .lms_download import lms_name, unpack_zip
 from .statuses import Status
 from .terminal import display_name  # noqa: F401 - imported from here by the gradebook
@@ -415,7 +415,7 @@ class _Collector:
                 return
         self.row(student, chosen[0], root=root, own=Path(folder.name),
                  shown=f"{shown}/{display_name(str(chosen[0].relative_to(folder)))}",
-                 submitted_at=read_timestamp(chosen[0].parent) or read_timestamp(folder),
+                 submitted_at=latest_timestamp(chosen[0].parent, folder),
                  **extra)
 
     def naming_folders(self, path: Path) -> list[Path]:

@@ -47,8 +47,21 @@ def read_timestamp(folder: Path) -> str:
         with open(path, "rb") as handle:
             text = handle.read(200).decode("utf-8", "replace")
         return parse_time(text).astimezone(timezone.utc).isoformat()
-    except (OSError, ValueError):
+    except (OSError, ValueError, OverflowError):  # 9999-12-31T23:59-23:59 overflows
         return ""
+
+
+def latest_timestamp(notebook_folder: Path, student_folder: Path) -> str:
+    """The latest hand-in time among the timestamp.txt files from the notebook's folder up
+    to the student's: a student who adds an earlier one next to a subfolder's notebook
+    does not hide nbgrader's own (ISO texts in UTC compare as times)."""
+    folder, found = notebook_folder, []
+    while True:
+        found.append(read_timestamp(folder))
+        if folder == student_folder or folder.parent == folder:
+            break
+        folder = folder.parent
+    return max(found)
 
 
 @dataclass(frozen=True)

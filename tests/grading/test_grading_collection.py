@@ -528,6 +528,21 @@ def test_nbgraders_timestamp_is_read_and_never_followed_as_a_link(tmp_path):
     assert rows["bo"].submitted_at == rows["cy"].submitted_at == ""
 
 
+def test_a_timestamp_cannot_stop_the_batch_nor_hide_nbgraders_own(tmp_path):
+    """Red team: a timestamp.txt of 9999-12-31T23:59:59-23:59 stopped the whole batch
+    (OverflowError); an earlier timestamp.txt beside a notebook in a subfolder hid
+    nbgrader's late one in the assignment folder."""
+    submitted = tmp_path / "submitted"
+    _write(submitted / "eve" / "01_weather.ipynb")
+    _write(submitted / "eve" / "timestamp.txt", "9999-12-31T23:59:59-23:59")
+    _write(submitted / "dave" / "ps1" / "timestamp.txt", "2026-11-22 10:00:00.000000 UTC")
+    _write(submitted / "dave" / "ps1" / "sub" / "01_weather.ipynb")
+    _write(submitted / "dave" / "ps1" / "sub" / "timestamp.txt", "2026-11-19 10:00:00 UTC")
+    rows = _rows(collect([submitted], "01_weather"))
+    assert rows["eve"].submitted_at == ""
+    assert rows["dave"].submitted_at == "2026-11-22T10:00:00+00:00"
+
+
 def test_late_policies():
     from datetime import datetime, timezone
 
