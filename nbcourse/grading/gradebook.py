@@ -195,6 +195,13 @@ def gradebook_csv(batch: BatchResult) -> str:
     return csv_text(rows)
 
 
+def collected_from(source) -> str:
+    """Where a row's notebook was found (absolute), so that a later regrade can tell a
+    student's own notebook from another file that came out under the same name."""
+    where = getattr(source, "origin", None) or getattr(source, "path", "")
+    return os.path.abspath(where) if where else ""
+
+
 def results_json(batch: BatchResult) -> str:
     exercise = batch.exercise
     submissions = []
@@ -204,7 +211,8 @@ def results_json(batch: BatchResult) -> str:
         row["feedback"] = f"feedback/{names[result.submission]}.html"
         source = batch.sources.get(result.submission)
         if source is not None:
-            row["source"] = {"lms": source.lms, "lms_id": source.lms_id, "late": source.late}
+            row["source"] = {"lms": source.lms, "lms_id": source.lms_id, "late": source.late,
+                             "path": collected_from(source)}
         submissions.append(row)
     data = {
         "exercise": exercise.name,

@@ -109,6 +109,26 @@ def append_history(out_dir: Path, entry: dict) -> None:
     write_atomic(path, earlier + json.dumps(line, ensure_ascii=True) + "\n")
 
 
+def _keep_rows_found_elsewhere(batch, previous: Previous | None) -> None:
+    """A row graded before from one file is not replaced by a file found elsewhere under the
+    same name (a student's subfolder named like a classmate, graded alone, is named after
+    that subfolder): the earlier row stays and the instructor is told."""
+    from .gradebook import collected_from
+    if previous is None:
+        return
+    for result in list(batch.results):
+        before = getattr(previous.sources.get(result.submission), "path", "")
+        now = batch.sources.get(result.submission)
+        found = collected_from(now) if now is not None else ""
+        if before and found and before != found:
+            batch.results.remove(result)
+            batch.sources.pop(result.submission, None)
+            batch.warnings.append(
+                f"{result.submission}: not regraded: the row graded before came from {before}, "
+                f"this run found {found}; move the new notebook there, or grade into a new "
+                "--out")
+
+
 def settle(batch, previous: Previous | None, overrides_file: Path | None,
            command: str = "", reason: str = "", always_recorded: bool = True) -> None:
     """Merge ``batch`` (this run's rows) into the earlier gradebook, apply the overrides,
@@ -119,6 +139,7 @@ def settle(batch, previous: Previous | None, overrides_file: Path | None,
     from .overrides import apply_overrides, describe, read_overrides, undo_overrides
 
     out_dir = Path(batch.out_dir)
+    _keep_rows_found_elsewhere(batch, previous)
     batch.regraded = [r.submission for r in batch.results]
     batch.results = merge(previous, batch.results)
     if previous is not None:

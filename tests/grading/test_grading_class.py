@@ -428,3 +428,29 @@ def test_a_bad_override_or_another_exercise_changes_nothing(regraded, tmp_path):
                            capture_output=True, text=True, cwd=REPO, timeout=120)
     assert other.returncode == 2 and "not of 02_smoothing" in other.stderr
     assert _state(out) == before
+
+
+def test_a_subfolder_named_like_a_classmate_cannot_replace_their_row_on_a_regrade(tmp_path):
+    """Red team: mallory hands in submitted/mallory/alice/01_weather.ipynb. The class run
+    names her row mallory; regrading her by that path named it alice and replaced alice's
+    10 with mallory's marks. The earlier row stays and the instructor is told."""
+    from nbcourse.grading.batch import grade_batch
+    submitted = tmp_path / "submitted"
+    (submitted / "alice").mkdir(parents=True)
+    (submitted / "mallory" / "alice").mkdir(parents=True)
+    (submitted / "alice" / "01_weather.ipynb").write_bytes(
+        (FIXTURES / "correct.ipynb").read_bytes())
+    (submitted / "mallory" / "alice" / "01_weather.ipynb").write_bytes(
+        (FIXTURES / "wrong.ipynb").read_bytes())
+    out = tmp_path / "out"
+    first = grade_batch("01_weather", [submitted], out, jobs=1, progress=None, sandbox="off")
+    assert {r.submission: r.total for r in first.results}["alice"] == 10
+    alice_page = next((out / "feedback").glob("alice*.html")).read_bytes()
+    again = grade_batch("01_weather", [submitted / "mallory" / "alice" / "01_weather.ipynb"],
+                        out, jobs=1, progress=None, sandbox="off")
+    assert {r.submission: r.total for r in again.results}["alice"] == 10
+    assert any("alice: not regraded" in w for w in again.warnings)
+    assert next((out / "feedback").glob("alice*.html")).read_bytes() == alice_page
+    rows = {row["submission"]: row for row in
+            csv.DictReader((out / "grades.csv").open(encoding="utf-8"))}
+    assert rows["alice"]["total"] == "10"
