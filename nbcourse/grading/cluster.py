@@ -33,6 +33,7 @@ import json
 import logging
 import os
 import queue
+import shutil
 import tempfile
 import threading
 from pathlib import Path
@@ -217,16 +218,26 @@ def connect(scheduler, tls=None, insecure: bool = False):
     ``INSTRUCTOR_TLS`` or ``NO_TLS``)."""
     check_scheduler(scheduler, tls, insecure)
     if isinstance(scheduler, str) and (scheduler == "local" or scheduler.startswith("local:")):
-        cluster = _local_cluster(int(scheduler.partition(":")[2] or 2))
+        # the workers' own folder (Dask's "dask-scratch-space"), removed with the cluster
+        workspace = tempfile.mkdtemp(prefix="nbcourse-dask-")
+        try:
+            cluster = _local_cluster(int(scheduler.partition(":")[2] or 2), workspace)
+        except BaseException:
+            shutil.rmtree(workspace, ignore_errors=True)
+            raise
         try:
             client = Client(cluster, security=cluster.security, deserializers=DESERIALIZERS)
         except BaseException:
             cluster.close()
+            shutil.rmtree(workspace, ignore_errors=True)
             raise
 
         def close():
-            client.close()
-            cluster.close()
+            try:
+                client.close()
+                cluster.close()
+            finally:
+                shutil.rmtree(workspace, ignore_errors=True)
         return client, close, LOCAL_TLS
     if isinstance(scheduler, str):
         address = scheduler if "://" in scheduler else (
@@ -266,7 +277,7 @@ class QuietWorker(_WithoutHTTP, DaskWorker):
     process started by a ``Nanny`` finds it by name)."""
 
 
-def _local_cluster(n: int):
+def _local_cluster(n: int, workspace: str):
     """``n`` Dask worker processes and their scheduler on 127.0.0.1, reached only with
     throw-away certificates (``Security.temporary``: made in memory, handed to the worker
     processes through their start-up pipes) and serving no HTTP."""
@@ -275,10 +286,12 @@ def _local_cluster(n: int):
     security = Security.temporary()
     common = {"host": "127.0.0.1", "protocol": "tls://", "security": security}
     scheduler = {"cls": QuietScheduler,
-                 "options": {**common, "port": 0, "dashboard": False, "dashboard_address": None}}
+                 "options": {**common, "port": 0, "dashboard": False, "dashboard_address": None,
+                             "local_directory": workspace}}
     worker = {"cls": Nanny,
               "options": {**common, "nthreads": 1, "dashboard": False,
-                          "worker_class": QuietWorker, "silence_logs": logging.WARN}}
+                          "worker_class": QuietWorker, "silence_logs": logging.WARN,
+                          "local_directory": workspace}}
     return SpecCluster(scheduler=scheduler, workers={i: worker for i in range(n)},
                        worker=worker, security=security, silence_logs=logging.WARN)
 

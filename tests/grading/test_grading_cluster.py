@@ -416,3 +416,21 @@ def test_what_a_worker_returns_is_parsed_as_json_never_unpickled(tmp_path, clien
     assert sum("unreadable report (not JSON)" in r for r in reasons) == 1, reasons
     assert sum("a JSON list, not an object" in r for r in reasons) == 1, reasons
     assert not marker.exists()
+
+
+def test_a_local_cluster_leaves_nothing_in_tmpdir(tmp_path, monkeypatch):
+    """Issue 33, item 11: `--scheduler local` left $TMPDIR/dask-scratch-space behind (the
+    scheduler's and the workers' own folder); it now lives in a folder removed with them."""
+    import shutil
+    private = Path(tempfile.mkdtemp(prefix="nbcourse-tmpdir-"))
+    os.chmod(private, 0o755)  # as root, the sandbox's user goes through it
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    monkeypatch.setenv("TMPDIR", str(private))
+    try:
+        batch = grade_batch("01_weather", [FIXTURES / "correct.ipynb"], tmp_path / "out",
+                            scheduler="local:1", progress=None)
+        left = sorted(os.listdir(private))
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+    assert [r.total for r in batch.results] == [10]
+    assert left == []
