@@ -175,6 +175,20 @@ def _keys(student: Student, column: str | None) -> set[str]:
     return {normalise(k) for k in keys if k and k.strip()}
 
 
+def _candidates(roster: Roster, by_key: dict, row: dict) -> tuple[set[int], bool]:
+    """The roster students a results.json row may be, and whether by the LMS's own id
+    (from the LMS's zip) rather than by a name."""
+    source = row.get("source") or {}
+    if source.get("lms_id"):
+        attribute = {"canvas": "lms_id", "moodle": "participant"}.get(source.get("lms"))
+        if attribute:
+            found = {i for i, s in enumerate(roster.students)
+                     if getattr(s, attribute) == str(source["lms_id"])}
+            if found:
+                return found, True
+    return by_key.get(normalise(row["submission"]), set()), False
+
+
 def match(roster: Roster, submissions: list[dict], column: str | None = None
           ) -> tuple[dict[int, dict], list[dict], list[str]]:
     """Pair results.json rows with roster students.
@@ -197,16 +211,7 @@ def match(roster: Roster, submissions: list[dict], column: str | None = None
     contested: dict[int, list] = {}  # students two submissions claim: neither is exported
     unmatched, left_out, warnings = [], [], []
     for row in submissions:
-        source = row.get("source") or {}
-        found: set[int] = set()
-        if source.get("lms_id"):
-            attribute = {"canvas": "lms_id", "moodle": "participant"}.get(source.get("lms"))
-            if attribute:
-                found = {i for i, s in enumerate(roster.students)
-                         if getattr(s, attribute) == str(source["lms_id"])}
-        strong = bool(found)
-        if not found:
-            found = by_key.get(normalise(row["submission"]), set())
+        found, strong = _candidates(roster, by_key, row)
         if len(found) > 1:
             names = ", ".join(roster.students[i].name for i in sorted(found))
             warnings.append(f"{row['submission']!r} fits several students on the roster "

@@ -435,3 +435,29 @@ def test_a_canvas_zip_row_is_matched_by_its_canvas_id_before_its_name(tmp_path):
     matched, unmatched, _ = match(roster, rows)
     assert {roster.students[i].lms_id: r["submission"] for i, r in matched.items()} == \
         {"1003": "leeana", "1005": "Bob Brown"}  # the id wins over a name that fits Bob
+
+
+def test_two_submissions_that_claim_one_student_are_both_left_out(tmp_path):
+    """Red team: `alice` and `Alice` (or NFC and NFD `José Garcia`) both matched one roster
+    student, and whichever sorted first (the attacker's) was exported in her name."""
+    path = _write(tmp_path / "p.csv", [["First name", "Last name", "Email address"],
+                                       ["Alice", "Smith", "alice@x.example"],
+                                       ["José", "Garcia", "jose@x.example"]])
+    roster = read_roster(path)
+    rows = [{"submission": "Alice"}, {"submission": "alice"},
+            {"submission": NFD("José Garcia")}, {"submission": "José Garcia"}]
+    matched, unmatched, warnings = match(roster, rows)
+    assert matched == {}
+    assert len(unmatched) == 4
+    assert sum("neither is exported" in w for w in warnings) == 2
+    assert not any("is not on the roster" in w for w in warnings)
+
+
+def test_the_lms_id_from_its_own_zip_wins_over_a_look_alike_name(tmp_path):
+    roster = read_roster(_canvas_roster(tmp_path))
+    student = roster.students[0]
+    real = {"submission": "someone", "source": {"lms": "canvas", "lms_id": student.lms_id}}
+    fake = {"submission": student.name}
+    for rows in ([fake, real], [real, fake]):
+        matched, unmatched, warnings = match(roster, rows)
+        assert matched[0] is real and unmatched == [fake]
