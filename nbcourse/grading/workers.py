@@ -17,6 +17,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from .execution.mounts import ONE_THREAD
 from .execution.processes import TOKEN_VARIABLE, kill_tree
 from .execution.report import RunReport
 from .execution.sandbox import SandboxConfig
@@ -41,7 +42,7 @@ class Worker:
             [sys.executable, "-m", "nbcourse.grading.worker_main"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
             text=True, encoding="utf-8", bufsize=1,
-            env={**os.environ, TOKEN_VARIABLE: self.token,
+            env={**os.environ, **ONE_THREAD, TOKEN_VARIABLE: self.token,
                  CONFIG_VARIABLE: json.dumps(self.sandbox.to_json())},
             cwd=self.log_dir)  # not the instructor's folder: a kernel can read /proc/<ppid>/cwd
 

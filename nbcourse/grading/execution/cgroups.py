@@ -155,10 +155,11 @@ def kill(paths: list[str], seconds: float = 5.0) -> bool:
     True when every folder is gone."""
     deadline = time.monotonic() + seconds
     for path in paths:
-        try:
-            Path(path, "cgroup.kill").write_text("1")
-        except OSError:
-            pass
+        for name, value in (("pids.max", "0"), ("cgroup.kill", "1")):  # no fork meanwhile
+            try:
+                Path(path, name).write_text(value)
+            except OSError:
+                pass
     _kill_members(paths, set(), deadline)
     removed = True
     for path in paths:

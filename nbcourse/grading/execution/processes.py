@@ -41,6 +41,34 @@ def _kill(process: psutil.Process) -> None:
         pass
 
 
+def _sessions(pids) -> set[int]:
+    """The sessions of ``pids`` (and of this process): never signalled as a whole."""
+    found = {os.getsid(0)}
+    for pid in pids:
+        try:
+            found.add(os.getsid(pid))
+        except OSError:
+            pass
+    return found
+
+
+def _kill_with_group(process: psutil.Process, kept_sessions: set[int]) -> bool:
+    """SIGKILL ``process`` and, when it is in a session a submission made (not one of
+    ``kept_sessions``), its whole process group at once; True when there was such a group.
+    A process that forks and exits over and over is gone before a kill by pid reaches it,
+    but its children inherit its group, and the kernel signals a group in one step that
+    no fork slips through."""
+    foreign = False
+    try:
+        if os.getsid(process.pid) not in kept_sessions:
+            foreign = True
+            os.killpg(os.getpgid(process.pid), signal.SIGKILL)
+    except OSError:
+        pass
+    _kill(process)
+    return foreign
+
+
 def kill_process_group(pid: int) -> None:
     """SIGKILL the process group led by ``pid`` (the kernel's session)."""
     try:
@@ -77,9 +105,13 @@ def kill_descendants(root: psutil.Process | None = None, spare: set[int] = froze
     (not what is below them) and, if given, ``spare_below`` with all below it; reap them.
 
     Repeats until none are left, so a process that forks while being killed is caught
-    on the next round.  Returns the pids that were killed.
+    on the next round.  A zombie counts too: one that a submission's process left in a
+    session of its own names that session's group, whose live members (a process that
+    forks and exits over and over is short-lived enough to be missed by every list)
+    are killed with it.  Returns the pids that were killed.
     """
     root = root or psutil.Process()
+    kept = _sessions([root.pid, *spare, *([spare_below] if spare_below else [])])
     killed: list[int] = []
     for _ in range(rounds):
         try:
@@ -87,25 +119,31 @@ def kill_descendants(root: psutil.Process | None = None, spare: set[int] = froze
                         and not _below(p, spare_below)]
         except psutil.NoSuchProcess:
             break
-        alive = []
-        for child in children:
-            try:
-                if child.status() == psutil.STATUS_ZOMBIE:
-                    _reap(child.pid)
-                    continue
-            except psutil.NoSuchProcess:
-                continue
-            alive.append(child)
-        if not alive:
+        if not children:
             break
-        for child in alive:
-            _kill(child)
-            killed.append(child.pid)
-        psutil.wait_procs(alive, timeout=1)
-        for child in alive:
+        for child in children:
+            foreign = _kill_with_group(child, kept)
+            if _is_alive(child) or (foreign and _parent(child) == root.pid):  # an orphan
+                killed.append(child.pid)
+        psutil.wait_procs(children, timeout=1)
+        for child in children:
             _reap(child.pid)
         time.sleep(0.01)
     return killed
+
+
+def _parent(process: psutil.Process) -> int | None:
+    try:
+        return process.ppid()
+    except psutil.Error:
+        return None
+
+
+def _is_alive(process: psutil.Process) -> bool:
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 def _below(process: psutil.Process, ancestor: int | None) -> bool:
@@ -150,8 +188,9 @@ def processes_with_token(token: str) -> list[psutil.Process]:
 def kill_processes_with_token(token: str) -> list[int]:
     """Kill whatever still carries the token; returns their pids."""
     victims = processes_with_token(token)
+    kept = _sessions([])
     for process in victims:
-        _kill(process)
+        _kill_with_group(process, kept)
     psutil.wait_procs(victims, timeout=2)
     for process in victims:
         _reap(process.pid)

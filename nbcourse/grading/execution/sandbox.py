@@ -22,7 +22,6 @@ an unprivileged user, and stops when it cannot (it never runs bwrap as real root
 """
 from __future__ import annotations
 
-import ctypes
 import errno
 import json
 import os
@@ -36,7 +35,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import cgroups
+from . import cgroups, mounts
 from .limits import MB, GradingLimits
 
 SANDBOX_MODES = ("auto", "bwrap", "off")
@@ -85,6 +84,7 @@ class SandboxConfig:
     limits: GradingLimits = field(default_factory=GradingLimits)
     cgroups: dict = field(default_factory=dict)  # cgroups.find_parents(), {} without
     run_as: int = -1        # a grader running as root starts sandboxes as this user
+    user_mounts: bool = False  # an ordinary user's workers can mount (mounts.py)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -97,8 +97,9 @@ class SandboxConfig:
 
     @property
     def private_channel(self) -> bool:
-        """Does each channel get a sized tmpfs of its own?  Only a root grader can mount it."""
-        return self.kind == "bwrap" and self.run_as >= 0
+        """Does each channel get a sized tmpfs of its own?  A root grader can mount it, an
+        ordinary user where the machine lets it make user namespaces (mounts.py)."""
+        return self.kind == "bwrap" and (self.run_as >= 0 or self.user_mounts)
 
     def describe(self) -> dict:
         """What results.json records about the isolation of every submission."""
@@ -242,6 +243,8 @@ def make_config(mode: str, limits: GradingLimits | None = None) -> SandboxConfig
             config.run_as = int(os.environ.get("NBCOURSE_SANDBOX_UID", "65534"))
             if config.run_as == 0:
                 raise SandboxUnavailable("NBCOURSE_SANDBOX_UID=0 would run submissions as root")
+        else:
+            config.user_mounts = mounts.user_mounts_work()
         seccomp_program()  # fails here, loudly, if the filter cannot be built
     config.cgroups = cgroups.find_parents()
     limits.enforced = config.describe()
@@ -300,38 +303,13 @@ def _seccomp_file(channel: Path) -> Path:
 
 
 # --------------------------------------------------------------------------- the channel
-_PRIVATE_MOUNTS = False
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
-MNT_DETACH = 2
-CLONE_NEWNS = 0x00020000
-
-
-def _libc():
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def private_mounts() -> bool:
-    """Give this process (a worker, as root) a mount namespace of its own, so each
-    channel can be a small tmpfs that disappears with the worker whatever happens."""
-    global _PRIVATE_MOUNTS
-    libc = _libc()
-    if libc.unshare(CLONE_NEWNS) != 0 or libc.mount(b"none", b"/", None,
-                                                     MS_REC | MS_PRIVATE, None) != 0:
-        return False
-    _PRIVATE_MOUNTS = True
-    return True
-
-
 def prepare_channel(config: SandboxConfig, channel: Path) -> None:
     """Make ``channel`` (and the way to it) usable by the sandbox's user, a sized tmpfs
     when this process has mounts of its own, and write the seccomp filter next to it."""
     if config.kind != "bwrap":
         return
-    if config.private_channel and _PRIVATE_MOUNTS:
-        options = f"size={config.limits.channel_mb * MB},mode=700,nr_inodes=64".encode()
-        if _libc().mount(b"nbcourse-channel", str(channel).encode(), b"tmpfs",
-                         MS_NOSUID | MS_NODEV | MS_NOEXEC, options) != 0:
-            raise OSError(ctypes.get_errno(), "cannot mount the channel's tmpfs")
+    if config.private_channel and mounts.has_private_mounts():  # in a grading worker
+        mounts.mount_channel(channel, config.limits.channel_mb)
     bpf = _seccomp_file(channel)
     with open(os.open(bpf, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as handle:
         handle.write(seccomp_program())
@@ -343,8 +321,7 @@ def prepare_channel(config: SandboxConfig, channel: Path) -> None:
 
 def release_channel(channel: Path) -> None:
     """Unmount (if mounted) and remove a channel and what sits next to it."""
-    if _PRIVATE_MOUNTS:
-        _libc().umount2(str(channel).encode(), MNT_DETACH)
+    mounts.unmount_channel(channel)
     for path in (channel, _stage(channel), _seccomp_file(channel)):
         remove_tree(path)
 

@@ -41,7 +41,8 @@ from .limits import GradingLimits
 from .processes import TOKEN_VARIABLE, become_subreaper, kill_descendants
 from .report import RunReport
 from .runner import SourceScan, run_submission
-from .sandbox import SandboxConfig, private_mounts, remove_tree
+from .mounts import private_mounts
+from .sandbox import SandboxConfig, remove_tree
 
 CONFIG_VARIABLE = "NBCOURSE_GRADING_SANDBOX"
 
@@ -125,8 +126,9 @@ def main(scan_source: SourceScan) -> int:
     and passes it, so the scan runs here, under this worker's memory limit."""
     config = SandboxConfig.from_json(json.loads(os.environ.get(CONFIG_VARIABLE, "{}")))
     limit_own_memory(config.limits.worker_memory_mb)
-    if config.private_channel:
-        private_mounts()  # first, while this process has a single thread
+    if config.private_channel and not private_mounts():  # first, while single-threaded
+        print("nbcourse: this worker cannot make mounts of its own: its sandboxes' channels "
+              "are plain folders", file=sys.stderr)
     replies = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr

@@ -1,0 +1,104 @@
+"""A channel of its own for each sandbox: a small tmpfs in the grading worker's own mount
+namespace, so no kernel can fill the grader's disk through it, and nothing of it outlives
+the worker.
+
+The channel is the one host folder bound into a sandbox (it holds the kernel's sockets),
+so it must be mounted outside the sandbox, by the worker.  A root worker needs only a
+mount namespace (``CLONE_NEWNS``); an ordinary user's worker first makes a user namespace
+that maps its own user to itself (``CLONE_NEWUSER``), which gives it the right to mount in
+that namespace and nothing on the host.  Both must happen while the worker has one thread.
+Where the machine refuses (user namespaces disabled), the channel stays a plain folder and
+``results.json`` says so.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
+MNT_DETACH = 2
+CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
+MB = 2**20
+
+_private = False  # has this process a mount namespace of its own (private_mounts)?
+
+#: A worker's environment: numerical libraries start threads when imported, and a process
+#: with more than one thread cannot make a user namespace (the worker computes nothing).
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _map_own_user(uid: int, gid: int) -> None:
+    """Inside a new user namespace: be the same user and group as outside, nothing more."""
+    Path("/proc/self/setgroups").write_text("deny")
+    Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
+    Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
+
+
+def private_mounts() -> bool:
+    """Give this process (a grading worker, single-threaded still) mounts of its own, so
+    each channel can be a sized tmpfs that disappears with it whatever happens."""
+    global _private
+    libc = _libc()
+    flags = CLONE_NEWNS if os.geteuid() == 0 else CLONE_NEWUSER | CLONE_NEWNS
+    uid, gid = os.getuid(), os.getgid()  # as the host knows them, before the unshare
+    if libc.unshare(flags) != 0:
+        return False
+    try:
+        if flags & CLONE_NEWUSER:
+            _map_own_user(uid, gid)
+    except OSError:
+        return False
+    if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+        return False
+    _private = True
+    return True
+
+
+def has_private_mounts() -> bool:
+    return _private
+
+
+def mount_channel(channel: Path, megabytes: int) -> None:
+    """Mount a tmpfs of ``megabytes`` (and few files) on ``channel``; needs private_mounts."""
+    options = f"size={megabytes * MB},mode=700,nr_inodes=64".encode()
+    if _libc().mount(b"nbcourse-channel", str(channel).encode(), b"tmpfs",
+                     MS_NOSUID | MS_NODEV | MS_NOEXEC, options) != 0:
+        raise OSError(ctypes.get_errno(), "cannot mount the channel's tmpfs")
+
+
+def unmount_channel(channel: Path) -> None:
+    if _private:
+        _libc().umount2(str(channel).encode(), MNT_DETACH)
+
+
+#: Run in a fresh interpreter: can this user make the mounts a worker would make?
+_PROBE = """
+import os, sys, tempfile
+from pathlib import Path
+from nbcourse.grading.execution import mounts
+folder = Path(tempfile.mkdtemp())
+try:
+    ok = mounts.private_mounts()
+    if ok:
+        mounts.mount_channel(folder, 1)
+        mounts.unmount_channel(folder)
+finally:
+    folder.rmdir()
+sys.exit(0 if ok else 1)
+"""
+
+
+def user_mounts_work() -> bool:
+    """Can an ordinary user's worker give its channels a tmpfs on this machine?"""
+    try:
+        return subprocess.run([sys.executable, "-c", _PROBE], capture_output=True,
+                              env={**os.environ, **ONE_THREAD}, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
