@@ -183,22 +183,23 @@ def _inside(name: str, package: str) -> bool:
 
 
 def _policy_imports(modules: dict[str, Path]) -> list[str]:
-    """Where a module of ``grading/execution/`` imports ``nbcourse.grading`` outside
-    ``execution`` (the package itself included: ``from .. import x``)."""
+    """Where a module of ``grading/execution/`` imports anything of ``nbcourse`` outside
+    ``execution`` (the packages themselves included: ``from .. import x``)."""
     found = []
     for name, path in modules.items():
         if _inside(name, EXECUTION):
             found += [f"{name} imports {target}" for target in sorted(_imports(name, path))
-                      if _inside(target, "nbcourse.grading") and not _inside(target, EXECUTION)]
+                      if _inside(target, "nbcourse") and not _inside(target, EXECUTION)]
     return found
 
 
-def test_execution_imports_nothing_of_grading_policy():
+def test_execution_imports_nothing_of_grading_policy_or_the_library():
     """``grading/execution/`` runs a student's code and reports facts; what is judged, and
     how, lives in the rest of ``grading/``, which hands execution what it needs (the
-    source scan, as a function).  So execution imports nothing of it."""
+    source scan, as a function; the course's folders, ``grading.course_folders``).  So
+    execution imports nothing of it, nor of the library."""
     offenders = _policy_imports(MODULES)
-    assert not offenders, ("grading/execution/ must not import the rest of grading/ (pass "
+    assert not offenders, ("grading/execution/ must not import the rest of nbcourse (pass "
                            "what it needs in as a parameter):\n  " + "\n  ".join(offenders))
 
 
@@ -210,8 +211,9 @@ def test_the_layer_check_sees_relative_absolute_and_lazy_imports(tmp_path):
                     "def later():\n    import nbcourse.grading.specs\n", encoding="utf-8")
     assert _policy_imports({f"{EXECUTION}.fake_module": fake}) == [
         f"{EXECUTION}.fake_module imports {target}"
-        for target in ("nbcourse.grading", "nbcourse.grading.forbidden",
-                       "nbcourse.grading.scoring", "nbcourse.grading.specs")]
+        for target in ("nbcourse", "nbcourse.datasets", "nbcourse.grading",
+                       "nbcourse.grading.forbidden", "nbcourse.grading.scoring",
+                       "nbcourse.grading.specs")]
 
 
 CORE_EXCLUDES = ("nbcourse.plotting", "nbcourse.widgets", "nbcourse.grading", "nbcourse.cli",

@@ -32,7 +32,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ._base import (DOWNLOAD_TIMEOUT_SECONDS, ChecksumError, CorpusNotFoundError, DownloadError,
-                    cache_root, source_url)
+                    cache_root, shared_data_dir, source_url)
 from ._digits import DIGITS_PIXELS, DIGITS_SHA256, load_digits
 from ._shipped import load_picnic, load_weather, shipped_data_dir
 from ._sms_spam import (SMS_SPAM_FILENAME, SMS_SPAM_SHA256, SMS_SPAM_URL, load_sms_mini, load_sms_spam,
@@ -71,7 +71,7 @@ __all__ = [
     "DOWNLOAD_TIMEOUT_SECONDS", "DownloadError",
     "NEWSGROUPS_ARCHIVE_NAME", "NEWSGROUPS_CONTENT_SHA256", "NEWSGROUPS_URL", "SMS_SPAM_FILENAME",
     "SMS_SPAM_SHA256", "SMS_SPAM_URL", "SPAMBASE_FEATURES", "SPAMBASE_FILENAME", "SPAMBASE_SHA256",
-    "SPAMBASE_URL", "TextCorpus", "cache_root", "fetch_corpus", "load_20newsgroups", "load_digits",
+    "SPAMBASE_URL", "TextCorpus", "cache_root", "shared_data_dir", "fetch_corpus", "load_20newsgroups", "load_digits",
     "load_20newsgroups_if_available", "load_picnic", "load_sms_mini", "load_sms_spam",
     "load_sms_spam_or_mini", "load_spambase", "load_spambase_presence", "load_weather",
     "newsgroups_folder", "shipped_data_dir", "source_url",

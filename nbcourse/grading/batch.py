@@ -23,6 +23,7 @@ from .collection import collect_submissions
 from .execution.connection import remove_socket_folders
 from .execution.limits import GradingLimits
 from .execution.processes import kill_processes_with_token
+from .course_folders import course_folders
 from .execution.sandbox import SANDBOX_MODES, SandboxConfig, make_config, release, remove_tree
 from .gradebook import BatchResult, remove_planted, snapshot
 from .integrity import check_batch
@@ -139,7 +140,7 @@ def _prepare(exercise, paths, notebook, out_dir: Path, local, only=None, check=N
         if not submissions:
             raise ValueError("no submissions to grade: " + "; ".join(warnings or ["none given"]))
         if local is not None:
-            config = make_config(*local)
+            config = make_config(*local, course_folders())
             if config.run_as >= 0:
                 os.chmod(scratch, 0o711)  # the sandbox's user reaches its channel through it
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -58,8 +58,9 @@ class _WorkerState:
     for the batch, and at the end ``release`` and the token's leftovers."""
 
     def __init__(self, token: str, mode: str, limits: GradingLimits):
+        from .course_folders import course_folders
         from .execution.sandbox import make_config
-        self.config = make_config(mode, limits)  # this machine's self-test
+        self.config = make_config(mode, limits, course_folders())  # this machine's self-test
         self.token = token
         self.scratch = Path(tempfile.mkdtemp(prefix=_scratch_prefix(token)))
         if self.config.run_as >= 0:

@@ -28,6 +28,7 @@ from nobody_support import as_nobody
 
 from nbcourse.grading import specs
 from nbcourse.grading.batch import grade_batch
+from nbcourse.grading.course_folders import course_folders
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "submissions"
@@ -602,7 +603,7 @@ def test_a_worker_killed_at_its_deadline_leaves_no_process_and_no_folder(tmp_pat
 
     before = {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("nbcourse-")}
     limits = GradingLimits(cell_timeout=60, total_timeout=300)
-    config = make_config("bwrap", limits)
+    config = make_config("bwrap", limits, course_folders())
     scratch = Path(tempfile.mkdtemp(prefix="nbcourse-batch-"))
     os.chmod(scratch, 0o711)
     token = f"nbcourse-test-{secrets.token_hex(6)}"

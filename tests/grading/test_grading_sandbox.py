@@ -25,6 +25,7 @@ from nobody_support import as_nobody
 
 from nbcourse.grading import gradebook
 from nbcourse.grading.batch import grade_batch
+from nbcourse.grading.course_folders import course_folders
 from nbcourse.grading.collection import collect_submissions
 from nbcourse.grading.gradebook import feedback_names, spreadsheet_safe
 from nbcourse.grading.execution import launcher, sandbox
@@ -35,7 +36,7 @@ FIXTURES = REPO / "tests" / "fixtures" / "submissions"
 
 @pytest.fixture(scope="module")
 def config():
-    made = sandbox.make_config("bwrap")  # runs the start-up self-test too
+    made = sandbox.make_config("bwrap", None, course_folders())  # runs the start-up self-test too
     yield made
     sandbox.release(made)
 
@@ -161,7 +162,7 @@ print(json.dumps(result))
 def test_auto_stops_with_a_way_out_when_bwrap_is_missing(monkeypatch):
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     with pytest.raises(sandbox.SandboxUnavailable) as error:
-        sandbox.make_config("auto")
+        sandbox.make_config("auto", None, course_folders())
     assert "apt install bubblewrap" in str(error.value)
     assert "--sandbox off" in str(error.value)
 
@@ -301,8 +302,8 @@ print(json.dumps({"spec": os.path.exists(sys.argv[1]), "data": os.path.exists(sy
     finally:
         shutil.rmtree(package, ignore_errors=True)
     assert found == {"spec": False, "data": True}
-    assert sandbox._instructor_only() == [] or all("exercises" in p for p in
-                                                   sandbox._instructor_only())
+    hidden = course_folders().hidden
+    assert hidden == [] or all("exercises" in p for p in hidden)
 
 
 # ------------------------------------------------------------------ round two (issue 23)
@@ -314,7 +315,7 @@ def test_a_root_grader_without_setpriv_stops_instead_of_running_bwrap_as_root(mo
     monkeypatch.setattr(sandbox.shutil, "which",
                         lambda name: None if name in ("setpriv", "unshare") else real_which(name))
     with pytest.raises(sandbox.SandboxUnavailable, match="root") as error:
-        sandbox.make_config("bwrap")
+        sandbox.make_config("bwrap", None, course_folders())
     assert "setpriv" in str(error.value) and "unshare" in str(error.value)
 
 
@@ -940,7 +941,7 @@ def test_corpora_reached_through_a_link_are_found_inside(tmp_path, monkeypatch):
         os.chmod(real / "corpus.txt", 0o644)
         (folder / "link").symlink_to(real)
         monkeypatch.setenv("NBCOURSE_DATA", str(folder / "link"))
-        linked = sandbox.make_config("bwrap")
+        linked = sandbox.make_config("bwrap", None, course_folders())
         try:
             found = _inside(linked, tmp_path, """
 import json, os

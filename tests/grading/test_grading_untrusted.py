@@ -18,6 +18,7 @@ import nbformat
 import pytest
 
 from nbcourse.grading import specs
+from nbcourse.grading.course_folders import course_folders
 from nbcourse.grading.execution.probe_source import MAX_REPLY_CHARS
 from nbcourse.grading.execution.report import KernelOutcome, RunReport
 from nbcourse.grading.execution.limits import GradingLimits
@@ -234,7 +235,7 @@ def test_a_slow_notebook_is_timed_out_within_its_time_sandboxed(tmp_path):
     path = tmp_path / "slow.ipynb"
     path.write_text(nbformat.writes(notebook))
     limits = GradingLimits(cell_timeout=4.0, total_timeout=8.0, interrupt_grace=1.0)
-    config = make_config("bwrap", limits)
+    config = make_config("bwrap", limits, course_folders())
     base = Path(tempfile.mkdtemp(prefix="nbcourse-grading-"))
     os.chmod(base, 0o711)  # the sandbox's user reaches its channel through it
     kernels = KernelServers(config, base, "token")
@@ -302,7 +303,7 @@ def test_only_the_exercise_stub_is_not_answered_yet_in_a_cell_or_a_probe(tmp_pat
     path = tmp_path / "stubs.ipynb"
     path.write_text(nbformat.writes(notebook))
     limits = GradingLimits()
-    config = make_config("off", limits)
+    config = make_config("off", limits, course_folders())
     base = Path(tempfile.mkdtemp(prefix="nbcourse-grading-"))
     kernels = KernelServers(config, base, "token")
     try:

@@ -70,6 +70,17 @@ OTHER_PROCESS_CALLS = (("prlimit64", 0), ("setpriority", 1), ("ioprio_set", 1),
                        ("migrate_pages", 0), ("move_pages", 0))
 
 
+@dataclass(frozen=True)
+class CourseFolders:
+    """What of the course a sandbox shows, read-only: the installed package, the corpora
+    folders (``data``, with the variables that name them, ``env``), and the folders inside
+    the package it masks (``hidden``: solutions and specs)."""
+    package: str = ""
+    data: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    hidden: list[str] = field(default_factory=list)
+
+
 class SandboxUnavailable(RuntimeError):
     """bwrap cannot isolate a submission on this machine; the message says how to fix it."""
 
@@ -131,12 +142,9 @@ class SandboxConfig:
 
 
 # --------------------------------------------------------------------------- building
-def _python_paths() -> list[str]:
-    """Folders the kernel imports from: the interpreter, the environment, nbcourse."""
-    import nbcourse
-
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-             str(Path(nbcourse.__file__).resolve().parent)}
+def _python_paths(package: str) -> list[str]:
+    """Folders the kernel imports from: the interpreter, the environment, ``package``."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, package}
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         try:
             paths.add(sysconfig.get_paths()[key])
@@ -167,59 +175,15 @@ def _outermost(paths: list[str]) -> list[str]:
     return kept
 
 
-def _data_paths() -> tuple[list[str], dict[str, str]]:
-    """The corpora the loaders read, read-only, and the variables that point at them.
-
-    Every path is given resolved, to the sandbox as to the kernel: a folder reached
-    through a link (``NBCOURSE_DATA=/course/data`` where ``/course`` is a link) is bound
-    at its real path, which is the only one that exists inside."""
-    from nbcourse import datasets
-
-    env: dict[str, str] = {}
-    paths: list[str] = []
-    try:
-        shipped = datasets.shipped_data_dir()
-        env["NBCOURSE_SHIPPED_DATA"] = str(shipped)
-        paths.append(str(shipped))
-    except Exception:  # noqa: BLE001 - no shipped data: the exercise will say so
-        pass
-    if os.environ.get("NBCOURSE_DATA") and Path(os.environ["NBCOURSE_DATA"]).is_dir():
-        env["NBCOURSE_DATA"] = os.environ["NBCOURSE_DATA"]
-        paths.append(os.environ["NBCOURSE_DATA"])
-    cache = os.environ.get("NBCOURSE_CACHE") or str(
-        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "nbcourse")
-    if Path(cache).is_dir():
-        env["NBCOURSE_CACHE"] = cache
-        paths.append(cache)
-    env = {name: str(Path(value).resolve()) for name, value in env.items()}
-    return [str(Path(p).resolve()) for p in paths], env
-
-
-def _instructor_only() -> list[str]:
-    """Folders of an installed package that hold solutions and grading specs.
-
-    A wheel carries the whole course inside the package (``nbcourse/_course``), the
-    exercise sources included; the sandbox sees the package, so those are masked."""
-    import nbcourse
-    from nbcourse import resources
-
-    course = Path(nbcourse.__file__).resolve().parent / resources.PACKAGE_FOLDER
-    hidden = []
-    for prefix in resources.INSTRUCTOR_ONLY:
-        path = course / prefix.rstrip("/")
-        if prefix.endswith("/") and path.is_dir():
-            hidden.append(str(path))
-    return hidden
-
-
-def make_config(mode: str, limits: GradingLimits | None = None) -> SandboxConfig:
-    """The configuration for ``--sandbox MODE``; raises ``SandboxUnavailable`` for ``bwrap``
-    (and ``auto``) when bubblewrap cannot isolate here.  Creates the batch's cgroup
-    parents (``release`` removes them)."""
+def make_config(mode: str, limits: GradingLimits | None, folders: CourseFolders) -> SandboxConfig:
+    """The configuration for ``--sandbox MODE``, with the course's ``folders`` (found by
+    ``grading.course_folders``); raises ``SandboxUnavailable``
+    for ``bwrap`` (and ``auto``) when bubblewrap cannot isolate here.  Creates the batch's
+    cgroup parents (``release`` removes them)."""
     if mode not in SANDBOX_MODES:
         raise ValueError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, got {mode!r}")
     limits = limits if limits is not None else GradingLimits()
-    data, env = _data_paths()
+    env = dict(folders.env)
     if mode == "off":
         config = SandboxConfig("off", env=env, limits=limits)
     else:
@@ -228,8 +192,9 @@ def make_config(mode: str, limits: GradingLimits | None = None) -> SandboxConfig
                 "bubblewrap (bwrap) is not installed. Install it (Debian/Ubuntu: "
                 "`sudo apt install bubblewrap`, Fedora: `sudo dnf install bubblewrap`) "
                 "or grade with `--sandbox off` at your own risk (no isolation).")
-        config = SandboxConfig("bwrap", readonly=_outermost(_python_paths() + data), env=env,
-                               limits=limits, hidden=_instructor_only())
+        readonly = _python_paths(folders.package) + folders.data
+        config = SandboxConfig("bwrap", readonly=_outermost(readonly), env=env,
+                               limits=limits, hidden=list(folders.hidden))
         if os.geteuid() == 0:
             # Never run a submission as root, nor bwrap with root's capabilities: from
             # root, sandboxes start as an unprivileged user (nobody by default).
