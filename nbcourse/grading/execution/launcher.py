@@ -1,7 +1,7 @@
 """The one way a grading kernel starts, sandboxed or not: forked from a kernel server.
 
-``LAUNCHER`` is the only kernel launcher.  It imports the slow modules (ipykernel,
-numpy, pandas, nbcourse) once, says ``ready`` and serves the worker on its stdin: for
+``LAUNCHER`` (the source of ``kernel_server.py``) is the only kernel launcher.  It
+imports the slow modules (ipykernel, numpy, pandas, nbcourse) once, says ``ready`` and serves the worker on its stdin: for
 each submission it forks a child that writes the notebook into the home, sets its
 limits before any student code, makes ``quit()`` harmless and becomes the IPython
 kernel; between submissions it empties the folders a kernel may write (its home,
@@ -39,174 +39,17 @@ from pathlib import Path
 
 import psutil
 
-from . import cgroups
+from . import cgroups, kernel_server
 from .folder_state import folder_state, reset_folder
 from .limits import bytes_or_unlimited
 from .processes import kill_descendants
 from .sandbox import (HOME, SandboxConfig, bwrap_command, kernel_environment, prepare_channel,
                       release_channel, remove_tree)
 
-#: Run as ``python -c LAUNCHER FOLDER...``: import the slow modules, then serve the worker.
-#: A line ``{"kernel": job}`` forks a kernel (reply ``{"pid": ...}``); ``{"wipe": true}``,
-#: sent once the worker has killed every other process, kills anything left in the
-#: sandbox and empties each FOLDER (reply ``{"left": [...]}``, what could not be removed).
-#: Nothing of a submission passes through the server's own memory (a fork would carry
-#: it to the next kernel): the job names the notebook's file, the kernel copies it, and
-#: the folders are emptied by a child of the server.
-LAUNCHER = r"""
-import ctypes, json, os, random, resource, shutil, signal, sys
-from pathlib import Path
-# the grading worker bounds its own memory with a soft RLIMIT_DATA; kernels have their own
-resource.setrlimit(resource.RLIMIT_DATA, (resource.getrlimit(resource.RLIMIT_DATA)[1],) * 2)
-if sys.path and sys.path[0] == "":
-    del sys.path[0]
-# no debugger in a grading kernel: ipykernel would import debugpy (about 100 modules,
-# 0.2 s of CPU for every submission) when it starts
-sys.modules["debugpy"] = None
-for name in ("ipykernel.kernelapp", "ipykernel.zmqshell", "numpy", "pandas", "scipy.sparse",
-             "nbcourse", "nbcourse.datasets"):
-    try:
-        __import__(name)
-    except Exception:
-        pass
-from ipykernel.kernelapp import launch_new_instance
-from ipykernel.zmqshell import ZMQInteractiveShell
-from nbcourse.grading.execution.sandbox import remove_tree
-
-def _ask_exit(self):
-    # quit()/exit() in a graded notebook ends nothing: the answers defined so far are
-    # still read, so the result is the same on every run
-    self.nbcourse_asked_exit = True
-ZMQInteractiveShell.ask_exit = _ask_exit
-libc = ctypes.CDLL(None, use_errno=True)
-PR_SET_DUMPABLE = 4
-libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no kernel may open this process's memory
-# what a wipe keeps: the mount points below the folders (the channel, when the grader's
-# TMPDIR is /tmp) and the folders on the way to them, each with its first mode
-mounts = [line.split()[4].replace("\\040", " ") for line in open("/proc/self/mountinfo")]
-kept = {}
-for folder in sys.argv[1:]:
-    kept[folder] = os.stat(folder)
-    for point in mounts:
-        if point.startswith(folder.rstrip("/") + "/"):
-            path = point
-            while path != folder:
-                kept.setdefault(path, os.stat(path))
-                path = os.path.dirname(path)
-
-def reap(*_):
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-def wipe():
-    # each folder as it was: empty, no extended attribute (ACLs included), its first mode
-    # and times; returns the names of what could not be removed
-    left = []
-    for folder, first in kept.items():
-        if folder in mounts and folder not in sys.argv[1:]:
-            continue  # a mount of the grader's (the channel): emptied from outside
-        try:
-            for name in os.listxattr(folder):
-                os.removexattr(folder, name)
-            os.chmod(folder, first.st_mode & 0o7777)
-            for name in os.listdir(folder):
-                if os.path.join(folder, name) not in kept:
-                    remove_tree(Path(folder, name))
-            left += [path for path in (os.path.join(folder, name) for name in os.listdir(folder))
-                     if path not in kept]
-            left += [f"{folder}: {name}" for name in os.listxattr(folder)]
-            os.utime(folder, ns=(first.st_atime_ns, first.st_mtime_ns))
-        except OSError as error:
-            left.append(f"{folder}: {error.strerror}")
-    return left
-
-def tidy():
-    # kill every other process of the sandbox, then empty its folders in a child
-    if os.getpid() == 1:  # the sandbox's pid 1: -1 is every process of the sandbox but this
-        # one, killed at once (no process forking meanwhile escapes it)
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except OSError:
-            pass
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        try:
-            while True:
-                os.wait()
-        except ChildProcessError:
-            pass
-        signal.signal(signal.SIGCHLD, reap)
-    reading, writing = os.pipe()
-    child = os.fork()
-    if child == 0:
-        os.close(reading)
-        try:
-            os.write(writing, json.dumps(wipe()).encode()[:60000])
-        finally:
-            os._exit(0)
-    os.close(writing)
-    with os.fdopen(reading, "rb") as handle:
-        reply = handle.read(60001)
-    try:
-        os.waitpid(child, 0)  # gone before the reply: the worker counts what is left
-    except ChildProcessError:
-        pass  # reaped already, by the SIGCHLD handler
-    try:
-        return json.loads(reply)
-    except ValueError:
-        return ["the folders could not be emptied"]
-
-def become_kernel(job):
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # how a kernel is interrupted
-    libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
-    os.setsid()
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    os.closerange(3, 65536)  # the server's pipes to the worker among them
-    try:
-        with open("/proc/self/oom_score_adj", "w") as handle:
-            handle.write("1000")  # out of memory, a kernel goes first, not the server
-    except OSError:
-        pass
-    os.makedirs(os.environ["TMPDIR"], exist_ok=True)
-    shutil.copyfile(job["notebook"], job["notebook_path"])
-    for which, value in ((resource.RLIMIT_AS, job["memory"]), (resource.RLIMIT_FSIZE, job["file_size"]),
-                         (resource.RLIMIT_NPROC, job["tasks"]), (resource.RLIMIT_CORE, 0)):
-        if value >= 0:
-            resource.setrlimit(which, (value, value))
-    random.seed()  # a fork shares the server's random state: each kernel draws its own
-    if "numpy" in sys.modules:
-        sys.modules["numpy"].random.seed()
-    sys.argv = ["nbcourse-grading-kernel"] + job["args"]
-    launch_new_instance()
-
-signal.signal(signal.SIGCHLD, reap)  # kernels, and in a sandbox every orphan inside
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-requests, replies = sys.stdin, sys.stdout
-replies.write("ready\n")
-replies.flush()
-for line in requests:
-    request = json.loads(line)
-    if "wipe" in request:
-        reap()
-        reply = {"left": tidy()}
-    else:
-        pid = os.fork()
-        if pid == 0:
-            try:
-                become_kernel(request["kernel"])
-            finally:
-                os._exit(0)
-        reply = {"pid": pid}
-    replies.write(json.dumps(reply) + "\n")
-    replies.flush()
-"""
+#: Run as ``python -c LAUNCHER FOLDER...``: the kernel server (``kernel_server.py``, a
+#: module of its own so that it is read, linted and tested as code), given as its source
+#: so that nothing but what it imports itself is on its path.
+LAUNCHER = Path(kernel_server.__file__).read_text(encoding="utf-8")
 
 
 class ForkedKernel:

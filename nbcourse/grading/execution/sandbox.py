@@ -35,7 +35,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import cgroups, mounts
+from . import cgroups, mounts, sandbox_probe
 from .limits import MB, GradingLimits
 
 SANDBOX_MODES = ("auto", "bwrap", "off")
@@ -421,40 +421,9 @@ def kernel_environment(config: SandboxConfig, home: str, token: str = "") -> dic
 
 
 # --------------------------------------------------------------------------- self-test
-SELF_TEST = r"""
-import ctypes, json, os, platform, socket, sys
-planted, port, readonly = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-libc = ctypes.CDLL(None, use_errno=True)
-
-def user_namespace():
-    # clone(CLONE_NEWUSER | SIGCHLD), as a fork would: only --disable-userns refuses it
-    # (unshare, the usual way, is refused by the seccomp filter whatever bwrap was told)
-    number = {"x86_64": 56, "aarch64": 220, "riscv64": 220}.get(platform.machine())
-    if number is None:  # where clone's arguments come in another order: unshare only
-        return libc.unshare(0x10000000) == 0
-    pid = libc.syscall(number, 0x10000000 | 17, 0, 0, 0, 0)
-    if pid == 0:
-        os._exit(0)
-    if pid > 0:
-        os.waitpid(pid, 0)
-    return pid > 0
-
-status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines()
-              if ":" in line)
-found = {"planted_visible": os.path.exists(planted),
-         "processes": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
-         "uid_map": open("/proc/self/uid_map").read().split(),
-         "cap_eff": int(status["CapEff"].strip(), 16), "seccomp": status["Seccomp"].strip(),
-         # MS_REMOUNT | MS_BIND on a read-only bind: must fail (no capability, no mount)
-         "remount": libc.mount(b"none", readonly.encode(), None, 32 | 4096, None) == 0,
-         "user_namespace": user_namespace()}
-try:
-    socket.create_connection(("127.0.0.1", port), timeout=2).close()
-    found["network"] = True
-except OSError:
-    found["network"] = False
-print(json.dumps(found))
-"""
+#: Run in a sandbox as ``python -c SELF_TEST PLANTED PORT READONLY``: ``sandbox_probe.py``,
+#: a module of its own (read, linted and tested as code), given as its source.
+SELF_TEST = Path(sandbox_probe.__file__).read_text(encoding="utf-8")
 
 
 def self_test(config: SandboxConfig) -> None:

@@ -1,0 +1,71 @@
+"""The programs the grader runs inside a sandbox, tested as the modules they are (issue
+36, item 2): the kernel server's tidy-up (``kernel_server.py``) and the self-test's probe
+(``sandbox_probe.py``).  Their end-to-end behaviour is in test_grading_sandbox.py."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+from nbcourse.grading.execution import kernel_server, launcher, sandbox
+
+
+def test_the_launcher_and_the_self_test_run_the_modules_own_source():
+    assert launcher.LAUNCHER.startswith('"""The kernel server')
+    assert "def serve(" in launcher.LAUNCHER and "def probe(" in sandbox.SELF_TEST
+
+
+def test_a_wipe_brings_a_folder_back_to_its_first_state(tmp_path):
+    """What a kernel leaves in a folder the server empties: files, a locked folder inside,
+    an extended attribute, another mode, other times."""
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    kept = kernel_server.kept_folders([str(home)], [])
+    (home / "left.txt").write_text("planted")
+    (home / "locked" / "inner").mkdir(parents=True)
+    os.chmod(home / "locked", 0)
+    os.setxattr(home, "user.planted", b"x")
+    os.chmod(home, 0o755)
+    os.utime(home, (1, 1))
+    assert kernel_server.wipe([str(home)], kept, []) == []
+    assert os.listdir(home) == [] and os.listxattr(home) == []
+    first = kept[str(home)]
+    now = os.stat(home)
+    assert (now.st_mode, now.st_mtime_ns) == (first.st_mode, first.st_mtime_ns)
+
+
+def test_a_wipe_keeps_the_mount_points_below_a_folder(tmp_path):
+    """The channel may be mounted inside /tmp: the server keeps it (and the folders on the
+    way to it) and leaves emptying it to the worker."""
+    tmp = tmp_path / "tmp"
+    channel = tmp / "grader" / "channel"
+    channel.mkdir(parents=True)
+    (channel / "kernel.json").write_text("{}")
+    (tmp / "other.txt").write_text("planted")
+    kept = kernel_server.kept_folders([str(tmp)], [str(channel)])
+    assert set(kept) == {str(tmp), str(tmp / "grader"), str(channel)}
+    assert kernel_server.wipe([str(tmp)], kept, [str(channel)]) == []
+    assert sorted(os.listdir(tmp)) == ["grader"] and os.listdir(channel) == ["kernel.json"]
+
+
+def test_the_probe_sees_what_an_unconfined_process_sees(tmp_path):
+    """Outside a sandbox every check of the self-test must come out the other way, or the
+    self-test could not fail: the planted file is seen, the loopback server reached, the
+    host's processes listed."""
+    planted = tmp_path / "planted.txt"
+    planted.write_text("seen")
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    try:
+        run = subprocess.run([sys.executable, "-c", sandbox.SELF_TEST, str(planted),
+                              str(server.getsockname()[1]), str(tmp_path)],
+                             capture_output=True, text=True, timeout=60)
+    finally:
+        server.close()
+    found = json.loads(run.stdout)
+    assert found["planted_visible"] and found["network"]
+    assert os.getpid() in found["processes"]
+    assert found["seccomp"] == "0"
