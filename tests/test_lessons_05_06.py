@@ -195,7 +195,13 @@ def test_05_test_cost_is_read_as_an_estimate_not_as_proof_of_the_choice(lesson05
 
 def test_05_says_dependence_can_cost_accuracy_and_points_to_calibration(lesson05):
     lesson05.says("which pushes posteriors towards 0 and 1 and can cost accuracy too",
-                  "Notebook 06 separates the two causes on e-mails (there the misfit dominates)")
+                  "Notebook 06 tells the two causes apart on e-mails (there the misfit, not the dependence, "
+                  "is what makes nearly every posterior extreme)")
+    # lesson 06's control separates the causes of near-certainty, not of its log-loss or accuracy gaps
+    assert "Notebook 06 separates the two causes" not in lesson05.flat_prose
+    lesson05.says("breaks the \"naive\" independence assumption on purpose",
+                  "repairs the posteriors on validation data (calibration)")
+    assert "naive\" independence assumption is badly wrong" not in lesson05.flat_prose
 
 
 def test_05_unseen_word_weighs_about_one_for_spam_and_cross_validation_prefers_002(lesson05):
