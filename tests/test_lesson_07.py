@@ -281,3 +281,14 @@ def test_lesson_07_words_its_unchecked_timings_and_memory_loosely():
     assert "Streaming needs about half the memory" in memory and "less than half" not in memory
     time_ = markdown_with(notebook, "Two workers\ncan at best halve pass 2")
     assert "one shard takes well under a second" in time_ and "about a tenth of a second" not in time_
+
+
+def test_lesson_07_recap_describes_what_exercise_07_asks():
+    from lesson_outputs import lesson, markdown_with
+
+    recap = " ".join(markdown_with(lesson("07_"), "## Recap").split())
+    exercise = " ".join(EXERCISE.read_text(encoding="utf-8").split())
+    # question 3 merges tables over different vocabularies by word; question 4 counts what min_df loses
+    assert "merge_vocabularies" in exercise and "BagOfWords(min_df=2)" in exercise
+    assert "by matching their columns by word" in recap and "what a `min_df` rule loses for good" in recap
+    assert "explain why a growing vocabulary breaks naive merging" not in recap
