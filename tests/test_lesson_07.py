@@ -269,3 +269,26 @@ def test_lesson_07_reads_the_hashing_table_with_its_spread():
     tree_table = markdown_with(notebook, "| accurate when |")
     assert "the features are nearly independent given the class |" not in tree_table
     assert "notebook 06 shows both ways it can fail" in tree_table
+
+
+def test_lesson_07_words_its_unchecked_timings_and_memory_loosely():
+    # the megabytes and seconds are not checked by nbval (they depend on the machine), and the
+    # stored ratio was 0.49: the prose must not hang on which side of one half it falls
+    from lesson_outputs import lesson, markdown_with
+
+    notebook = lesson("07_")
+    memory = markdown_with(notebook, "but not ten times less")
+    assert "Streaming needs about half the memory" in memory and "less than half" not in memory
+    time_ = markdown_with(notebook, "Two workers\ncan at best halve pass 2")
+    assert "one shard takes well under a second" in time_ and "about a tenth of a second" not in time_
+
+
+def test_lesson_07_recap_describes_what_exercise_07_asks():
+    from lesson_outputs import lesson, markdown_with
+
+    recap = " ".join(markdown_with(lesson("07_"), "## Recap").split())
+    exercise = " ".join(EXERCISE.read_text(encoding="utf-8").split())
+    # question 3 merges tables over different vocabularies by word; question 4 counts what min_df loses
+    assert "merge_vocabularies" in exercise and "BagOfWords(min_df=2)" in exercise
+    assert "by matching their columns by word" in recap and "what a `min_df` rule loses for good" in recap
+    assert "explain why a growing vocabulary breaks naive merging" not in recap

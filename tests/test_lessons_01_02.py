@@ -278,6 +278,10 @@ def test_lesson_02_explains_why_the_wrong_prior_lands_closer_at_1000_tosses():
     assert f"{sd:.1f}" in text and f"{(300 - heads) / sd:.1f} standard deviations" in text
     # "Had the tosses held anywhere from 287 to 909 heads, the MLE would have been the closer one"
     assert "from 287 to 909 heads" in text
+    # "sits above N_1/1000 for every N_1 up to 909": 909 included, 910 not
+    assert "for every $N_1$ up to 909" in text and "below 909" not in text
+    above = [n1 for n1 in range(0, 1001) if Fraction(n1 + 40, 1044) > Fraction(n1, 1000)]
+    assert above == list(range(0, 910))
     for n1 in range(0, 1001):
         prior_estimate = smoothing.beta_summary(40, 4, n1, 1000 - n1).posterior_mean
         mle_closer = abs(n1 / 1000 - 0.3) < abs(prior_estimate - 0.3)
@@ -348,6 +352,15 @@ def test_lesson_01_does_not_promise_that_dependence_spares_the_decisions():
     text = " ".join(markdown(lesson("01_")).split())
     assert "but its decisions are often still good" not in text
     assert "its probabilities become too extreme, and its decisions can get worse too" in text
+    # lesson 06 shows the extreme probabilities, finds the misfit weighs more, and claims no cause
+    # for its small accuracy drop: lesson 01 must not say that 06 measures what dependence costs
+    assert "Notebook 06 measures both" not in text
+    assert "Notebook 06 measures the first on real e-mails" in text
+    assert "second cause of extreme probabilities that weighs more there" in text
+    assert "cannot say how much of the drop is the dependence" in text
+    lesson_06 = " ".join(markdown(lesson("06_")).split())
+    assert "the misfit of the bell curves dominates" in lesson_06
+    assert "we have not shown that dependence is its cause" in lesson_06
 
 
 def test_lessons_02_and_03_write_a_class_count_as_n_c():

@@ -108,5 +108,6 @@ def test_an_examples_features_are_a_bold_x_in_lessons_03_to_06(stem):
     # docs/symbols.md writes the features of one example as a bold x; a plain x inside a
     # probability (P(x | y), P(y | x)) is the slip a reader noticed.
     text = markdown(lesson(stem))
-    for slip in ("P(x,", "P(x)", "P(x \\mid", "\\mid x)", "w \\cdot x", "a message $x$", "how $x$ is"):
+    for slip in ("P(x,", "P(x)", "P(x \\mid", "\\mid x)", "w \\cdot x", "a message $x$", "how $x$ is",
+                 "(x_n, y_n)", "\\mid x_n)"):
         assert slip not in text, (stem, slip)
