@@ -37,8 +37,9 @@ from pathlib import Path
 from setuptools import build_meta
 out = Path(sys.argv[1])
 sdist = out / build_meta.build_sdist(str(out))
-with tarfile.open(sdist) as archive:
-    archive.extractall(out / "unpacked", filter="data")
+with tarfile.open(sdist) as archive:  # (Pythons before 3.11.4 have no filter argument)
+    archive.extractall(out / "unpacked",
+                       **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
 (tree,) = (out / "unpacked").iterdir()
 import os
 os.chdir(tree)
@@ -140,6 +141,37 @@ def test_an_instructor_copy_from_the_wheel_needs_the_sources(built, tmp_path, mo
     assert main(["init", str(tmp_path / "nothing"), "--instructor", "--source",
                  str(tmp_path / "student")]) == 2
     assert "holds no exercise sources" in capsys.readouterr().err
+
+
+def test_an_instructor_archive_unpacks_on_a_python_without_extraction_filters(
+        built, tmp_path, monkeypatch):
+    """Pythons before 3.10.12 and 3.11.4 (Debian 12 ships 3.11.2) have no ``filter``
+    argument: the sdist still unpacks there, and an archive with a way out is refused."""
+    import io
+    sdist, _ = built
+    unfiltered = tarfile.TarFile.extractall
+    as_before = {"filter": "fully_trusted"} if hasattr(tarfile, "data_filter") else {}
+
+    def extractall_of_an_old_python(self, path=".", members=None, *, numeric_owner=False,
+                                    **rest):
+        if rest:
+            raise TypeError(f"extractall() got an unexpected keyword {next(iter(rest))!r}")
+        return unfiltered(self, path, members, numeric_owner=numeric_owner, **as_before)
+
+    monkeypatch.delattr(tarfile, "data_filter", raising=False)  # (absent on such a Python)
+    monkeypatch.setattr(tarfile.TarFile, "extractall", extractall_of_an_old_python)
+    files = resources.instructor_files(sdist)
+    assert "exercises/source/01_weather.grading.py" in files
+    for name, kind in (("course/../../escaped", tarfile.REGTYPE),
+                       ("/etc/escaped", tarfile.REGTYPE), ("course/link", tarfile.SYMTYPE)):
+        bad = tmp_path / f"bad-{len(list(tmp_path.iterdir()))}.tar.gz"
+        with tarfile.open(bad, "w:gz") as archive:
+            member = tarfile.TarInfo(name)
+            member.type, member.linkname = kind, "/etc/passwd" if kind == tarfile.SYMTYPE else ""
+            archive.addfile(member, io.BytesIO(b""))
+        with pytest.raises(ValueError, match="unsafe member"):
+            resources.instructor_files(bad)
+    assert not (tmp_path.parent / "escaped").exists()
 
 
 def test_the_wheel_has_no_data_files_and_no_maintainer_tools(built):

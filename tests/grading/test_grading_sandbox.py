@@ -358,20 +358,28 @@ def test_inside_no_capability_no_namespace_no_mount_no_ptrace_no_memfd(config, t
 
 
 def test_the_self_test_refuses_a_sandbox_with_capabilities(monkeypatch, config):
-    """The start-up self-test checks CapEff and tries the remount itself: a bwrap that
-    keeps root's capabilities (the escape of row 1) is refused."""
-    def as_root(config, channel, program):
+    """The start-up self-test checks CapEff and tries the remount itself: a sandbox that
+    keeps capabilities (the escape of row 1) is refused.
+
+    As root, the sandbox is a bwrap that root starts without ``--cap-drop``: it keeps
+    root's capabilities on the host, and is refused. An ordinary user has no capability
+    on the host to keep; the sandbox that user can arrange is a bwrap told to keep every
+    capability of its user namespace (``--cap-add ALL`` instead of ``--cap-drop ALL``),
+    with which code inside could mount, remount and unshare there: it is refused too."""
+    root = os.geteuid() == 0
+
+    def with_capabilities(config, channel, program):
         command = real(config, channel, program)
         position = command.index("--cap-drop")
-        return command[:position] + command[position + 2:]
+        kept = [] if root else ["--cap-add", "ALL"]
+        return command[:position] + kept + command[position + 2:]
 
     real = sandbox.bwrap_command
-    root = dataclasses_replace(config, run_as=-1)
-    if os.geteuid() != 0:
-        pytest.fail("CI runs as root; this test needs root to start bwrap with capabilities")
-    monkeypatch.setattr(sandbox, "bwrap_command", as_root)
-    with pytest.raises(sandbox.SandboxUnavailable, match="capabilities|remounted"):
-        sandbox.self_test(root)
+    tested = dataclasses_replace(config, run_as=-1) if root else config
+    monkeypatch.setattr(sandbox, "bwrap_command", with_capabilities)
+    with pytest.raises(sandbox.SandboxUnavailable,
+                       match="capabilities|remounted" if root else "capabilities"):
+        sandbox.self_test(tested)
 
 
 def test_the_self_test_refuses_a_sandbox_that_allows_user_namespaces(monkeypatch, config):
@@ -392,38 +400,98 @@ def dataclasses_replace(config, **changes):
     return dataclasses.replace(config, **changes)
 
 
-def test_the_cgroup_counts_the_whole_sandbox_and_kills_everything(config):
-    """Row 5 and 6: where the machine offers a cgroup, a sandbox gets one with its memory
-    and task limits; killing the sandbox leaves no process and no cgroup behind."""
+def _limits_of(pid: int) -> dict:
+    """``/proc/<pid>/limits`` as {name: soft limit}."""
+    lines = Path(f"/proc/{pid}/limits").read_text().splitlines()[1:]
+    return {line[:26].strip(): line[26:].split()[0] for line in lines}
+
+
+def _a_kernel_starts(warm) -> int:
+    """Fork a kernel in the warm sandbox; its host pid once it runs as a kernel (its limits
+    are set before ipykernel writes its connection file)."""
+    connection = warm.channel / "kernel.json"
+    kernel = warm.start_kernel(["-f", str(connection), "--HistoryManager.enabled=False",
+                                "--IPKernelApp.quiet=True"], "{}")
+    deadline = time.monotonic() + 120
+    while not connection.exists() and kernel.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert connection.exists(), "the kernel did not start"
+    return kernel.pid
+
+
+def _still_running(pids: set[int]) -> set[int]:
+    """Those of ``pids`` that run on after a minute (zombies have ended). Without a cgroup
+    to empty, ``kill`` returns once bwrap has ended, while the kernel is still tearing
+    down the namespace's processes: their end is waited for, not assumed."""
     import psutil
 
-    assert config.cgroups, "this machine offers cgroups (v1 memory and pids here)"
+    def running() -> set[int]:
+        left = set()
+        for pid in pids:
+            try:
+                if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                    left.add(pid)
+            except psutil.NoSuchProcess:
+                pass
+        return left
+
+    deadline = time.monotonic() + 60
+    while running() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return running()
+
+
+def test_the_cgroup_counts_the_whole_sandbox_and_kills_everything(config):
+    """Row 5 and 6: where the machine offers a cgroup, a sandbox gets one with its memory
+    and task limits; killing the sandbox leaves no process and no cgroup behind.
+
+    Root has cgroups on this machine (v1 memory and pids): the sandbox's cgroup holds
+    every process inside and carries both limits. An ordinary user has none here
+    (``cgroups.find_parents()`` is empty), and the grader then limits each process: the
+    sandbox has no cgroup, and a kernel forked inside carries the memory limit as its
+    address space and the task limit as its number of processes (RLIMIT_AS, RLIMIT_NPROC),
+    which everything it starts inherits. Either way, killing the sandbox ends it all."""
+    import psutil
+
+    if os.geteuid() == 0:
+        assert config.cgroups, "this machine offers cgroups (v1 memory and pids here)"
     base = Path(tempfile.mkdtemp(prefix="nbcourse-sandbox-test-"))
     os.chmod(base, 0o711)
     warm = launcher.KernelServer(config, base)
     try:
         assert warm.wait_ready()
-        members = [int(p) for path in warm.cgroup
-                   for p in Path(path, "cgroup.procs").read_text().split()]
+        if config.cgroups:
+            members = [int(p) for path in warm.cgroup
+                       for p in Path(path, "cgroup.procs").read_text().split()]
+            limits = {name: Path(path, name).read_text().strip() for path in warm.cgroup
+                      for name in ("memory.limit_in_bytes", "memory.max", "pids.max")
+                      if Path(path, name).exists()}
+            assert str(config.limits.memory_mb * 2**20) in limits.values()
+            assert limits["pids.max"] == str(config.limits.tasks)
+        else:
+            assert not warm.cgroup
+            kernel = _limits_of(_a_kernel_starts(warm))
+            assert kernel["Max address space"] == str(config.limits.memory_mb * 2**20)
+            assert kernel["Max processes"] == str(config.limits.tasks)
         inside = {p.pid for p in psutil.Process(warm.pid).children(recursive=True)}
-        assert inside and inside <= set(members)
-        limits = {name: Path(path, name).read_text().strip() for path in warm.cgroup
-                  for name in ("memory.limit_in_bytes", "memory.max", "pids.max")
-                  if Path(path, name).exists()}
-        assert str(config.limits.memory_mb * 2**20) in limits.values()
-        assert limits["pids.max"] == str(config.limits.tasks)
+        assert inside and (not config.cgroups or inside <= set(members))
         assert warm.init_pid in inside  # the namespace's pid 1, seen from the host
     finally:
         warm.kill()
         shutil.rmtree(base, ignore_errors=True)
-    assert not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"
-                   for pid in inside)
-    assert not any(Path(path).exists() for path in warm.cgroup)
+    assert not _still_running(inside)
+    assert not any(Path(path).exists() for path in warm.cgroup or ())
     assert not warm.channel.exists()
 
 
 def test_results_record_the_limits_in_force(tmp_path):
-    """Issue 26: one GradingLimits, recorded whole, with what this machine enforced."""
+    """Issue 26: one GradingLimits, recorded whole, with what this machine enforced: a
+    cgroup for the whole submission where the machine offers one to whoever grades
+    (root, here), and otherwise the limit on each process, said as "rlimit only"."""
+    from nbcourse.grading.execution import cgroups
+
+    offered = cgroups.find_parents()
+    cgroups.remove_parents(offered)
     result = grade_batch("01_weather", [FIXTURES / "correct.ipynb"], tmp_path / "out",
                          jobs=1, sandbox="bwrap", timeout=20, memory_mb=1500, progress=None)
     assert result.results[0].total == 10.0
@@ -432,8 +500,13 @@ def test_results_record_the_limits_in_force(tmp_path):
     assert limits["cell_timeout"] == 20 and limits["memory_mb"] == 1500
     assert limits["total_timeout"] == 300 and limits["tasks"] > 0
     enforced = limits["enforced"]
-    assert enforced["mechanism"].startswith("cgroup v")  # this machine has cgroups
-    assert "1500 MB for the whole submission" in enforced["memory"]
+    if offered.get("memory"):
+        assert enforced["mechanism"].startswith("cgroup v")
+        assert "1500 MB for the whole submission" in enforced["memory"]
+    else:
+        assert os.geteuid() != 0, "root has memory cgroups on this machine"
+        assert enforced["mechanism"].startswith("rlimit only")
+        assert "1500 MB of address space per process" in enforced["memory"]
     assert enforced["capabilities"].startswith("none") and "disabled" in enforced["user_namespaces"]
     assert data["isolation"]["mechanism"] == enforced["mechanism"]
 
