@@ -131,8 +131,8 @@ def _keep_rows_found_elsewhere(batch, previous: Previous | None) -> None:
 
 def _row_dict(result, source) -> dict:
     """What ``roster.match`` reads of a row: its name and where it came from."""
-    return {"submission": result.submission,
-            "source": {"lms": getattr(source, "lms", ""), "lms_id": getattr(source, "lms_id", "")}}
+    return {"submission": result.submission, "source": {
+        "lms": getattr(source, "lms", ""), "lms_id": getattr(source, "lms_id", "")}}
 
 
 def roster_rows(batch, roster, column: str | None = None) -> None:
@@ -161,8 +161,7 @@ def roster_rows(batch, roster, column: str | None = None) -> None:
         taken.add(normalise(name))
         source = Submission(name, "", Status.NOT_SUBMITTED,
                             f"no submission was found for {student.name}, who is on the roster",
-                            f"roster: {student.name}",
-                            ROSTER_ROW, ident)
+                            f"roster: {student.name}", ROSTER_ROW, ident)
         batch.sources[name] = source
         batch.results.append(score_row(batch.exercise, {}, source, refused_report(source)))
     batch.results.sort(key=lambda r: r.submission)
@@ -171,14 +170,12 @@ def roster_rows(batch, roster, column: str | None = None) -> None:
 def settle(batch, previous: Previous | None, overrides_file: Path | None,
            command: str = "", reason: str = "", always_recorded: bool = True,
            roster=None, roster_column: str | None = None) -> None:
-    """Merge ``batch`` (this run's rows) into the earlier gradebook, add the roster's rows
-    (``roster_rows``), apply the overrides, write the folder and add a line to the history.
-    ``batch.results`` becomes the merged gradebook; ``batch.regraded`` the students this
-    run graded."""
+    """Merge ``batch`` (this run's rows) into the earlier gradebook, add ``roster_rows``,
+    apply the overrides, write the folder and add a line to the history.  ``batch.results``
+    becomes the merged gradebook; ``batch.regraded`` the students this run graded."""
     from .gradebook import write_outputs
     from .late import apply_late, unknown_time_warning
     from .overrides import apply_overrides, describe, read_overrides, undo_overrides
-
     out_dir = Path(batch.out_dir)
     _keep_rows_found_elsewhere(batch, previous)
     batch.regraded = [r.submission for r in batch.results]

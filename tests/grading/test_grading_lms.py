@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from nbcourse.grading import export
-from nbcourse.grading.export import MOODLE_HEADERS, write_exports
+from nbcourse.grading.export import MOODLE_HEADERS, STUDENT_WORDS, write_exports
 from nbcourse.grading.roster import match, read_roster
 
 REPO = Path(__file__).resolve().parents[2]
@@ -515,6 +515,9 @@ def term(tmp_path_factory):
     state["report"] = (root / "out" / "report.html").read_text(encoding="utf-8")
     _grade_term(root, "again")
     state["again"] = _lms_files(root / "again")
+    _run("export", str(root / "out"), "--roster", str(root / "worksheet.csv"),
+         "--format", "moodle", "--to", str(root / "before"))
+    state["moodle-before"] = (root / "before" / "moodle.csv").read_text(encoding="utf-8")
     (root / "out" / "overrides.csv").write_text(
         "student,question,points,reason\nbbrown,q2,1.5,handed in on paper\n")
     _run("export", str(root / "out"), "--roster", str(root / "canvas-export.csv"),
@@ -544,6 +547,11 @@ def test_a_roster_student_with_no_folder_has_a_row_everywhere(term):
     graded = moodle_gradebook_import(term["first"]["moodle-grades.csv"].decode(), "Username",
                                      4, TITLE)
     assert graded[1004] == (None, "No notebook was received for this exercise.")
+    assert set(moodle_worksheet_import(term["moodle-before"], "en", "Participant ")) == {
+        5001, 5002}  # Bob's blank grade is skipped by the upload
+    (bob,) = [r for r in csv.DictReader(io.StringIO(term["moodle-before"]))
+              if r["Identifier"] == "Participant 5004"]
+    assert bob["Grade"] == "" and bob["Feedback comments"] == STUDENT_WORDS["not submitted"]
 
 
 def test_an_override_on_a_not_submitted_row_reaches_the_lms_files(term):
