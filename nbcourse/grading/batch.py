@@ -30,7 +30,7 @@ from .integrity import check_batch
 from .late import settings
 from .merge import load_previous, select, settle
 from .overrides import OVERRIDES_FILE, read_overrides
-from .roster import ROSTER_ROW, absent, normalise, read_roster, row_name
+from .roster import ROSTER_ROW, absent, normalise, read_roster, row_name, still_absent
 from .scheduling import Rows, grade_locally
 from .scoring import SubmissionResult
 
@@ -136,7 +136,8 @@ def _check_overrides(overrides_file, exercise, previous, submissions, roster=(No
                                          for name, source in earlier.items()]
         missing = absent(roster, rows, column)
         earlier = {name: source for name, source in earlier.items()
-                   if source.get("lms") != ROSTER_ROW or source.get("lms_id") in missing}
+                   if source.get("lms") != ROSTER_ROW
+                   or still_absent(roster, str(source.get("lms_id", "")), missing)}
         taken = {normalise(name) for name in students | set(earlier)}
         students |= {row_name(s, column, taken) for s in missing.values()}
     students |= set(earlier)

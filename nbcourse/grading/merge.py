@@ -140,19 +140,25 @@ def roster_rows(batch, roster, column: str | None = None) -> None:
     (with its overrides) from the earlier gradebook when it was there; a roster row whose
     student now has a submission, or who left the roster, is taken out."""
     from .collection import Submission
-    from .roster import ROSTER_ROW, absent, normalise, row_name
+    from .roster import ROSTER_ROW, absent, normalise, row_name, still_absent
     from .scheduling import refused_report, score_row
     from .statuses import Status
     if roster is None:
         return
-    placeholder = {r.submission: getattr(batch.sources.get(r.submission), "lms_id", "")
+    placeholder = {r.submission: str(getattr(batch.sources.get(r.submission), "lms_id", ""))
                    for r in batch.results
                    if getattr(batch.sources.get(r.submission), "lms", "") == ROSTER_ROW}
     missing = absent(roster, [_row_dict(r, batch.sources.get(r.submission))
                               for r in batch.results], column)
-    kept = set(placeholder.values()) & set(missing)
-    batch.results = [r for r in batch.results
-                     if r.submission not in placeholder or placeholder[r.submission] in kept]
+    kept = set()
+    for name, ident in placeholder.items():  # found again by the surest name, as at export
+        now = still_absent(roster, ident, missing)
+        if now and now not in kept:
+            kept.add(now)
+            batch.sources[name] = SimpleNamespace(**{**vars(batch.sources[name]),
+                                                     "lms_id": now})  # the roster's today
+            placeholder[name] = ""
+    batch.results = [r for r in batch.results if not placeholder.get(r.submission)]
     taken = {normalise(r.submission) for r in batch.results}
     for ident, student in sorted(missing.items()):
         if ident in kept:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["Student", "Roster", "read_roster", "match", "normalise", "identity", "absent",
-           "ROSTER_ROW"]
+           "students_of", "still_absent", "row_name", "ROSTER_ROW"]
 
 ROSTER_ROW = "roster"  # the ``lms`` of a row made for a roster student with no submission
 
@@ -188,7 +188,7 @@ def _candidates(roster: Roster, by_key: dict, row: dict) -> tuple[set[int], bool
     (from the LMS's zip) rather than by a name."""
     source = row.get("source") or {}
     if source.get("lms") == ROSTER_ROW:
-        return _by_identity(roster, str(source.get("lms_id", ""))), True
+        return students_of(roster, str(source.get("lms_id", ""))), True
     if source.get("lms_id"):
         attribute = {"canvas": "lms_id", "moodle": "participant"}.get(source.get("lms"))
         if attribute:
@@ -293,13 +293,21 @@ def identity(student: Student) -> str:
     return "\n".join(_identities(student))
 
 
-def _by_identity(roster: Roster, ident: str) -> set[int]:
+def students_of(roster: Roster, ident: str) -> set[int]:
     """The students of a roster row's ``identity``, by its surest name that fits any."""
     for key in ident.split("\n"):
         found = {i for i, s in enumerate(roster.students) if key in _identities(s)}
         if found:
             return found
     return set()
+
+
+def still_absent(roster: Roster, ident: str, missing: dict) -> str:
+    """The student's ``identity`` today when a roster row's ``ident`` finds one student of
+    ``missing`` (``absent``'s), else ""."""
+    found = students_of(roster, ident)
+    now = identity(roster.students[found.pop()]) if len(found) == 1 else ""
+    return now if now in missing else ""
 
 
 def absent(roster: Roster, rows: list[dict], column: str | None = None) -> dict[str, Student]:

@@ -592,3 +592,24 @@ def test_a_roster_row_gives_way_when_the_students_folder_comes(term, tmp_path):
     rows = json.loads((root / "again" / "results.json").read_text())["submissions"]
     assert {r["submission"] for r in rows} == {"Bob Brown", "JOSE.NUNEZ", NFD("Åsa Ørsted")}
     assert canvas_import((root / "again" / "canvas.csv").read_text())[1004] == {4321: "10"}
+
+
+def test_a_roster_row_is_kept_with_its_overrides_when_the_roster_changes_kind(tmp_path):
+    """Graded with a Canvas export, then with Moodle's participants: Bob's row is found
+    again by the name both rosters share, and kept as it was."""
+    from types import SimpleNamespace
+
+    from nbcourse.grading import specs
+    from nbcourse.grading.merge import roster_rows
+    batch = SimpleNamespace(exercise=specs.load("01_weather"), results=[], sources={})
+    roster_rows(batch, read_roster(_canvas_roster(tmp_path)))
+    assert sorted(r.submission for r in batch.results) == sorted(u[4] for u in USERS)
+    (bob,) = [r for r in batch.results if r.submission == "bbrown"]
+    bob.overrides = [{"question": "q1", "points": 1.0, "graded": 0.0, "reason": "on paper"}]
+    roster_rows(batch, read_roster(_moodle_participants(tmp_path)))
+    assert len(batch.results) == len(USERS) and bob in batch.results
+    assert batch.sources["bbrown"].lms_id.split("\n")[0] == "idnumber:n4"
+    found, _, _ = match(read_roster(_moodle_participants(tmp_path)), [
+        {"submission": "bbrown", "source": {"lms": "roster",
+                                            "lms_id": batch.sources["bbrown"].lms_id}}])
+    assert list(found) == [3]  # Bob, by his ID number
