@@ -140,7 +140,12 @@ def comment(row: dict | None) -> str:
     parts = []
     if row["status"] != Status.GRADED:
         parts.append(STUDENT_WORDS.get(row["status"], ""))
-    if not _blank(row):
+    if row["status"] in BLANK and row.get("overrides"):  # no run: only the marks set by hand
+        parts.append(f"{points_text(row['total'])} of {points_text(row['maximum'])} points, "
+                     "set by your instructor: " + "; ".join(
+                         f"{o['question']} {points_text(o['points'])} ({_short(o['reason'], 80)})"
+                         for o in row["overrides"]) + ".")
+    elif not _blank(row):
         questions = row.get("questions", [])
         parts.append(f"{points_text(row['total'])} of {points_text(row['maximum'])} points: "
                      + "; ".join(f"{q['id']} {points_text(q['score'])}/{points_text(q['points'])}"
