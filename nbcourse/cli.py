@@ -207,8 +207,9 @@ def _add_lms_options(command) -> None:
     command.add_argument("--roster", type=Path, default=None, metavar="FILE",
                          help="the class list: a Canvas gradebook export, a Moodle "
                               "participants export or a Moodle assignment's grading "
-                              "worksheet; every student on it gets a row in the LMS files, "
-                              "with the LMS's own ids, and OUT/roster.csv says who matched "
+                              "worksheet; every student on it gets a row (grade: 'not "
+                              "submitted' when nothing of theirs was found) and, in the LMS "
+                              "files, the LMS's own ids, and OUT/roster.csv says who matched "
                               "which submission")
     command.add_argument("--roster-column", metavar="COLUMN", default=None,
                          help="the roster column that holds the submission folders' names "
@@ -399,9 +400,10 @@ def _grade(args) -> int:
     from .grading.batch import grade_batch
     from .grading.summary import summary
 
+    roster = None
     if args.roster is not None:  # a roster that cannot be read stops before any grading
         from .grading.roster import read_roster
-        read_roster(args.roster)
+        roster = read_roster(args.roster)
         args.format = args.format or ["canvas", "moodle", "moodle-grades"]
     _check_lms_options(args)
 
@@ -412,7 +414,7 @@ def _grade(args) -> int:
                         notebook=args.notebook, scheduler=args.scheduler, tls=args.tls,
                         insecure=args.insecure, only=args.only, overrides=args.overrides,
                         command=_command_line(), reason=args.reason, due=args.due,
-                        late=args.late)
+                        late=args.late, roster=roster, roster_column=args.roster_column)
     print(summary(batch))
     if args.format:
         from .grading.terminal import terminal_safe

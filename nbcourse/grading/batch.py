@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Callable, TextIO
 
 from . import specs
@@ -30,6 +31,7 @@ from .integrity import check_batch
 from .late import settings
 from .merge import load_previous, select, settle
 from .overrides import OVERRIDES_FILE, read_overrides
+from .roster import ROSTER_ROW, absent, normalise, read_roster, row_name, still_absent
 from .scheduling import Rows, grade_locally
 from .scoring import SubmissionResult
 
@@ -43,7 +45,8 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
                 tls: str | Path | None = None, insecure: bool = False,
                 only: list[str] | None = None, overrides: str | Path | None = None,
                 command: str = "", reason: str = "", due: str | None = None,
-                late: str | None = None) -> BatchResult:
+                late: str | None = None, roster=None,
+                roster_column: str | None = None) -> BatchResult:
     """Grade every submission under ``paths`` and write the gradebook into ``out_dir``.
 
     ``sandbox``: ``auto``/``bwrap`` run every submission in a bubblewrap sandbox of its
@@ -54,6 +57,8 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     ``cluster``).  ``tls``: the folder of ``nbcourse certs``; ``insecure``: accept a
     scheduler without TLS (``tcp://``), which any machine that reaches it can abuse.
     ``only``, ``overrides``, ``command``, ``reason``, ``due``, ``late``: see ``merge``, ``late``.
+    ``roster`` (a file or ``roster.Roster``) and ``roster_column``: every student on it gets
+    a row, ``not submitted`` when no submission is theirs (``merge.roster_rows``).
     """
     _check_options(jobs, timeout, sandbox, scheduler, tls, insecure)
     started = time.monotonic()
@@ -62,9 +67,11 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     limits = GradingLimits.from_options(timeout, memory_mb)  # every limit, once
     out_dir = Path(out_dir)
     previous, overrides_file, late_settings = _earlier(out_dir, exercise, overrides, due, late)
+    roster = read_roster(roster) if isinstance(roster, (str, Path)) else roster
     submissions, warnings, config, scratch = _prepare(
         exercise, paths, notebook, out_dir, None if scheduler is not None else (sandbox, limits),
-        only, lambda found: _check_overrides(overrides_file, exercise, previous, found))
+        only, lambda found: _check_overrides(overrides_file, exercise, previous, found,
+                                             (roster, roster_column)))
     before = snapshot(out_dir)
     hints = check_batch(exercise, submissions, scratch / "submissions")  # read, never run
     rows = Rows(exercise, expected, submissions, progress, on_result)
@@ -86,7 +93,8 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
                         out_dir, isolation, limits, {s.id: s for s in submissions})
     batch.integrity = hints
     batch.late = late_settings
-    settle(batch, previous, overrides_file, command, reason)
+    settle(batch, previous, overrides_file, command, reason, roster=roster,
+           roster_column=roster_column)
     return batch
 
 
@@ -115,11 +123,26 @@ def _earlier(out_dir: Path, exercise, overrides, due, late):
     return previous, overrides_file, late_settings
 
 
-def _check_overrides(overrides_file, exercise, previous, submissions) -> None:
-    """A bad overrides file stops the batch before any kernel runs."""
+def _check_overrides(overrides_file, exercise, previous, submissions, roster=(None, None)
+                     ) -> None:
+    """A bad overrides file (or roster column) stops the batch before any kernel runs;
+    the roster's students with no submission may be overridden too."""
+    roster, column = roster
+    students = {s.id for s in submissions}
+    earlier = {r.submission: vars(previous.sources.get(r.submission, SimpleNamespace()))
+               for r in (previous.results if previous is not None else [])}
+    if roster is not None:  # the rows ``merge.roster_rows`` will keep or add
+        rows = [{"submission": s.id, "source": {"lms": s.lms, "lms_id": s.lms_id}}
+                for s in submissions] + [{"submission": name, "source": source}
+                                         for name, source in earlier.items()]
+        missing = absent(roster, rows, column)
+        earlier = {name: source for name, source in earlier.items()
+                   if source.get("lms") != ROSTER_ROW
+                   or still_absent(roster, str(source.get("lms_id", "")), missing)}
+        taken = {normalise(name) for name in students | set(earlier)}
+        students |= {row_name(s, column, taken) for s in missing.values()}
+    students |= set(earlier)
     if overrides_file is not None:
-        students = {s.id for s in submissions}
-        students |= {r.submission for r in previous.results} if previous is not None else set()
         read_overrides(overrides_file, exercise, sorted(students))
 
 

@@ -160,6 +160,7 @@ def render_report(batch) -> str:
                  + "".join(f'<tr><td>{escape(s)}</td><td class="n">{c}</td></tr>'
                            for s, c in counts.items()) + "</table>")
     parts.append(_attention_section(batch))
+    parts.append(_late_section(batch))
     if n:
         parts.append('<h2>Totals</h2><img id="histogram" alt="histogram of the totals: how '
                      f'many students got each total" src="{histogram(totals, exercise.maximum)}">')
@@ -222,6 +223,24 @@ def _attention_section(batch) -> str:
             + "".join(f"<tr><td>{escape(name)}</td><td>{escape(status)}</td>"
                       f"<td>{escape(why)}</td></tr>" for name, status, why in found)
             + "</table>")
+
+
+def _late_section(batch) -> str:
+    """With a deadline: who was late, and whose hand-in time is unknown (counted as on
+    time, see ``late``), by name."""
+    late = getattr(batch, "late", None) or {}
+    if not late.get("due"):
+        return ""
+    overdue = [r for r in batch.results if r.late_days]
+    unknown = [r.submission for r in batch.results if r.time_unknown]
+    parts = [f'<h2>Late work</h2><p id="late">Due {escape(late["due"])}, policy '
+             f'{escape(late.get("policy", "none"))}: {len(overdue)} late'
+             + ("" if not overdue else ": " + ", ".join(
+                 f"{escape(r.submission)} ({r.late_days} d)" for r in overdue)) + ".</p>"]
+    if unknown:
+        parts.append('<p id="time-unknown">Hand-in time unknown (no timestamp.txt), counted '
+                     f'as on time: {escape(", ".join(unknown))}.</p>')
+    return "".join(parts)
 
 
 def _integrity_section(report) -> str:

@@ -38,7 +38,7 @@ import re
 import time
 from pathlib import Path
 
-from .roster import Roster, Student, match, read_roster
+from .roster import ROSTER_ROW, Roster, Student, match, read_roster
 from .scoring import points_text
 from .statuses import NOT_A_MARK, Status
 
@@ -111,9 +111,15 @@ def _scaled(points, results: dict, scale: float | None) -> float:
     return float(points) * scale / float(results["maximum"]) if results["maximum"] else 0.0
 
 
+def _blank(row: dict | None) -> bool:
+    """A row that is no mark of the student's work, and that no override gave points."""
+    return row is None or (row["status"] in BLANK and not row.get("overrides"))
+
+
 def _mark(row: dict | None, results: dict | None = None, scale: float | None = None) -> str:
-    """The LMS's grade: blank for a row that is no mark, else the total (scaled)."""
-    if row is None or row["status"] in BLANK:
+    """The LMS's grade: blank for a row that is no mark, else the total (scaled); a row
+    with overrides is a mark the instructor set, whatever its status."""
+    if _blank(row):
         return ""
     return points_text(_scaled(row["total"], results or {"maximum": 1}, scale))
 
@@ -134,7 +140,12 @@ def comment(row: dict | None) -> str:
     parts = []
     if row["status"] != Status.GRADED:
         parts.append(STUDENT_WORDS.get(row["status"], ""))
-    if row["status"] not in BLANK:
+    if row["status"] in BLANK and row.get("overrides"):  # no run: only the marks set by hand
+        parts.append(f"{points_text(row['total'])} of {points_text(row['maximum'])} points, "
+                     "set by your instructor: " + "; ".join(
+                         f"{o['question']} {points_text(o['points'])} ({_short(o['reason'], 80)})"
+                         for o in row["overrides"]) + ".")
+    elif not _blank(row):
         questions = row.get("questions", [])
         parts.append(f"{points_text(row['total'])} of {points_text(row['maximum'])} points: "
                      + "; ".join(f"{q['id']} {points_text(q['score'])}/{points_text(q['points'])}"
@@ -169,7 +180,10 @@ class _Class:
                         lines[name] = len(self.rows)
                         self.rows.append([None] * len(batches))
                     self.rows[lines[name]][number] = row
-                    source = row.get("source") or {}
+                    source = dict(row.get("source") or {})
+                    if source.get("lms") == ROSTER_ROW:  # "canvas:1004\n...", "moodle:12\n..."
+                        first = str(source.get("lms_id", "")).split("\n")[0]
+                        source["lms"], _, source["lms_id"] = first.partition(":")
                     if source.get("lms") == "canvas":
                         names[name].lms_id = str(source.get("lms_id", ""))
                     elif source.get("lms") == "moodle":
@@ -195,7 +209,8 @@ class _Class:
             self.participants.append(ids)
         used = {id(row) for line in self.rows for row in line if row is not None}
         self.unmatched = [(results["exercise"], row) for results in self.batches
-                          for row in results["submissions"] if id(row) not in used]
+                          for row in results["submissions"] if id(row) not in used
+                          and (row.get("source") or {}).get("lms") != ROSTER_ROW]
 
 
 def canvas_csv(results: dict | list[dict], assignment: str | list | None = None, *,

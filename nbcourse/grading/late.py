@@ -11,6 +11,12 @@ time of hand-in; a Canvas download only says ``_LATE_``, which counts as one day
 
 The penalty comes after the grader's marks and any overrides: ``raw`` is the points
 earned, ``penalty`` what lateness took, ``total`` what is left.
+
+With ``--due``, a notebook from a plain folder with no ``timestamp.txt`` (or a Moodle
+zip, which says nothing of time) has no known hand-in time: it is counted as on time,
+never guessed late, and marked ``time_unknown`` in results.json, listed in the class
+report and named in a warning, so the instructor can check it.  A Canvas zip's row is
+known: without ``_LATE_`` it was on time.
 """
 from __future__ import annotations
 
@@ -21,7 +27,21 @@ from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
 
+from .statuses import Status
+
 TIMESTAMP_FILE = "timestamp.txt"
+#: Rows with nothing handed in, which have no hand-in time to know.
+UNTIMED = (Status.NOT_SUBMITTED,)
+UNKNOWN_TIME_WARNING = "no hand-in time known"
+
+
+def unknown_time_warning(results: list) -> list[str]:
+    """The warning that names the rows counted as on time for want of a time."""
+    names = [r.submission for r in results if r.time_unknown]
+    if not names:
+        return []
+    return [f"{UNKNOWN_TIME_WARNING} (no {TIMESTAMP_FILE}) for {len(names)} submission(s), "
+            f"counted as on time: {', '.join(names[:20])}{' ...' if len(names) > 20 else ''}"]
 
 
 def parse_time(text: str) -> datetime:
@@ -122,6 +142,9 @@ def apply_late(results: list, sources: dict, late: dict, maximum: float) -> None
         source = sources.get(result.submission)
         result.submitted_at = result.submitted_at or getattr(source, "submitted_at", "")
         days = days_late(result.submitted_at, bool(getattr(source, "late", False)), due)
+        result.time_unknown = (due is not None and not result.submitted_at and not days
+                               and getattr(source, "lms", "") != "canvas"
+                               and result.status not in UNTIMED)
         raw = sum(Fraction(str(q.score)) for q in result.questions)
         off = penalty(raw, maximum, days, policy)
         if (days, off) != (result.late_days, result.penalty):

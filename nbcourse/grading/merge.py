@@ -129,15 +129,59 @@ def _keep_rows_found_elsewhere(batch, previous: Previous | None) -> None:
                 "--out")
 
 
-def settle(batch, previous: Previous | None, overrides_file: Path | None,
-           command: str = "", reason: str = "", always_recorded: bool = True) -> None:
-    """Merge ``batch`` (this run's rows) into the earlier gradebook, apply the overrides,
-    write the folder and add a line to the history.  ``batch.results`` becomes the merged
-    gradebook; ``batch.regraded`` the students this run graded."""
-    from .gradebook import write_outputs
-    from .late import apply_late
-    from .overrides import apply_overrides, describe, read_overrides, undo_overrides
+def _row_dict(result, source) -> dict:
+    """What ``roster.match`` reads of a row: its name and where it came from."""
+    return {"submission": result.submission, "source": {
+        "lms": getattr(source, "lms", ""), "lms_id": getattr(source, "lms_id", "")}}
 
+
+def roster_rows(batch, roster, column: str | None = None) -> None:
+    """A ``not submitted`` row for every roster student no row of ``batch`` can be, kept
+    (with its overrides) from the earlier gradebook when it was there; a roster row whose
+    student now has a submission, or who left the roster, is taken out."""
+    from .collection import Submission
+    from .roster import ROSTER_ROW, absent, normalise, row_name, still_absent
+    from .scheduling import refused_report, score_row
+    from .statuses import Status
+    if roster is None:
+        return
+    placeholder = {r.submission: str(getattr(batch.sources.get(r.submission), "lms_id", ""))
+                   for r in batch.results
+                   if getattr(batch.sources.get(r.submission), "lms", "") == ROSTER_ROW}
+    missing = absent(roster, [_row_dict(r, batch.sources.get(r.submission))
+                              for r in batch.results], column)
+    kept = set()
+    for name, ident in placeholder.items():  # found again by the surest name, as at export
+        now = still_absent(roster, ident, missing)
+        if now and now not in kept:
+            kept.add(now)
+            batch.sources[name] = SimpleNamespace(**{**vars(batch.sources[name]),
+                                                     "lms_id": now})  # the roster's today
+            placeholder[name] = ""
+    batch.results = [r for r in batch.results if not placeholder.get(r.submission)]
+    taken = {normalise(r.submission) for r in batch.results}
+    for ident, student in sorted(missing.items()):
+        if ident in kept:
+            continue
+        name = row_name(student, column, taken)
+        taken.add(normalise(name))
+        source = Submission(name, "", Status.NOT_SUBMITTED,
+                            f"no submission was found for {student.name}, who is on the roster",
+                            f"roster: {student.name}", ROSTER_ROW, ident)
+        batch.sources[name] = source
+        batch.results.append(score_row(batch.exercise, {}, source, refused_report(source)))
+    batch.results.sort(key=lambda r: r.submission)
+
+
+def settle(batch, previous: Previous | None, overrides_file: Path | None,
+           command: str = "", reason: str = "", always_recorded: bool = True,
+           roster=None, roster_column: str | None = None) -> None:
+    """Merge ``batch`` (this run's rows) into the earlier gradebook, add ``roster_rows``,
+    apply the overrides, write the folder and add a line to the history.  ``batch.results``
+    becomes the merged gradebook; ``batch.regraded`` the students this run graded."""
+    from .gradebook import write_outputs
+    from .late import apply_late, unknown_time_warning
+    from .overrides import apply_overrides, describe, read_overrides, undo_overrides
     out_dir = Path(batch.out_dir)
     _keep_rows_found_elsewhere(batch, previous)
     batch.regraded = [r.submission for r in batch.results]
@@ -149,6 +193,7 @@ def settle(batch, previous: Previous | None, overrides_file: Path | None,
             batch.warnings.append(f"{kept} row{'s' if kept != 1 else ''} kept as graded "
                                   "before (this run graded "
                                   f"{len(batch.regraded)}; a gradebook only grows)")
+    roster_rows(batch, roster, roster_column)
     earlier = {r.submission: r.overrides for r in previous.results} if previous else {}
     changes = []
     if overrides_file is None:  # the overrides applied before stay where they are
@@ -165,6 +210,7 @@ def settle(batch, previous: Previous | None, overrides_file: Path | None,
                                  [r.submission for r in batch.results])
         apply_overrides(batch.results, changes)
     apply_late(batch.results, batch.sources, batch.late, batch.exercise.maximum)
+    batch.warnings += unknown_time_warning(batch.results)
     for result in batch.results:
         for change in result.overrides:
             batch.warnings.append(f"override for {result.submission}: {describe(change)}")
@@ -205,7 +251,9 @@ def reapply_overrides(out_dir: Path, overrides_file: Path | None, source_dir: Pa
     exercise = specs.load(name, source_dir)
     previous = load_previous(out_dir, exercise)
     limits = GradingLimits.from_json(data["limits"]) if data.get("limits") else None
-    warnings = [w for w in data.get("warnings", []) if not w.startswith("override for ")]
+    from .late import UNKNOWN_TIME_WARNING
+    warnings = [w for w in data.get("warnings", [])  # these two are said again by settle
+                if not w.startswith(("override for ", UNKNOWN_TIME_WARNING))]
     batch = BatchResult(exercise, [], warnings, 0.0, out_dir, data.get("isolation", {}),
                         limits, {})
     batch.late = previous.late or batch.late

@@ -21,6 +21,11 @@ default a name matches a student's login (``SIS Login ID``, ``Username``), e-mai
 ``José``, ``Jose\u0301`` and ``JOSÉ`` are one name.  ``column`` names the one roster
 column to use instead.  A submission from an LMS zip is matched by the LMS's own id
 first.  A name that fits two students matches neither: that is reported, never guessed.
+
+``absent`` names the roster students no submission can be: ``nbcourse grade --roster``
+gives each a ``not submitted`` row (a *roster row*) whose source is ``lms: "roster"``
+and ``lms_id: identity(student)``, so that it is matched by that identity, and only
+when no submission is the student's (a folder that comes later wins).
 """
 from __future__ import annotations
 
@@ -31,7 +36,10 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Student", "Roster", "read_roster", "match", "normalise"]
+__all__ = ["Student", "Roster", "read_roster", "match", "normalise", "identity", "absent",
+           "students_of", "still_absent", "row_name", "ROSTER_ROW"]
+
+ROSTER_ROW = "roster"  # the ``lms`` of a row made for a roster student with no submission
 
 
 @dataclass
@@ -179,6 +187,8 @@ def _candidates(roster: Roster, by_key: dict, row: dict) -> tuple[set[int], bool
     """The roster students a results.json row may be, and whether by the LMS's own id
     (from the LMS's zip) rather than by a name."""
     source = row.get("source") or {}
+    if source.get("lms") == ROSTER_ROW:
+        return students_of(roster, str(source.get("lms_id", ""))), True
     if source.get("lms_id"):
         attribute = {"canvas": "lms_id", "moodle": "participant"}.get(source.get("lms"))
         if attribute:
@@ -197,15 +207,9 @@ def match(roster: Roster, submissions: list[dict], column: str | None = None
     match no student, warnings).  A row from an LMS zip is matched by the LMS's id
     (Canvas user id, Moodle participant number) before its name.
     """
-    if column is not None:
-        columns = set().union(*(s.fields for s in roster.students))
-        if column not in columns:
-            raise ValueError(f"--roster-column {column!r} is not a column of {roster.path}; "
-                             f"its columns are {', '.join(sorted(columns))}")
-    by_key: dict[str, set[int]] = {}
-    for index, student in enumerate(roster.students):
-        for key in _keys(student, column):
-            by_key.setdefault(key, set()).add(index)
+    by_key = _by_key(roster, column)
+    placeholders = [r for r in submissions if _is_roster_row(r)]
+    submissions = [r for r in submissions if not _is_roster_row(r)]
     matched: dict[int, dict] = {}
     by_id: dict[int, bool] = {}  # matched by the LMS's own id (from its zip), not by a name
     contested: dict[int, list] = {}  # students two submissions claim: neither is exported
@@ -244,7 +248,87 @@ def match(roster: Roster, submissions: list[dict], column: str | None = None
                         "exported to the LMS files (a name can be made to look like a "
                         "classmate's); rename the folders or use --roster-column, then export again")
     left_out += [row for rows in contested.values() for row in rows]
+    for row in placeholders:  # a roster row stands in only for a student nobody claims
+        found, _ = _candidates(roster, by_key, row)
+        if len(found) == 1 and not found & (set(matched) | set(contested)):
+            matched[found.pop()] = row
     for row in unmatched:
         warnings.append(f"{row['submission']!r} is not on the roster {roster.path}; it is "
                         "left out of the LMS files (rename the folder or use --roster-column)")
     return matched, unmatched + left_out, warnings
+
+
+def _is_roster_row(row: dict) -> bool:
+    return (row.get("source") or {}).get("lms") == ROSTER_ROW
+
+
+def _by_key(roster: Roster, column: str | None) -> dict[str, set[int]]:
+    """{normalised name: the students it may be}; a ValueError for an unknown column."""
+    if column is not None:
+        columns = set().union(*(s.fields for s in roster.students))
+        if column not in columns:
+            raise ValueError(f"--roster-column {column!r} is not a column of {roster.path}; "
+                             f"its columns are {', '.join(sorted(columns))}")
+    by_key: dict[str, set[int]] = {}
+    for index, student in enumerate(roster.students):
+        for key in _keys(student, column):
+            by_key.setdefault(key, set()).add(index)
+    return by_key
+
+
+def _identities(student: Student) -> list[str]:
+    """Every name the LMS knows the student by, the surest first: its ids, a login, an
+    e-mail address, then the full name."""
+    pairs = (("canvas", student.lms_id), ("moodle", student.participant),
+             ("sis", student.sis_user_id), ("idnumber", student.idnumber),
+             ("login", student.login), ("email", student.email),
+             ("name", student.full_name or student.name))
+    return [f"{kind}:{normalise(value)}" for kind, value in pairs if normalise(value)]
+
+
+def identity(student: Student) -> str:
+    """What a roster row carries as its ``lms_id``: every name of ``_identities``, one a
+    line, so that the row is found again by a roster of another kind (a Canvas export at
+    grading, the Moodle worksheet at export) by the surest name both share."""
+    return "\n".join(_identities(student))
+
+
+def students_of(roster: Roster, ident: str) -> set[int]:
+    """The students of a roster row's ``identity``, by its surest name that fits any."""
+    for key in ident.split("\n"):
+        found = {i for i, s in enumerate(roster.students) if key in _identities(s)}
+        if found:
+            return found
+    return set()
+
+
+def still_absent(roster: Roster, ident: str, missing: dict) -> str:
+    """The student's ``identity`` today when a roster row's ``ident`` finds one student of
+    ``missing`` (``absent``'s), else ""."""
+    found = students_of(roster, ident)
+    now = identity(roster.students[found.pop()]) if len(found) == 1 else ""
+    return now if now in missing else ""
+
+
+def absent(roster: Roster, rows: list[dict], column: str | None = None) -> dict[str, Student]:
+    """{identity: student} of the roster students that none of ``rows`` (results.json
+    rows: ``submission`` and ``source``; roster rows aside) can be.  A name that fits
+    several students counts for each of them: none is said to have handed in nothing."""
+    by_key = _by_key(roster, column)
+    claimed: set[int] = set()
+    for row in rows:
+        if not _is_roster_row(row):
+            claimed |= _candidates(roster, by_key, row)[0]
+    return {identity(s): s for i, s in enumerate(roster.students) if i not in claimed}
+
+
+def row_name(student: Student, column: str | None, taken: set[str]) -> str:
+    """The submission name of a roster row: the folder name the student would have had
+    (the ``column``'s value, a login, an e-mail address or the full name), made unique."""
+    value = student.fields.get(column, "").strip() if column is not None else ""
+    name = value or student.login or student.email or student.full_name or student.name
+    unique, number = name, 1
+    while normalise(unique) in taken:
+        number += 1
+        unique = f"{name} (roster {number})"
+    return unique

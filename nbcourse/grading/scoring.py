@@ -78,6 +78,7 @@ class SubmissionResult:
     submitted_at: str = ""   # when it was handed in, if known (see ``late``)
     late_days: int = 0
     penalty: float = 0.0     # taken off for lateness: total = the questions' points - penalty
+    time_unknown: bool = False  # a deadline, but no hand-in time (counted as on time)
 
     @property
     def flags(self) -> list[str]:
@@ -88,6 +89,8 @@ class SubmissionResult:
         data.pop("seconds")  # timings differ between runs; results must not
         if not data["overrides"]:
             data.pop("overrides")  # a row without overrides reads as it always has
+        if not data["time_unknown"]:
+            data.pop("time_unknown")
         data["flags"] = self.flags
         data["raw"] = float(round(sum(Fraction(str(q.score)) for q in self.questions), 2))
         return data
@@ -106,7 +109,8 @@ class SubmissionResult:
                    list(data["reasons"]), data["total"], data["maximum"], questions,
                    list(data.get("notes", [])), 0.0,
                    [dict(o) for o in data.get("overrides", [])], data.get("submitted_at", ""),
-                   data.get("late_days", 0), data.get("penalty", 0.0))
+                   data.get("late_days", 0), data.get("penalty", 0.0),
+                   bool(data.get("time_unknown", False)))
 
 
 def _member(kind, value):

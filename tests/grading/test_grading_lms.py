@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from nbcourse.grading import export
-from nbcourse.grading.export import MOODLE_HEADERS, write_exports
+from nbcourse.grading.export import MOODLE_HEADERS, STUDENT_WORDS, write_exports
 from nbcourse.grading.roster import match, read_roster
 
 REPO = Path(__file__).resolve().parents[2]
@@ -461,3 +461,156 @@ def test_the_lms_id_from_its_own_zip_wins_over_a_look_alike_name(tmp_path):
     for rows in ([fake, real], [real, fake]):
         matched, unmatched, warnings = match(roster, rows)
         assert matched[0] is real and unmatched == [fake]
+
+
+# ------------------------------------- every roster student has a row (issue 37, the rest)
+
+TITLE = "Exercise 1: the weather example by hand"  # 01_weather's, the Moodle item's name
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    run = subprocess.run([sys.executable, "-m", "nbcourse.cli", *args],
+                         capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert run.returncode == 0, run.stderr
+    return run
+
+
+def _grade_term(root: Path, out: str, *more: str) -> subprocess.CompletedProcess:
+    return _run("grade", "01_weather", str(root / "submitted"), "--out", str(root / out),
+                "--timeout", "10", "--roster", str(root / "canvas-export.csv"),
+                "--due", "2026-11-20T23:59", "--canvas-assignment", "Weather (4321)", *more)
+
+
+def _lms_files(out: Path) -> dict[str, bytes]:
+    files = {name: (out / name).read_bytes()
+             for name in ("grades.csv", "canvas.csv", "moodle-grades.csv")}
+    # the worksheet's "Last modified (grade)" is the export's time, by Moodle's rule (an
+    # upload older than the grade in Moodle is skipped): every other cell must be equal
+    rows = list(csv.reader(io.StringIO((out / "moodle.csv").read_text(encoding="utf-8"))))
+    files["moodle.csv"] = repr([row[:5] + row[6:] for row in rows]).encode()
+    return files
+
+
+@pytest.fixture(scope="module")
+def term(tmp_path_factory):
+    """José (a wrong notebook, no timestamp.txt) and Åsa (correct, on time) handed in;
+    Bob, on the roster, has no folder.  Graded twice into two folders, then Bob's q2
+    overridden and everything exported again."""
+    root = tmp_path_factory.mktemp("term")
+    fixtures = REPO / "tests" / "fixtures" / "submissions"
+    for name, kind in {"JOSE.NUNEZ": "wrong", NFD("Åsa Ørsted"): "correct"}.items():
+        (root / "submitted" / name).mkdir(parents=True)
+        (root / "submitted" / name / "01_weather.ipynb").write_bytes(
+            (fixtures / f"{kind}.ipynb").read_bytes())
+    (root / "submitted" / NFD("Åsa Ørsted") / "timestamp.txt").write_text(
+        "2026-11-20 10:00:00.000001 UTC\n")
+    _write(root / "canvas-export.csv", [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Weather (4321)"],
+        ["Points Possible", "", "", "", "", "10"]] + [
+        [u[2], str(u[0]), u[3], u[4], "A", ""] for u in USERS if u[0] in (1001, 1002, 1004)])
+    _moodle_worksheet(root)
+    state = {"run": _grade_term(root, "out"), "out": root / "out"}
+    state["first"] = _lms_files(root / "out")
+    state["results"] = json.loads((root / "out" / "results.json").read_text())
+    state["report"] = (root / "out" / "report.html").read_text(encoding="utf-8")
+    _grade_term(root, "again")
+    state["again"] = _lms_files(root / "again")
+    _run("export", str(root / "out"), "--roster", str(root / "worksheet.csv"),
+         "--format", "moodle", "--to", str(root / "before"))
+    state["moodle-before"] = (root / "before" / "moodle.csv").read_text(encoding="utf-8")
+    (root / "out" / "overrides.csv").write_text(
+        "student,question,points,reason\nbbrown,q2,1.5,handed in on paper\n")
+    _run("export", str(root / "out"), "--roster", str(root / "canvas-export.csv"),
+         "--canvas-assignment", "Weather (4321)")
+    state["canvas"] = (root / "out" / "canvas.csv").read_text(encoding="utf-8")
+    state["moodle-grades"] = (root / "out" / "moodle-grades.csv").read_text(encoding="utf-8")
+    _run("export", str(root / "out"), "--roster", str(root / "worksheet.csv"),
+         "--format", "moodle")
+    state["moodle"] = (root / "out" / "moodle.csv").read_text(encoding="utf-8")
+    state["root"] = root
+    return state
+
+
+def test_a_roster_student_with_no_folder_has_a_row_everywhere(term):
+    grades = {r["submission"]: r for r in csv.DictReader(
+        io.StringIO(term["first"]["grades.csv"].decode()))}
+    assert set(grades) == {"JOSE.NUNEZ", "bbrown", NFD("Åsa Ørsted")}
+    assert grades["bbrown"]["status"] == "not submitted"
+    (bob,) = [r for r in term["results"]["submissions"] if r["submission"] == "bbrown"]
+    assert bob["status"] == "not submitted" and bob["source"]["lms"] == "roster"
+    assert bob["source"]["lms_id"].split("\n")[0] == "canvas:1004" and bob["source"]["path"] == ""
+    attention = term["report"].split('id="attention"')[1].split("</table>")[0]
+    assert "bbrown" in attention and "not submitted" in attention
+    assert "mallory" not in term["run"].stderr and "not on the roster" not in term["run"].stderr
+    first = canvas_import(term["first"]["canvas.csv"].decode())
+    assert set(first) == {1001, 1002, 1004} and first[1004] == {4321: ""}  # blank, not 0
+    graded = moodle_gradebook_import(term["first"]["moodle-grades.csv"].decode(), "Username",
+                                     4, TITLE)
+    assert graded[1004] == (None, "No notebook was received for this exercise.")
+    assert set(moodle_worksheet_import(term["moodle-before"], "en", "Participant ")) == {
+        5001, 5002}  # Bob's blank grade is skipped by the upload
+    (bob,) = [r for r in csv.DictReader(io.StringIO(term["moodle-before"]))
+              if r["Identifier"] == "Participant 5004"]
+    assert bob["Grade"] == "" and bob["Feedback comments"] == STUDENT_WORDS["not submitted"]
+
+
+def test_an_override_on_a_not_submitted_row_reaches_the_lms_files(term):
+    assert canvas_import(term["canvas"])[1004] == {4321: "1.5"}
+    assert moodle_gradebook_import(term["moodle-grades"], "Username", 4,
+                                   TITLE)[1004][0] == 1.5
+    applied = moodle_worksheet_import(term["moodle"], "en", "Participant ")
+    assert applied[5004] == ("1.5", "No notebook was received for this exercise. 1.5 of 10 "
+                                    "points, set by your instructor: q2 1.5 (handed in on paper).")
+    assert set(applied) == {5001, 5002, 5004}  # Ana and Zoë are not on this roster's class
+    grades = (term["out"] / "grades.csv").read_text(encoding="utf-8")
+    assert "handed in on paper" in grades
+
+
+def test_with_a_deadline_an_unknown_hand_in_time_is_on_time_and_said(term):
+    rows = {r["submission"]: r for r in term["results"]["submissions"]}
+    jose, asa = rows["JOSE.NUNEZ"], rows[NFD("Åsa Ørsted")]
+    assert jose["time_unknown"] is True and jose["late_days"] == 0 and jose["penalty"] == 0
+    assert "time_unknown" not in asa and asa["submitted_at"].startswith("2026-11-20T10:00")
+    assert "time_unknown" not in rows["bbrown"]  # nothing handed in: no time to know
+    unknown = term["report"].split('id="time-unknown"')[1].split("</p>")[0]
+    assert "JOSE.NUNEZ" in unknown and "rsted" not in unknown and "bbrown" not in unknown
+    assert any("no hand-in time known" in w and "JOSE.NUNEZ" in w
+               for w in term["results"]["warnings"])
+    again = json.loads((term["out"] / "results.json").read_text())  # after two exports
+    assert sum("no hand-in time known" in w for w in again["warnings"]) == 1
+
+
+def test_grading_the_same_class_twice_gives_the_same_gradebooks(term):
+    assert term["again"] == term["first"]
+
+
+def test_a_roster_row_gives_way_when_the_students_folder_comes(term, tmp_path):
+    root = term["root"]
+    (root / "submitted" / "Bob Brown").mkdir()
+    (root / "submitted" / "Bob Brown" / "01_weather.ipynb").write_bytes(
+        (REPO / "tests" / "fixtures" / "submissions" / "correct.ipynb").read_bytes())
+    _grade_term(root, "again", "--only", "Bob Brown")
+    rows = json.loads((root / "again" / "results.json").read_text())["submissions"]
+    assert {r["submission"] for r in rows} == {"Bob Brown", "JOSE.NUNEZ", NFD("Åsa Ørsted")}
+    assert canvas_import((root / "again" / "canvas.csv").read_text())[1004] == {4321: "10"}
+
+
+def test_a_roster_row_is_kept_with_its_overrides_when_the_roster_changes_kind(tmp_path):
+    """Graded with a Canvas export, then with Moodle's participants: Bob's row is found
+    again by the name both rosters share, and kept as it was."""
+    from types import SimpleNamespace
+
+    from nbcourse.grading import specs
+    from nbcourse.grading.merge import roster_rows
+    batch = SimpleNamespace(exercise=specs.load("01_weather"), results=[], sources={})
+    roster_rows(batch, read_roster(_canvas_roster(tmp_path)))
+    assert sorted(r.submission for r in batch.results) == sorted(u[4] for u in USERS)
+    (bob,) = [r for r in batch.results if r.submission == "bbrown"]
+    bob.overrides = [{"question": "q1", "points": 1.0, "graded": 0.0, "reason": "on paper"}]
+    roster_rows(batch, read_roster(_moodle_participants(tmp_path)))
+    assert len(batch.results) == len(USERS) and bob in batch.results
+    assert batch.sources["bbrown"].lms_id.split("\n")[0] == "idnumber:n4"
+    found, _, _ = match(read_roster(_moodle_participants(tmp_path)), [
+        {"submission": "bbrown", "source": {"lms": "roster",
+                                            "lms_id": batch.sources["bbrown"].lms_id}}])
+    assert list(found) == [3]  # Bob, by his ID number
