@@ -244,7 +244,6 @@ def make_config(mode: str, limits: GradingLimits | None = None) -> SandboxConfig
                 raise SandboxUnavailable("NBCOURSE_SANDBOX_UID=0 would run submissions as root")
         seccomp_program()  # fails here, loudly, if the filter cannot be built
     config.cgroups = cgroups.find_parents()
-    limits.enforced = config.describe()
     if mode != "off":
         try:
             self_test(config)
@@ -536,7 +535,8 @@ def self_test(config: SandboxConfig) -> None:
         command = bwrap_command(config, channel, [sys.executable, "-c", SELF_TEST, str(planted),
                                                   str(port), readonly])
         try:
-            run = subprocess.run(command, capture_output=True, text=True, timeout=60)
+            run = subprocess.run(command, capture_output=True, text=True,
+                                 timeout=config.limits.start_timeout)
         except (OSError, subprocess.TimeoutExpired) as error:
             raise SandboxUnavailable(_how_to_fix(str(error))) from None
         finally:
