@@ -28,8 +28,8 @@ def install_expression(class_name: str) -> str:
     # sys.modules keeps it alive: nothing else refers to the class or its globals
     code = (f"{PROBE_SOURCE}\n"
             f"class {class_name}:\n"
-            f"    reply = staticmethod(lambda mark, request, most, _ns=__nbcourse_user_ns__: "
-            f"nbcourse_reply(_ns, mark, request, most))\n"
+            f"    reply = staticmethod(lambda mark, request, _ns=__nbcourse_user_ns__: "
+            f"nbcourse_reply(_ns, mark, request))\n"
             f"import types\n"
             f"sys.modules[{class_name!r}] = types.ModuleType({class_name!r})\n"
             f"sys.modules[{class_name!r}].probe = {class_name}\n")
@@ -39,15 +39,15 @@ def install_expression(class_name: str) -> str:
 
 def probe_expression(class_name: str, mark: str, request: dict, max_chars: int) -> str:
     """One Python *expression* whose value is the installed probe's reply to ``request``,
-    at most ``max_chars`` long (the probe replaces a longer one by a short "too large").
+    at most ``max_chars`` long (sent as ``reply_chars``: the probe replaces a longer reply
+    by a short "too large").
 
     It reaches the probe from a literal, through ``object.__subclasses__()``, so no name
     is looked up in the student's namespace (where ``exec`` may be the student's).
     """
-    literal = json.dumps(request, allow_nan=False)
+    literal = json.dumps({**request, "reply_chars": int(max_chars)}, allow_nan=False)
     return (f"[c for c in ().__class__.__base__.__subclasses__() "
-            f"if c.__name__ == {class_name!r}][0]"
-            f".reply({mark!r}, {literal!r}, {int(max_chars)!r})")
+            f"if c.__name__ == {class_name!r}][0].reply({mark!r}, {literal!r})")
 
 
 def parse_probe_result(result, mark: str, max_chars: int) -> dict:
