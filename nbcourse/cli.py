@@ -47,13 +47,6 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
-    return value
-
-
 LMS_FORMATS = ("canvas", "moodle", "moodle-grades", "moodle-feedback", "questions")
 
 
@@ -149,6 +142,8 @@ def _add_exercise_commands(commands) -> None:
 
 
 def _add_grade(commands) -> None:
+    from .grading.execution.limits import GradingLimits
+
     grade = commands.add_parser(
         "grade", help="grade submissions into a gradebook and feedback pages",
         description="Run each submission in a fresh, limited kernel in its own sandbox, "
@@ -167,11 +162,14 @@ def _add_grade(commands) -> None:
     _add_regrade_options(grade)
     grade.add_argument("--jobs", type=_positive_int, default=2, metavar="N",
                        help="submissions graded in parallel, one kernel each (default: 2)")
-    grade.add_argument("--timeout", type=_positive_float, default=30.0, metavar="SECONDS",
-                       help="time allowed for each cell and for each graded answer (default: 30); "
-                            "a whole notebook gets at most max(300, 10 x SECONDS)")
-    grade.add_argument("--memory-mb", type=_positive_int, default=2048, metavar="MB",
-                       help="address-space limit of each kernel in MB (default: 2048)")
+    defaults = GradingLimits()  # checked there too: one home for every limit
+    grade.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                       help="time allowed for each cell and for each graded answer (default: "
+                            f"{defaults.cell_timeout:g}); a whole notebook gets at most "
+                            f"max({defaults.total_timeout:g}, 10 x SECONDS)")
+    grade.add_argument("--memory-mb", type=int, default=None, metavar="MB",
+                       help="memory limit of each submission in MB (default: "
+                            f"{defaults.memory_mb})")
     grade.add_argument("--source", type=Path, default=None, help=SOURCE_HELP)
     grade.add_argument("--sandbox", choices=("auto", "bwrap", "off"), default="auto",
                        help="run each submission in its own bubblewrap sandbox (auto, the "

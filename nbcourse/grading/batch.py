@@ -37,7 +37,7 @@ from .scoring import SubmissionResult
 
 
 def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path, *,
-                jobs: int = 2, timeout: float = 30.0, memory_mb: int = 2048,
+                jobs: int = 2, timeout: float | None = None, memory_mb: int | None = None,
                 source_dir: str | Path | None = None, sandbox: str = "auto",
                 progress: TextIO | None = sys.stderr,
                 on_result: Callable[[SubmissionResult], None] | None = None,
@@ -56,15 +56,16 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     ``Client``: each submission is graded on a Dask worker, sandboxed there as here (see
     ``cluster``).  ``tls``: the folder of ``nbcourse certs``; ``insecure``: accept a
     scheduler without TLS (``tcp://``), which any machine that reaches it can abuse.
+    ``timeout``, ``memory_mb``: see ``GradingLimits.from_options`` (None: its default).
     ``only``, ``overrides``, ``command``, ``reason``, ``due``, ``late``: see ``merge``, ``late``.
     ``roster`` (a file or ``roster.Roster``) and ``roster_column``: every student on it gets
     a row, ``not submitted`` when no submission is theirs (``merge.roster_rows``).
     """
-    _check_options(jobs, timeout, sandbox, scheduler, tls, insecure)
+    limits = GradingLimits.from_options(timeout, memory_mb)  # every limit, once, checked
+    _check_options(jobs, sandbox, scheduler, tls, insecure)
     started = time.monotonic()
     exercise = specs.load(exercise_name, Path(source_dir) if source_dir else None)
     expected = exercise.expected()  # in this process only
-    limits = GradingLimits.from_options(timeout, memory_mb)  # every limit, once
     out_dir = Path(out_dir)
     previous, overrides_file, late_settings = _earlier(out_dir, exercise, overrides, due, late)
     roster = read_roster(roster) if isinstance(roster, (str, Path)) else roster
@@ -73,7 +74,7 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
         only, lambda found: _check_overrides(overrides_file, exercise, previous, found,
                                              (roster, roster_column)))
     before = snapshot(out_dir)
-    hints = check_batch(exercise, submissions, scratch / "submissions")  # read, never run
+    hints = check_batch(exercise, submissions, scratch / "submissions", limits)  # never run
     rows = Rows(exercise, expected, submissions, progress, on_result)
     if scheduler is not None:  # graded on a Dask cluster; rows and outputs as below
         from .cluster import grade_on_cluster
@@ -82,8 +83,6 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
                                                sandbox, scratch / "submissions", tls, insecure)
         finally:
             remove_tree(scratch)
-        # what the workers' machines enforced (each made its own config from these limits)
-        limits.enforced = {k: v for k, v in isolation.items() if not k.startswith("dask_")}
         warnings += more
     else:
         warnings += _grade_here(rows, exercise.probe_plan(), limits, config, scratch, jobs)
@@ -98,12 +97,11 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     return batch
 
 
-def _check_options(jobs, timeout, sandbox, scheduler, tls, insecure) -> None:
-    """Refuse bad options before any submission is read or uploaded."""
+def _check_options(jobs, sandbox, scheduler, tls, insecure) -> None:
+    """Refuse bad options before any submission is read or uploaded (the limits are
+    checked by ``GradingLimits``)."""
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
-    if timeout <= 0:
-        raise ValueError(f"timeout must be positive (seconds per cell), got {timeout}")
     if sandbox not in SANDBOX_MODES:  # checked here too for a cluster, before any upload
         raise ValueError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}")
     if scheduler is not None:

@@ -101,21 +101,20 @@ def _state(token: str, mode: str, limits: dict) -> _WorkerState:
         return _STATE[token]
 
 
-def grade_remote(job: dict, notebook: bytes, mode: str, token: str) -> str:
+def grade_remote(job: dict, notebook: bytes, mode: str, token: str, limits: dict) -> str:
     """Run on a Dask worker: grade one notebook (its bytes), return the run's report as
     JSON text (``report_from_worker`` reads it).
 
-    ``job`` is what a local grading process is sent (id, plan, limits), without a path;
-    ``token`` names the batch (its state here, and the processes it may leave)."""
-    state = _state(token, mode, job["limits"])
-    limits = GradingLimits.from_json(job["limits"])
+    ``job`` is what a local grading process is sent (id, plan), without a path;
+    ``token`` names the batch (its state here, and the processes it may leave);
+    ``limits`` (``GradingLimits.to_json``) make this machine's sandbox config once."""
+    state = _state(token, mode, limits)
     handle, path = tempfile.mkstemp(prefix="submission-", suffix=".ipynb", dir=state.inbox)
     with os.fdopen(handle, "wb") as out:
         out.write(notebook)
     worker = state.grader()
     try:
-        report = worker.grade({**job, "path": path},
-                              deadline=limits.total_timeout + limits.worker_grace)
+        report = worker.grade({**job, "path": path})  # limits: the worker's config
     finally:
         state.idle.put(worker)
         Path(path).unlink(missing_ok=True)
@@ -317,10 +316,10 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
         for index, submission in enumerate(rows.submissions):
             if submission.refused:
                 continue
-            job = {"id": index, "plan": plan, "limits": limits.to_json()}
+            job = {"id": index, "plan": plan}
             notebook = _read_for_worker(submission.path, limits.notebook_mb * MB, scratch)
-            future = client.submit(grade_remote, job, notebook, mode, token, pure=False,
-                                   key=f"nbcourse-grade-{token}-{index}")
+            future = client.submit(grade_remote, job, notebook, mode, token, limits.to_json(),
+                                   pure=False, key=f"nbcourse-grade-{token}-{index}")
             futures[future] = index
         for index, submission in enumerate(rows.submissions):
             if submission.refused:

@@ -40,6 +40,7 @@ from .terminal import display_name  # noqa: F401 - imported from here by the gra
 SKIP_DIRS = {".ipynb_checkpoints", "__pycache__", ".git", "__MACOSX"}
 NOTEBOOK_SUFFIXES = (".ipynb", ".ipynb.txt", ".ipynb.json")
 
+# Not in GradingLimits: they bound reading the instructor's folders, before any submission runs.
 MAX_COPY_BYTES = 256 * 1024**2   # read of one notebook when it is collected
 MAX_DEPTH = 12                   # folders searched below a student's folder
 MAX_FOLDER_ENTRIES = 10_000      # files and folders looked at in one student's folder

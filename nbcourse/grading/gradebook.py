@@ -59,8 +59,14 @@ class BatchResult:
             spec_file = Path(exercise.source).with_name(exercise.name + specs.SPEC_SUFFIX)
             if spec_file.is_file():
                 spec_hash = hashlib.sha256(spec_file.read_bytes()).hexdigest()
-        return {"nbcourse_version": __version__, "spec_sha256": spec_hash,
-                "limits": self.limits.to_json() if self.limits else {}}
+        limits = {**self.limits.to_json(), "enforced": self.enforced} if self.limits else {}
+        return {"nbcourse_version": __version__, "spec_sha256": spec_hash, "limits": limits}
+
+    @property
+    def enforced(self) -> dict:
+        """What the machines that ran the kernels enforced of the limits: the isolation
+        table without the Dask cluster's own rows."""
+        return {k: v for k, v in self.isolation.items() if not k.startswith("dask_")}
 
 
 def snapshot(folder: Path) -> dict[str, tuple]:

@@ -52,6 +52,7 @@ THRESHOLD = 0.5
 #: too little code to tell a copy from a coincidence.
 MIN_FINGERPRINTS = 12
 
+# Not in GradingLimits: they bound the grader's reading of code for hints, not a submission's run.
 MAX_CELL_CHARS = 20_000
 MAX_CODE_CHARS = 200_000
 MAX_TOKENS = 50_000
@@ -303,15 +304,15 @@ def template_cells(source_notebook: Path) -> list[str]:
     return [cell.source for cell in student.cells if cell.cell_type == "code"]
 
 
-def submission_cells(path: Path, scratch: Path) -> tuple[list[str] | None, str]:
-    """(code cells, "") of a submitted notebook, read as the grader reads it (bounded, no
-    links, saved outputs stripped first), or (None, why not)."""
+def submission_cells(path: Path, scratch: Path, limits) -> tuple[list[str] | None, str]:
+    """(code cells, "") of a submitted notebook, read as the grader reads it under the
+    batch's ``limits`` (bounded, no links, saved outputs stripped first), or (None, why not)."""
     from .saved_outputs import without_outputs
-    from .execution.limits import MB, GradingLimits
+    from .execution.limits import MB
     from .execution.notebook_file import read_cells
     from .execution.report import NotebookVerdict
-    path = without_outputs(Path(path), GradingLimits().notebook_mb * MB, scratch)
-    verdict, reason, cells = read_cells(path)
+    path = without_outputs(Path(path), limits.notebook_mb * MB, scratch)
+    verdict, reason, cells = read_cells(path, limits.notebook_mb * MB)
     if verdict != NotebookVerdict.OK:
         return None, reason or "not a readable notebook"
     return [text for kind, text in cells if kind == "code"], ""
@@ -362,15 +363,16 @@ def compare(code: dict[str, list[str]], questions: dict[str, str],
     return report
 
 
-def check_batch(exercise, submissions, scratch: Path) -> Report:
+def check_batch(exercise, submissions, scratch: Path, limits) -> Report:
     """The report for a batch's collected ``submissions`` (those it will run), read
-    before any kernel starts.  Never raises: a failure is the report's ``error``."""
+    under the batch's ``limits`` (``GradingLimits``) before any kernel starts.  Never
+    raises: a failure is the report's ``error``."""
     try:
         code, skipped = {}, {}
         for submission in submissions:
             if submission.refused:
                 continue
-            cells, why = submission_cells(submission.path, scratch)
+            cells, why = submission_cells(submission.path, scratch, limits)
             if cells is None:
                 skipped[submission.id] = why
             else:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .terminal import display_name
 
+# Not in GradingLimits: they bound unpacking the instructor's download, before any submission runs.
 MAX_ZIP_BYTES = 2 * 1024**3      # everything unpacked from one zip
 MAX_ZIP_MEMBER_BYTES = 200 * 1024**2
 MAX_ZIP_MEMBERS = 100_000

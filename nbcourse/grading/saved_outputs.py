@@ -17,10 +17,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .collection import MAX_COPY_BYTES
 from .execution.limits import MB
 
-#: The file is read at most this far to remove its outputs (larger: left as it is).
-MAX_RAW_NOTEBOOK_BYTES = 256 * MB
+# Not in GradingLimits: bounds of the grader's own helper, not of what a submission may use.
+#: The file is read at most this far to remove its outputs: all of a collected copy.
+MAX_RAW_NOTEBOOK_BYTES = MAX_COPY_BYTES
 #: The address space of the process that removes them (its parsing included).
 STRIP_MEMORY_MB = 1024
 #: How long it may take (a few seconds for the largest honest notebook).

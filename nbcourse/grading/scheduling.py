@@ -97,10 +97,8 @@ def grade_locally(rows: Rows, plan: dict, limits: GradingLimits, config: Sandbox
         worker = idle.get()
         try:
             path = without_outputs(submission.path, limits.notebook_mb * MB, inbox)
-            job = {"id": index, "path": os.fsdecode(os.path.abspath(path)),
-                   "plan": plan, "limits": limits.to_json()}
-            return RunReport.from_json(
-                worker.grade(job, deadline=limits.total_timeout + limits.worker_grace))
+            job = {"id": index, "path": os.fsdecode(os.path.abspath(path)), "plan": plan}
+            return RunReport.from_json(worker.grade(job))  # limits: the worker's config
         except Exception as error:  # noqa: BLE001 - one submission never stops the batch
             return RunReport.failed(f"{type(error).__name__}: {error}")
         finally:

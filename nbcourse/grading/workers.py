@@ -46,7 +46,12 @@ class Worker:
                  CONFIG_VARIABLE: json.dumps(self.sandbox.to_json())},
             cwd=self.log_dir)  # not the instructor's folder: a kernel can read /proc/<ppid>/cwd
 
-    def grade(self, job: dict, deadline: float) -> dict:
+    def grade(self, job: dict, deadline: float | None = None) -> dict:
+        """The report of ``job`` (id, path, plan), graded under this worker's sandbox
+        limits; ``deadline`` (seconds; by default the limits' ``worker_deadline``) kills a
+        worker still busy with it."""
+        if deadline is None:
+            deadline = self.sandbox.limits.worker_deadline
         if self.process is None or self.process.poll() is not None:
             self.start()
         process = self.process

@@ -516,12 +516,12 @@ def test_a_worker_that_dies_becomes_a_grader_error_row_and_is_replaced(tmp_path)
     """The machinery itself failing must still give a row, never a crash or a gap."""
     from nbcourse.grading.workers import Worker
     from nbcourse.grading.execution.limits import GradingLimits
+    from nbcourse.grading.execution.sandbox import SandboxConfig
 
     exercise = specs.load("01_weather")
     token = f"nbcourse-test-{secrets.token_hex(6)}"  # only this test's processes carry it
-    job = {"id": 1, "path": str(FIXTURES / "correct.ipynb"), "plan": exercise.probe_plan(),
-           "limits": GradingLimits(cell_timeout=30).to_json()}
-    worker = Worker(tmp_path, token)
+    job = {"id": 1, "path": str(FIXTURES / "correct.ipynb"), "plan": exercise.probe_plan()}
+    worker = Worker(tmp_path, token, SandboxConfig("off", limits=GradingLimits(cell_timeout=30)))
     worker.start()
     try:
         killed = worker.grade(job, deadline=0.01)  # the watchdog kills it mid-job
@@ -626,7 +626,7 @@ def test_a_worker_killed_at_its_deadline_leaves_no_process_and_no_folder(tmp_pat
     worker.start()
     try:
         job = {"id": 1, "path": str(FIXTURES / "infinite_loop.ipynb"),
-               "plan": exercise.probe_plan(), "limits": limits.to_json()}
+               "plan": exercise.probe_plan()}
         started = time.monotonic()
         killed = worker.grade(job, deadline=8)  # the watchdog kills it mid-notebook
         assert "stopped unexpectedly" in killed["grader_error"]

@@ -385,7 +385,7 @@ class Runs:
     def __reduce__(self):
         return (Path.touch, (Path(MARKER),))
 
-def rogue(job, notebook, mode, token):
+def rogue(job, notebook, mode, token, limits):
     kind = job["id"] % 4
     if kind == 0:
         return "not JSON {"

@@ -19,10 +19,9 @@ import pytest
 
 from nbcourse.grading import specs
 from nbcourse.grading.course_folders import course_folders
-from nbcourse.grading.execution.probe_source import MAX_REPLY_CHARS
 from nbcourse.grading.execution.report import KernelOutcome, RunReport
-from nbcourse.grading.execution.limits import GradingLimits
-from nbcourse.grading.execution.connection import MAX_MESSAGE_BYTES, bounded_context
+from nbcourse.grading.execution.limits import MB, GradingLimits
+from nbcourse.grading.execution.connection import bounded_context
 from nbcourse.grading.execution.runner import (_notebook_client_class, checked_reply,
                                                parse_probe_result, run_submission)
 from nbcourse.grading.forbidden import flagged_answers
@@ -32,6 +31,7 @@ from nbcourse.grading.values import encode_input
 EXERCISE = specs.load("01_weather")
 EXPECTED = EXERCISE.expected()
 MARK = "@@nbcourse-test@@"
+REPLY_CHARS = GradingLimits().reply_mb * MB
 
 
 def _reply_text(report: dict) -> dict:
@@ -62,22 +62,22 @@ def _score(probes):
 
 # ----------------------------------------------------------------- point 4: bounded
 def test_an_oversized_reply_is_refused_before_it_is_parsed():
-    text = "'" + MARK + "A" * MAX_REPLY_CHARS + MARK + "'"
-    reply = parse_probe_result({"status": "ok", "data": {"text/plain": text}}, MARK)
+    text = "'" + MARK + "A" * REPLY_CHARS + MARK + "'"
+    reply = parse_probe_result({"status": "ok", "data": {"text/plain": text}}, MARK, REPLY_CHARS)
     assert "larger than" in reply["unreadable_report"]
 
 
 def test_a_reply_cannot_speak_in_the_graders_words():
     forged = _reply_text({"unreadable_report": "made by the kernel"})
-    assert parse_probe_result(forged, MARK) == {"unreadable_report": "the probe's reply is malformed"}
+    assert parse_probe_result(forged, MARK, REPLY_CHARS) == {"unreadable_report": "the probe's reply is malformed"}
 
 
 def test_a_reply_is_read_with_json_not_a_python_parser():
     report = {"question": "q4", "name": "p_no", "value": [[1, 2]] * 1000}
-    assert parse_probe_result(_reply_text(report), MARK) == report
+    assert parse_probe_result(_reply_text(report), MARK, REPLY_CHARS) == report
     # a Python literal that is not base64 JSON between the markers is not read at all
     literal = {"status": "ok", "data": {"text/plain": repr(MARK + repr([[1, 2]] * 10) + MARK)}}
-    assert "unreadable_report" in parse_probe_result(literal, MARK)
+    assert "unreadable_report" in parse_probe_result(literal, MARK, REPLY_CHARS)
 
 
 def test_zeromq_drops_a_message_above_the_bound_before_the_grader_reads_it(tmp_path):
@@ -88,7 +88,7 @@ def test_zeromq_drops_a_message_above_the_bound_before_the_grader_reads_it(tmp_p
 
     async def receive() -> list[int]:
         kernel = zmq.Context()
-        grader = bounded_context()
+        grader = bounded_context(GradingLimits())
         sender = kernel.socket(zmq.PUSH)
         sender.linger = 0
         url = f"ipc://{tmp_path}/channel"
@@ -98,7 +98,7 @@ def test_zeromq_drops_a_message_above_the_bound_before_the_grader_reads_it(tmp_p
         sizes = []
         try:
             sender.send(b"small")
-            sender.send(b"x" * (MAX_MESSAGE_BYTES + 1))
+            sender.send(b"x" * (GradingLimits().message_mb * MB + 1))
             while await receiver.poll(1500):
                 sizes.append(len(await receiver.recv()))
         finally:

@@ -13,9 +13,14 @@ import pytest
 
 from nbcourse.grading.execution.replies import (checked_reply, install_expression,
                                                 parse_probe_result, probe_expression)
+from nbcourse.grading.execution.limits import MB, GradingLimits
 from nbcourse.grading.execution.notebook_file import read_cells
 from nbcourse.grading.values import (Tolerance, Unsupported, compare, decode_answer,
                                      encode_input, normalise)
+
+LIMITS = GradingLimits()
+REPLY_CHARS = LIMITS.reply_mb * MB
+NOTEBOOK_BYTES = LIMITS.notebook_mb * MB
 
 
 def _probe(namespace: dict, request: dict) -> dict:
@@ -26,10 +31,10 @@ def _probe(namespace: dict, request: dict) -> dict:
     eval(install_expression(name), namespace)  # noqa: S307 - our own probe code
     student_names = set(namespace)
     mark = f"@@nbcourse-{secrets.token_hex(16)}@@"
-    value = eval(probe_expression(name, mark, request), namespace)  # noqa: S307
+    value = eval(probe_expression(name, mark, request, REPLY_CHARS), namespace)  # noqa: S307
     assert set(namespace) == student_names, "a probe leaves nothing in the student's namespace"
     result = {"status": "ok", "data": {"text/plain": repr(value)}}
-    return checked_reply(parse_probe_result(result, mark), request)
+    return checked_reply(parse_probe_result(result, mark, REPLY_CHARS), request)
 
 
 def test_probe_calls_the_function_on_rebuilt_inputs():
@@ -92,14 +97,14 @@ def test_huge_answers_are_refused_not_transferred():
 ])
 def test_probe_output_is_accepted_only_between_exactly_two_markers(text, problem):
     result = {"status": "ok", "data": {"text/plain": repr(text)}}
-    assert problem in parse_probe_result(result, "@@m@@")["unreadable_report"]
+    assert problem in parse_probe_result(result, "@@m@@", REPLY_CHARS)["unreadable_report"]
 
 
 def test_only_the_expressions_own_value_is_read():
     """A marked report printed, or returned as another kind of output, is not the reply."""
     for data in ({"text/html": repr('@@m@@e30=@@m@@')}, {}, "@@m@@e30=@@m@@"):
         result = {"status": "ok", "data": data}
-        assert "printed nothing" in parse_probe_result(result, "@@m@@")["unreadable_report"]
+        assert "printed nothing" in parse_probe_result(result, "@@m@@", REPLY_CHARS)["unreadable_report"]
 
 
 def test_normalise_gives_expected_values_the_students_form():
@@ -160,14 +165,14 @@ def test_read_cells_on_hostile_files(tmp_path):
     }
     for name, data in cases.items():
         (tmp_path / name).write_bytes(data)
-        verdict, reason, _ = read_cells(tmp_path / name)
+        verdict, reason, _ = read_cells(tmp_path / name, NOTEBOOK_BYTES)
         assert verdict == "not a notebook" and reason, name
     (tmp_path / "markdown_only.ipynb").write_text(json.dumps(
         {"cells": [{"cell_type": "markdown", "source": ["# hi"]}], "nbformat": 4,
          "nbformat_minor": 5, "metadata": {}}))
-    assert read_cells(tmp_path / "markdown_only.ipynb")[0] == "empty"
+    assert read_cells(tmp_path / "markdown_only.ipynb", NOTEBOOK_BYTES)[0] == "empty"
     for strange in (tmp_path / "does_not_exist.ipynb", Path("/dev/zero"), tmp_path):
-        verdict, reason, _ = read_cells(strange)
+        verdict, reason, _ = read_cells(strange, NOTEBOOK_BYTES)
         assert verdict == "not a notebook" and reason == "not a regular file", strange
     (tmp_path / "huge.ipynb").write_bytes(b" " * (21 * 2**20))
-    assert "larger than 20 MB" in read_cells(tmp_path / "huge.ipynb")[1]
+    assert "larger than 20 MB" in read_cells(tmp_path / "huge.ipynb", NOTEBOOK_BYTES)[1]

@@ -14,23 +14,22 @@ import time
 from pathlib import Path
 from queue import Empty
 
-#: No message from the kernel larger than this reaches the grader's memory: ZeroMQ drops
-#: it (and the connection it came on) before it is read.  A probe's reply is a few MB; a
-#: cell that prints 10 MB at once is still counted (and its output ignored).
-MAX_MESSAGE_BYTES = 16 * 2**20
-#: Messages ZeroMQ keeps for the grader on one channel before the kernel's are dropped
-#: (the grader reads them as they come; this bounds a burst to a few hundred MB).
-MAX_QUEUED_MESSAGES = 32
 
+def bounded_context(limits):
+    """A ZeroMQ context whose sockets refuse oversized messages and queue few of them.
 
-def bounded_context():
-    """A ZeroMQ context whose sockets refuse oversized messages and queue few of them."""
+    No message part from the kernel over ``limits.message_mb`` reaches the grader's
+    memory: ZeroMQ drops it (and the connection it came on) before it is read.  A
+    probe's reply is a few MB; a cell that prints 10 MB at once is still counted (and its
+    output ignored).  At most ``limits.queued_messages`` wait on one channel before the
+    kernel's are dropped (the grader reads them as they come: a burst stays bounded).
+    """
     import zmq
     import zmq.asyncio
 
     context = zmq.asyncio.Context()
-    context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
-    context.setsockopt(zmq.RCVHWM, MAX_QUEUED_MESSAGES)
+    context.setsockopt(zmq.MAXMSGSIZE, limits.message_mb * 2**20)
+    context.setsockopt(zmq.RCVHWM, limits.queued_messages)
     return context
 
 
@@ -39,7 +38,7 @@ def quick_ready(kc):
     0.2 s of silence on IOPub after every start (a fifth of a second per submission, most
     of a kernel's start-up): the grader matches every message to its own request, so a
     leftover status message of the start-up changes nothing."""
-    async def wait_for_ready(timeout: float = 60.0) -> None:
+    async def wait_for_ready(timeout: float) -> None:  # nbclient's startup_timeout
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             kc.kernel_info()

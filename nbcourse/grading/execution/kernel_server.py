@@ -29,7 +29,7 @@ PR_SET_DUMPABLE = 4
 #: imported once by the server, so that a forked kernel starts with them
 PRELOADED = ("ipykernel.kernelapp", "ipykernel.zmqshell", "numpy", "pandas", "scipy.sparse",
              "nbcourse", "nbcourse.datasets", "nbcourse.grading.execution.sandbox")
-MAX_WIPE_REPLY = 60000
+MAX_WIPE_REPLY = 60000  # bytes: what stayed is named, never a whole folder's listing
 
 
 def prepare_interpreter() -> None:

@@ -163,9 +163,12 @@ class KernelServer:
         except (OSError, ValueError):
             return {}
 
-    def wait_ready(self, timeout: float = 60.0) -> bool:
-        """True once the server has imported its modules and waits for a submission."""
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """True once the server has imported its modules and waits for a submission
+        (within ``timeout`` seconds; by default the limits' ``start_timeout``)."""
         if not self.ready and self.healthy:
+            if timeout is None:
+                timeout = self.config.limits.start_timeout
             self.ready = self._read_line(timeout).strip() == b"ready"
             if self.ready and self.config.kind == "bwrap":  # the server is the sandbox's pid 1
                 self.init_pid = self.server_pid = self._only_child(self.pid)

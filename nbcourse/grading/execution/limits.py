@@ -1,25 +1,32 @@
 """Every limit a submission is graded under, in one object.
 
 ``GradingLimits`` is built once, from the command line (``GradingLimits.from_options``),
-handed to every worker as it is, and recorded whole in ``results.json`` together with
-what this machine could actually enforce (``enforced``, filled in by ``sandbox``):
-a cgroup for the whole sandbox, or only per-process resource limits.  Changing a limit
-is one edit here.
+checked once (when it is made), handed to every worker inside its sandbox
+configuration, and recorded whole in ``results.json``, next to what this machine could
+actually enforce (``gradebook.BatchResult.enforced``): a cgroup for the whole sandbox,
+or only per-process resource limits.  Changing a limit, or its default on the command
+line, is one edit here.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import math
+import numbers
+from dataclasses import asdict, dataclass, fields
 
 MB = 2**20
 
+#: Limits that may be 0, meaning "not limited" (the others must be positive).
+MAY_BE_ZERO = ("worker_memory_mb",)
 
-@dataclass
+
+@dataclass(frozen=True)
 class GradingLimits:
     """What one submission may use.  Sizes in MB, times in seconds."""
     cell_timeout: float = 30.0      # one cell, and one probe of one question
-    total_timeout: float = 300.0    # all of the student's cells together
+    total_timeout: float = 300.0    # all of the student's cells together (at least)
     interrupt_grace: float = 2.0    # after an interrupt: time to answer again
     worker_grace: float = 120.0     # the batch kills a worker this long after total_timeout
+    start_timeout: float = 60.0     # a kernel server, a kernel, or the sandbox's self-test
     memory_mb: int = 2048           # the whole sandbox (cgroup) or each process (RLIMIT_AS)
     tasks: int = 64                 # processes and threads (ipykernel alone uses about 8)
     file_size_mb: int = 64          # one file written by the kernel (RLIMIT_FSIZE)
@@ -28,24 +35,61 @@ class GradingLimits:
     channel_mb: int = 8             # the folder of the kernel's sockets (a tmpfs as root)
     notebook_mb: int = 20           # the submitted file
     worker_memory_mb: int = 1024    # each grading worker, which reads what a kernel sends
-    enforced: dict = field(default_factory=dict)  # what this machine enforces; see sandbox
+    message_mb: int = 16            # one message part from the kernel (ZeroMQ drops larger)
+    queued_messages: int = 32       # messages ZeroMQ queues on one channel for the grader
+    reply_mb: int = 4               # one probe's reply, as text, before it is parsed
+
+    def __post_init__(self) -> None:
+        for item in fields(self):
+            value, seconds = getattr(self, item.name), item.type == "float"
+            if isinstance(value, numbers.Real if seconds else numbers.Integral) and \
+                    not isinstance(value, bool):
+                object.__setattr__(self, item.name, value := (float if seconds else int)(value))
+            else:
+                raise TypeError(f"GradingLimits.{item.name} must be "
+                                f"{'a number of seconds' if seconds else 'a whole number'}, "
+                                f"got {value!r}")
+            least = 0 if item.name in MAY_BE_ZERO else 1
+            if not (math.isfinite(value) and (value > 0 if seconds else value >= least)):
+                raise ValueError(f"GradingLimits.{item.name} must be "
+                                 f"{'positive' if seconds else f'at least {least}'}, "
+                                 f"got {value!r}")
+
+    @property
+    def worker_deadline(self) -> float:
+        """Seconds after which the batch kills a grading worker still busy with one
+        submission: the whole notebook's time, then the worker's grace."""
+        return self.total_timeout + self.worker_grace
 
     @classmethod
-    def from_options(cls, timeout: float = 30.0, memory_mb: int = 2048) -> "GradingLimits":
-        """The limits for ``nbcourse grade --timeout SECONDS --memory-mb MB``."""
-        if timeout <= 0:
-            raise ValueError(f"timeout must be positive (seconds per cell), got {timeout}")
-        if memory_mb <= 0:
-            raise ValueError(f"memory_mb must be positive, got {memory_mb}")
-        return cls(cell_timeout=float(timeout), total_timeout=max(300.0, 10.0 * timeout),
-                   memory_mb=int(memory_mb))
+    def from_options(cls, timeout: float | None = None,
+                     memory_mb: int | None = None) -> "GradingLimits":
+        """The limits for ``nbcourse grade --timeout SECONDS --memory-mb MB`` (None: the
+        default).  A notebook gets ten cells' time, and never less than the default."""
+        default = cls()
+        timeout = default.cell_timeout if timeout is None else timeout
+        memory_mb = default.memory_mb if memory_mb is None else memory_mb
+        try:
+            cell = cls(cell_timeout=timeout, memory_mb=memory_mb)  # checks both
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{error} (the options --timeout SECONDS, --memory-mb MB)") from None
+        return cls(cell_timeout=cell.cell_timeout, memory_mb=cell.memory_mb,
+                   total_timeout=max(default.total_timeout, 10.0 * cell.cell_timeout))
 
     def to_json(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict) -> "GradingLimits":
-        return cls(**data)
+        """The limits ``to_json`` wrote (or ``results.json`` recorded, ``enforced`` aside);
+        a limit it does not hold takes its default."""
+        if not isinstance(data, dict):
+            raise TypeError(f"limits must be a JSON object, got {type(data).__name__}")
+        known = {item.name for item in fields(cls)}
+        unknown = sorted(set(data) - known - {"enforced"})  # recorded alongside, see gradebook
+        if unknown:
+            raise ValueError(f"unknown limits: {', '.join(unknown)}")
+        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 def bytes_or_unlimited(megabytes: int) -> int:

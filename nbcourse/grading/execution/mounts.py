@@ -99,6 +99,6 @@ def user_mounts_work() -> bool:
     """Can an ordinary user's worker give its channels a tmpfs on this machine?"""
     try:
         return subprocess.run([sys.executable, "-c", _PROBE], capture_output=True,
-                              env={**os.environ, **ONE_THREAD}, timeout=30).returncode == 0
+                              env={**os.environ, **ONE_THREAD}, timeout=15).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False

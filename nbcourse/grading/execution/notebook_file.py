@@ -9,26 +9,25 @@ import json
 import os
 from pathlib import Path
 
-from .limits import MB, GradingLimits
+from .limits import MB
 from .report import NotebookVerdict
 
-MAX_NOTEBOOK_BYTES = GradingLimits().notebook_mb * MB
 
-
-def read_cells(path: Path) -> tuple[NotebookVerdict, str, list[tuple[str, str]]]:
-    """(verdict, reason, [(cell_type, source)]) without trusting the file at all."""
+def read_cells(path: Path, max_bytes: int) -> tuple[NotebookVerdict, str, list[tuple[str, str]]]:
+    """(verdict, reason, [(cell_type, source)]) without trusting the file at all; a file
+    over ``max_bytes`` (the batch's ``GradingLimits.notebook_mb``) is not read further."""
     try:
         if not path.is_file():  # a folder, a device such as /dev/zero, a pipe ...
             return NotebookVerdict.NOT_A_NOTEBOOK, "not a regular file", []
         # O_NOFOLLOW|O_NONBLOCK: the file may have been swapped for a link or a pipe since
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         with open(os.open(path, flags), "rb") as handle:
-            raw = handle.read(MAX_NOTEBOOK_BYTES + 1)
+            raw = handle.read(max_bytes + 1)
     except OSError as error:
         return NotebookVerdict.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}", []
-    if len(raw) > MAX_NOTEBOOK_BYTES:
+    if len(raw) > max_bytes:
         return (NotebookVerdict.NOT_A_NOTEBOOK, "the file is larger than "
-                f"{MAX_NOTEBOOK_BYTES // 2**20} MB, even after the grader tried to remove its "
+                f"{max_bytes / MB:g} MB, even after the grader tried to remove its "
                 "saved outputs (or it needed more memory for that than the grader allows); "
                 "a notebook for this exercise is far smaller: clear all outputs, save it and "
                 "hand it in again", [])

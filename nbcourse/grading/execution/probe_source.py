@@ -25,9 +25,8 @@ import json
 import sys
 from fractions import Fraction
 
-#: The longest text the grader reads back from one probe (its ``text/plain``): a few MB
-#: hold 200,000 numbers; anything longer is refused before it is parsed.
-MAX_REPLY_CHARS = 4 * 2**20
+# Not limits of the batch (``GradingLimits``): these bound the probe's own encoding, here
+# in the kernel; the reply's length is the batch's (``reply_mb``, in each request).
 #: The longest class name or message the probe passes on (the grader cuts again).
 MAX_TEXT = 200
 #: Values in one answer, and how deep it may nest: more is a bug or an attack.
@@ -313,13 +312,14 @@ def nbcourse_reply(user_ns, mark, request_json):
     """The probe's report as the value of an expression: JSON in base64 between markers.
 
     base64 survives the kernel's ``repr`` unchanged, so the grader reads it back with
-    ``json`` alone (no Python parser); a reply longer than ``MAX_REPLY_CHARS`` is
-    replaced by a short one saying so.
+    ``json`` alone (no Python parser); a reply longer than the request's
+    ``reply_chars`` (the batch's ``GradingLimits.reply_mb``) is replaced by a short one.
     """
     request = json.loads(request_json)
+    max_chars = request["reply_chars"]
     report = json.dumps(_report(user_ns, request), allow_nan=False)
     text = base64.b64encode(report.encode("utf-8")).decode("ascii")
-    if len(text) > MAX_REPLY_CHARS - 2 * len(mark) - 2:
+    if len(text) > max_chars - 2 * len(mark) - 2:
         too_large = {"question": request["question"], "name": request["name"],
                      "too_large": True}
         text = base64.b64encode(json.dumps(too_large).encode("utf-8")).decode("ascii")

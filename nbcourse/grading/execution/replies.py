@@ -4,7 +4,7 @@ The probe itself (``probe_source``) is installed in each fresh kernel before any
 student cell runs (``install_expression``) and reached later from a literal
 (``probe_expression``), so no probe names anything in the student's namespace.  Its
 reply comes back as the ``text/plain`` of a user expression: it is refused unread when
-longer than ``MAX_REPLY_CHARS``, decoded with ``base64`` and ``json`` only
+longer than the batch's ``GradingLimits.reply_mb``, decoded with ``base64`` and ``json`` only
 (``parse_probe_result``), and cut to the fields and types a reply may have
 (``checked_reply``) before scoring reads it.
 """
@@ -14,8 +14,6 @@ import base64
 import binascii
 import json
 from pathlib import Path
-
-from .probe_source import MAX_REPLY_CHARS
 
 PROBE_SOURCE = Path(__file__).with_name("probe_source.py").read_text(encoding="utf-8")
 
@@ -39,22 +37,24 @@ def install_expression(class_name: str) -> str:
             f"'__name__': 'nbcourse_grading_probe', '__nbcourse_user_ns__': globals()}})")
 
 
-def probe_expression(class_name: str, mark: str, request: dict) -> str:
-    """One Python *expression* whose value is the installed probe's reply to ``request``.
+def probe_expression(class_name: str, mark: str, request: dict, max_chars: int) -> str:
+    """One Python *expression* whose value is the installed probe's reply to ``request``,
+    at most ``max_chars`` long (sent as ``reply_chars``: the probe replaces a longer reply
+    by a short "too large").
 
     It reaches the probe from a literal, through ``object.__subclasses__()``, so no name
     is looked up in the student's namespace (where ``exec`` may be the student's).
     """
-    literal = json.dumps(request, allow_nan=False)
+    literal = json.dumps({**request, "reply_chars": int(max_chars)}, allow_nan=False)
     return (f"[c for c in ().__class__.__base__.__subclasses__() "
             f"if c.__name__ == {class_name!r}][0].reply({mark!r}, {literal!r})")
 
 
-def parse_probe_result(result, mark: str) -> dict:
+def parse_probe_result(result, mark: str, max_chars: int) -> dict:
     """The report in a user expression's result (``{"status", "data": {"text/plain"}}``).
 
     The text is the ``repr`` of ``mark + base64(JSON) + mark``; it is refused before any
-    parsing when longer than ``MAX_REPLY_CHARS``, and read with ``base64`` and ``json``
+    parsing when longer than ``max_chars``, and read with ``base64`` and ``json``
     only, so the grader's memory stays a small multiple of that bound.
     """
     if not isinstance(result, dict):
@@ -66,9 +66,9 @@ def parse_probe_result(result, mark: str) -> dict:
     text = data.get("text/plain") if isinstance(data, dict) else None
     if not isinstance(text, str):
         return {"unreadable_report": "the grader's probe printed nothing it could read"}
-    if len(text) > MAX_REPLY_CHARS:
+    if len(text) > max_chars:
         return {"unreadable_report": "the answer is larger than the grader reads "
-                                     f"({MAX_REPLY_CHARS // 2**20} MB as JSON)"}
+                                     f"({max_chars / 2**20:g} MB as JSON)"}
     pieces = text.split(mark)
     if len(pieces) != 3 or pieces[0] not in ("'", '"') or pieces[2] != pieces[0]:
         return {"unreadable_report": "the grader's probe printed nothing it could read"}
@@ -82,7 +82,7 @@ def parse_probe_result(result, mark: str) -> dict:
         return {"unreadable_report": "the probe's reply is malformed"}
     if report.get("too_large") is True:
         return {"unreadable_report": "the answer is larger than the grader reads "
-                                     f"({MAX_REPLY_CHARS // 2**20} MB as JSON)"}
+                                     f"({max_chars / 2**20:g} MB as JSON)"}
     return report
 
 

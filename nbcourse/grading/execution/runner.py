@@ -40,10 +40,10 @@ from pathlib import Path
 from queue import Empty
 from typing import Callable
 
-from .connection import MAX_MESSAGE_BYTES, bounded_context, quick_ready
+from .connection import bounded_context, quick_ready
 from .follow_through import run_follow_through
-from .limits import GradingLimits
-from .notebook_file import MAX_NOTEBOOK_BYTES, read_cells
+from .limits import MB, GradingLimits
+from .notebook_file import read_cells
 from .probe_source import is_stub_raise
 from .replies import checked_reply, install_expression, parse_probe_result, probe_expression
 from .report import (CellProblem, KernelOutcome, NotebookVerdict, RunReport, clean_message,
@@ -54,7 +54,8 @@ from .report import (CellProblem, KernelOutcome, NotebookVerdict, RunReport, cle
 SourceScan = Callable[[list, dict], dict]
 
 TIMEOUT_ENAME = "NbcourseCellTimeout"
-#: What the grader keeps of an error a student's cell raised (its name and message).
+#: What the grader keeps of an error a student's cell raised (its name and message); a
+#: length of the report, not a limit on the submission, so not in ``GradingLimits``.
 MAX_ERROR_CHARS = 2000
 
 #: The kernel's options after the launcher; the one place the launcher's argv is made.
@@ -177,12 +178,12 @@ class KernelSession:
         self.client = _notebook_client_class()(
             self.nb, km=self.km, timeout=int(limits.cell_timeout), allow_errors=True,
             interrupt_on_timeout=True, iopub_timeout=max(1, int(limits.interrupt_grace)),
-            raise_on_iopub_timeout=False, startup_timeout=60,
+            raise_on_iopub_timeout=False, startup_timeout=int(limits.start_timeout),
             error_on_timeout={"ename": TIMEOUT_ENAME, "evalue": "cell timed out", "traceback": []},
         )
         self.replies: dict[int, dict] = {}
         self.client.on_cell_executed = self._remember_reply
-        self.context = bounded_context()
+        self.context = bounded_context(limits)
         make_client = self.km.client
         self.km.client = lambda **kwargs: quick_ready(make_client(context=self.context,
                                                                    **kwargs))
@@ -206,7 +207,7 @@ class KernelSession:
 
     def _watch_connections(self) -> None:
         """Be told when ZeroMQ drops a connection to the kernel: it does so, before the
-        grader reads anything, for a message part over ``MAX_MESSAGE_BYTES`` and for a
+        grader reads anything, for a message part over ``limits.message_mb`` and for a
         message the worker has no memory left to hold (its own limit, see ``worker``)."""
         import zmq
 
@@ -390,7 +391,7 @@ def _stub_raised(cell) -> bool:
 async def _run(path: Path, plan: dict, limits: GradingLimits, server,
                scan_source: SourceScan) -> RunReport:
     report = RunReport()
-    verdict, reason, cells = read_cells(path)
+    verdict, reason, cells = read_cells(path, limits.notebook_mb * MB)
     report.notebook, report.notebook_reason = verdict, reason
     report.code_cells = sum(1 for kind, text in cells if kind == "code" and text.strip())
     if verdict is not NotebookVerdict.OK:
@@ -399,7 +400,7 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, server,
     report.forbidden = scan_source([text for kind, text in cells if kind == "code"], plan)
 
     with open(path, "rb") as handle:
-        notebook = handle.read(MAX_NOTEBOOK_BYTES).decode("utf-8-sig", errors="replace")
+        notebook = handle.read(limits.notebook_mb * MB).decode("utf-8-sig", errors="replace")
     server = server()  # taken only for a real notebook
     session = KernelSession(limits, server, notebook)
     started = time.monotonic()
@@ -436,7 +437,7 @@ def _stop_refused(report: RunReport, limits: GradingLimits, when: str) -> None:
     report.kernel = KernelOutcome.DIED
     report.kernel_reason = (
         f"the kernel sent the grader more than it reads (a message part over "
-        f"{MAX_MESSAGE_BYTES // 2**20} MB, or more than the {limits.worker_memory_mb} MB the "
+        f"{limits.message_mb} MB, or more than the {limits.worker_memory_mb} MB the "
         f"grading worker may hold), so it was stopped{' ' + when if when else ''}")
 
 
@@ -547,7 +548,7 @@ async def _probe(session: KernelSession, question: dict, indices: list[int], lim
     request.update(extra or {})
     mark = f"@@nbcourse-{secrets.token_hex(16)}@@"
     outcome, result = await session.probe(
-        probe_expression(session.probe_class, mark, request), timeout)
+        probe_expression(session.probe_class, mark, request, limits.reply_mb * MB), timeout)
     if outcome != "died" and await session.refused():
         _stop_refused(report, limits, f"while the grader evaluated {question['name']}")
         return {"not_run": report.kernel_reason}
@@ -566,7 +567,7 @@ async def _probe(session: KernelSession, question: dict, indices: list[int], lim
             report.kernel_reason = (f"evaluating {question['name']} did not stop when "
                                     "interrupted, so the kernel was stopped")
         return {"timed_out": round(float(timeout), 1)}
-    reply = checked_reply(parse_probe_result(result, mark), request)
+    reply = checked_reply(parse_probe_result(result, mark, limits.reply_mb * MB), request)
     if result.get("ename") == "MemoryError" or any(
             "MemoryError" in str(case.get("error", "")) for case in reply.get("cases", [])) or \
             "MemoryError" in str(reply.get("unreadable", "")):

@@ -212,7 +212,6 @@ def make_config(mode: str, limits: GradingLimits | None, folders: CourseFolders)
             config.user_mounts = mounts.user_mounts_work()
         seccomp_program()  # fails here, loudly, if the filter cannot be built
     config.cgroups = cgroups.find_parents()
-    limits.enforced = config.describe()
     if mode != "off":
         try:
             self_test(config)
@@ -447,7 +446,8 @@ def self_test(config: SandboxConfig) -> None:
         command = bwrap_command(config, channel, [sys.executable, "-c", SELF_TEST, str(planted),
                                                   str(port), readonly])
         try:
-            run = subprocess.run(command, capture_output=True, text=True, timeout=60)
+            run = subprocess.run(command, capture_output=True, text=True,
+                                 timeout=config.limits.start_timeout)
         except (OSError, subprocess.TimeoutExpired) as error:
             raise SandboxUnavailable(_how_to_fix(str(error))) from None
         finally:

@@ -37,7 +37,6 @@ from pathlib import Path
 
 from .connection import socket_folder
 from .launcher import KernelServer
-from .limits import GradingLimits
 from .processes import TOKEN_VARIABLE, become_subreaper, kill_descendants
 from .report import RunReport
 from .runner import SourceScan, run_submission
@@ -149,8 +148,7 @@ def main(scan_source: SourceScan) -> int:
                 continue
             job = json.loads(line)
             try:
-                limits = GradingLimits.from_json(job["limits"])
-                report = run_submission(job["path"], job["plan"], limits, kernels.take,
+                report = run_submission(job["path"], job["plan"], config.limits, kernels.take,
                                         scan_source=scan_source)
                 report.isolation = config.describe()
                 report = report.to_json()
