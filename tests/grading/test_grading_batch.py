@@ -606,15 +606,20 @@ def _new_entries(before: set[str]) -> set[str]:
             if name.startswith("nbcourse-")} - before
 
 
-def test_a_worker_killed_at_its_deadline_leaves_no_process_and_no_folder(tmp_path):
+def test_a_worker_killed_at_its_deadline_leaves_no_process_and_no_folder(tmp_path, monkeypatch):
     """Rows 6 and 7: the batch kills a worker whose sandbox is still busy.  Every process
     of that sandbox dies with it (nothing relies on the inside: not its environment, not
     its death signal), and the worker's folder (connection file with the HMAC key,
-    sockets) goes with the batch's."""
+    sockets) goes with the batch's.  In a temporary folder of its own, so that another
+    grading run on the machine meanwhile cannot be taken for a leftover of this one."""
     from nbcourse.grading.workers import Worker
     from nbcourse.grading.execution.limits import GradingLimits
     from nbcourse.grading.execution.sandbox import make_config, release, remove_tree
 
+    private = Path(tempfile.mkdtemp(prefix="nbcourse-deadline-"))
+    os.chmod(private, 0o711)  # the sandbox's user (nobody, as root) reaches its channel
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    monkeypatch.setenv("TMPDIR", str(private))
     before = {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("nbcourse-")}
     limits = GradingLimits(cell_timeout=60, total_timeout=300)
     config = make_config("bwrap", limits, course_folders())
@@ -642,7 +647,8 @@ def test_a_worker_killed_at_its_deadline_leaves_no_process_and_no_folder(tmp_pat
         remove_tree(scratch)
     assert left == 0
     assert not scratch.exists()
-    assert _new_entries(before) == set()
+    assert _new_entries(before) == set() and os.listdir(private) == []
+    private.rmdir()
 
 
 LOCKED_TREE = r"""
