@@ -5,9 +5,10 @@ The batch is bench_grading's 40 submissions of exercise 1 (16 correct, 12 wrong,
 broken; ``--submissions N`` takes the first N).  It is graded sandboxed (``--sandbox
 bwrap``) on the cluster of ``--scheduler local:N`` (TLS with throw-away certificates)
 with 1, 2 and 4 worker processes (one thread each), and locally with ``--jobs`` 1, 2 and
-4 in the same run, alternating.  Overhead per submission = (Dask seconds - local
-seconds) / submissions at the same parallelism: shipping the notebook and the plan to a
-worker, the task's round trip, and the worker's own start.  The cluster's own start
+4 in the same run, alternating (local first in the first repeat, Dask first in the
+second, and so on).  Overhead per submission = (Dask seconds - local seconds) /
+submissions at the same parallelism: shipping the notebook and the plan to a worker, the
+task's round trip, and the worker's own start.  The cluster's own start
 (scheduler, workers, certificates) is timed apart and not in the batch times.  On one
 machine the cluster competes for the same cores as the local run, so this measures the
 cost of the machinery, not the gain of more machines (each extra machine adds its cores).
@@ -96,7 +97,8 @@ def section(runs: list[dict], args, load: str) -> str:
         f"distributed {distributed.__version__}; load average at the start {load}.", "",
         f"{n} submissions of exercise 1 (bench_grading's mix), `--sandbox {args.sandbox}`; "
         "Dask on `--scheduler local:N` (worker processes with one thread each) against "
-        "`--jobs N` locally, alternating in one process. Best of the runs; the cluster's "
+        "`--jobs N` locally, alternating in one process (local first, then Dask first on the "
+        "next repeat). Best of the runs; the cluster's "
         "start is not in the batch times.", "", *table(runs, args.workers), "",
         f"Every run (load average, 1 min, before -> after): {each}.", "",
         "Every run gave the same scores." if same else
@@ -126,9 +128,11 @@ def main(argv=None) -> int:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"{os.cpu_count()} CPUs, load average at the start {load}; sandbox {args.sandbox}")
     runs = []
-    for _ in range(args.repeats):
+    for repeat in range(args.repeats):
         for workers in args.workers:
-            for dask in (False, True):
+            # local first, then Dask first: a load that rises or falls during the run is
+            # not always against the same one
+            for dask in ((False, True) if repeat % 2 == 0 else (True, False)):
                 runs.append(one_run(workers, args.sandbox, dask, args.submissions))
                 r = runs[-1]
                 print(f"  {'dask ' if dask else 'local'} workers={workers}: {r['seconds']:.1f} s,"

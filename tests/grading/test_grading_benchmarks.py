@@ -28,15 +28,16 @@ def test_bench_exercises_grades_a_class_and_runs_its_floor(tmp_path):
     before = (BENCHMARKS / "results.md").read_text(encoding="utf-8")
     out = tmp_path / "numbers.json"
     printed = _run("bench_exercises.py", "--exercises", "01_weather", "--per-exercise", "2",
-                   "--json", str(out))
+                   "--repeats", "1", "--json", str(out))
     results = json.loads(out.read_text())
     [row] = results["rows"]
     assert row["exercise"] == "01_weather" and row["submissions"] == 2
-    # the class is the solution and the released notebook, each graded in both batches
-    assert set(row["graded"]["scores"]) == {"solution", "untouched"}
+    # the class is the solution and the solution with an answer deleted, in both batches
+    scores = row["graded"]["scores"]
+    assert set(scores) == {"solution", "answer-deleted"}
     assert set(row["graded_twice"]["scores"]) == {"solution-a", "solution-b",
-                                                  "untouched-a", "untouched-b"}
-    assert row["graded"]["scores"]["solution"] > row["graded"]["scores"]["untouched"] == 0
+                                                  "answer-deleted-a", "answer-deleted-b"}
+    assert scores["solution"] > scores["answer-deleted"]
     # the floor ran every notebook of the larger batch, outside the grader
     assert set(row["floor"]["each"]) == set(row["graded_twice"]["scores"])
     assert "| 01_weather | 2 x 2 |" in printed and "overhead per submission" in printed
