@@ -37,7 +37,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_grading import CpuClock  # noqa: E402  (the same CPU clock)
+from bench_grading import CpuClock, sandbox_config  # noqa: E402  (the same clock)
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "exercises" / "source"
@@ -102,9 +102,9 @@ def make_class(name: str, folder: Path, limit: int) -> dict[str, str]:
 def server_start(sandbox: str) -> dict:
     """Wall and CPU seconds of starting one kernel server (what each grading worker pays)."""
     from nbcourse.grading.execution.launcher import KernelServer
-    from nbcourse.grading.execution.sandbox import make_config, release
+    from nbcourse.grading.execution.sandbox import release
 
-    config = make_config(sandbox)
+    config = sandbox_config(sandbox)
     base = Path(tempfile.mkdtemp())
     os.chmod(base, 0o711)
     try:

@@ -46,13 +46,24 @@ def make_batch(folder: Path, limit: int | None = None) -> int:
     return len(order)
 
 
+def sandbox_config(mode: str):
+    """The sandbox configuration ``nbcourse grade --sandbox MODE`` would use (with the
+    course's folders where the grader asks for them)."""
+    from nbcourse.grading.execution.sandbox import make_config
+    try:
+        from nbcourse.grading.course_folders import course_folders
+    except ImportError:  # a grader whose make_config finds the folders itself
+        return make_config(mode)
+    return make_config(mode, None, course_folders())
+
+
 def server_ready_seconds(mode: str, repeats: int = 3) -> float:
     """Median time from starting a kernel server (``--sandbox MODE``) to its having
     imported ipykernel, numpy, pandas and nbcourse: what each grading worker pays once."""
     from nbcourse.grading.execution.launcher import KernelServer
-    from nbcourse.grading.execution.sandbox import make_config, release
+    from nbcourse.grading.execution.sandbox import release
 
-    config = make_config(mode)
+    config = sandbox_config(mode)
     base = Path(tempfile.mkdtemp())
     os.chmod(base, 0o711)
     times = []
