@@ -12,7 +12,7 @@ exercise, otter-grader's local runner 3.5-4.3 s.  The target is 0.5 s per submis
 sandboxed with two jobs.
 
     python benchmarks/bench_grading.py [--jobs 2] [--repeats 2] [--serial] [--json FILE]
-                                       [--write-results]
+                                       [--submissions 40] [--write-results]
 """
 from __future__ import annotations
 
@@ -36,22 +36,31 @@ MIX = {
 }
 
 
-def make_batch(folder: Path) -> int:
-    """Copy the fixtures into ``folder`` as student-001.ipynb ... in a shuffled order."""
+def make_batch(folder: Path, limit: int | None = None) -> int:
+    """Copy the fixtures into ``folder`` as student-001.ipynb ... in a shuffled order
+    (the first ``limit`` of them when given)."""
     names = [name for name, count in MIX.items() for _ in range(count)]
-    order = sorted(range(len(names)), key=lambda i: (i * 7919) % len(names))
+    order = sorted(range(len(names)), key=lambda i: (i * 7919) % len(names))[:limit]
     for number, index in enumerate(order, start=1):
         shutil.copyfile(FIXTURES / f"{names[index]}.ipynb", folder / f"student-{number:03d}.ipynb")
-    return len(names)
+    return len(order)
+
+
+def sandbox_config(mode: str):
+    """The sandbox configuration ``nbcourse grade --sandbox MODE`` would use (with the
+    course's folders where the grader asks for them)."""
+    from nbcourse.grading.course_folders import course_folders
+    from nbcourse.grading.execution.sandbox import make_config
+    return make_config(mode, None, course_folders())
 
 
 def server_ready_seconds(mode: str, repeats: int = 3) -> float:
     """Median time from starting a kernel server (``--sandbox MODE``) to its having
     imported ipykernel, numpy, pandas and nbcourse: what each grading worker pays once."""
     from nbcourse.grading.execution.launcher import KernelServer
-    from nbcourse.grading.execution.sandbox import make_config, release
+    from nbcourse.grading.execution.sandbox import release
 
-    config = make_config(mode)
+    config = sandbox_config(mode)
     base = Path(tempfile.mkdtemp())
     os.chmod(base, 0o711)
     times = []
@@ -108,13 +117,13 @@ class CpuClock:
 CLOCK: CpuClock | None = None
 
 
-def run(jobs: int, sandbox: str) -> dict:
+def run(jobs: int, sandbox: str, limit: int | None = None) -> dict:
     from nbcourse.grading.batch import grade_batch
 
     with tempfile.TemporaryDirectory() as tmp:
         submissions, out = Path(tmp, "submitted"), Path(tmp, "out")
         submissions.mkdir()
-        n = make_batch(submissions)
+        n = make_batch(submissions, limit)
         load = os.getloadavg()[0]
         cpu = CLOCK.read() if CLOCK else None
         started = time.perf_counter()
@@ -207,6 +216,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=2,
                         help="runs of each configuration, alternating (default 2)")
     parser.add_argument("--serial", action="store_true", help="also time --jobs 1")
+    parser.add_argument("--submissions", type=int, default=None,
+                        help="grade only the first N of the 40 submissions")
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
     parser.add_argument("--write-results", action="store_true",
                         help="write the grading section of benchmarks/results.md")
@@ -225,9 +236,9 @@ def main(argv=None) -> int:
                "runs": []}
     for _ in range(args.repeats):
         for sandbox in ("bwrap", "off"):
-            results["runs"].append(run(args.jobs, sandbox))
+            results["runs"].append(run(args.jobs, sandbox, args.submissions))
             if args.serial:
-                results["runs"].append(run(1, sandbox))
+                results["runs"].append(run(1, sandbox, args.submissions))
     print(f"machine: {results['machine']}; load average {load}")
     print("a kernel server has imported ipykernel, pandas and nbcourse after "
           f"{results['kernel_ready_seconds']:.2f} s without a sandbox, "
