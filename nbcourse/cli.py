@@ -36,6 +36,9 @@ import sys
 from pathlib import Path
 
 from ._version import __version__
+from .grading.execution.sandbox import SANDBOX_MODES
+from .grading.export import FORMATS as LMS_FORMATS
+from .grading.export import LANGUAGES
 
 __all__ = ["build_parser", "main"]
 
@@ -47,7 +50,6 @@ def _positive_int(text: str) -> int:
     return value
 
 
-LMS_FORMATS = ("canvas", "moodle", "moodle-grades", "moodle-feedback", "questions")
 
 
 def _positive_points(text: str) -> float:
@@ -171,7 +173,7 @@ def _add_grade(commands) -> None:
                        help="memory limit of each submission in MB (default: "
                             f"{defaults.memory_mb})")
     grade.add_argument("--source", type=Path, default=None, help=SOURCE_HELP)
-    grade.add_argument("--sandbox", choices=("auto", "bwrap", "off"), default="auto",
+    grade.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto",
                        help="run each submission in its own bubblewrap sandbox (auto, the "
                             "default, and bwrap: stop with a message if it cannot isolate here); "
                             "off: no isolation, at your own risk")
@@ -222,7 +224,7 @@ def _add_lms_options(command) -> None:
                          default=[],
                          help="write marks out of MAX points, the LMS item's maximum (once, "
                               "or once per graded folder)")
-    command.add_argument("--lms-language", choices=("en", "fr", "de"), default="en",
+    command.add_argument("--lms-language", choices=LANGUAGES, default="en",
                          help="the language of the Moodle site, whose worksheet importer looks "
                               "for its column names in that language (default: en)")
 

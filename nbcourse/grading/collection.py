@@ -26,7 +26,6 @@ import errno
 import itertools
 import os
 import re
-import shutil
 import stat
 import zipfile
 from dataclasses import dataclass, field, replace
@@ -514,7 +513,3 @@ def collect(paths: list[str | Path], notebook: str,
                               f"({submission.shown} is row {ident}, not graded)")
     found.submissions = unique
     return found
-
-
-def remove_scratch(scratch: Path) -> None:
-    shutil.rmtree(scratch, ignore_errors=True)

@@ -69,14 +69,6 @@ def _kill_with_group(process: psutil.Process, kept_sessions: set[int]) -> bool:
     return foreign
 
 
-def kill_process_group(pid: int) -> None:
-    """SIGKILL the process group led by ``pid`` (the kernel's session)."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, OSError):
-        pass
-
-
 def kill_tree(pid: int) -> None:
     """SIGKILL ``pid`` and every process below it, stopped first so none forks meanwhile.
 
