@@ -326,6 +326,7 @@ EXERCISE = Exercise(
         Question("q4", "agreement", points=1, kind="value",
                  title="the share of messages where both rules agree",
                  reference=lambda: 1.0, forbidden=("to_linear",), computed=True,
+                 calls=("linear_weights", "decide"),
                  hint="decide answers 0/1 and predict answers labels: compare decide's result "
                       "with model.predict(X) == model.classes_[1], and keep w0 in the score",
                  mistakes=[
@@ -393,7 +394,7 @@ EXERCISE = Exercise(
                  title="what one more word does to the score",
                  reference=lambda: free_shift(lambda t: float(t[1] - t[0])),
                  tolerance=Tolerance(rel=1e-4, abs_=1e-6), forbidden=LINEAR_HELPERS,
-                 computed=True,
+                 computed=True, calls=("linear_weights",),
                  mistakes=[
                      Mistake("class 0 minus class 1",
                              lambda: free_shift(lambda t: float(t[0] - t[1])),

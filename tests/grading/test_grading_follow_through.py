@@ -15,7 +15,7 @@ from nbcourse.grading import specs
 from nbcourse.grading.batch import grade_batch
 from nbcourse.grading.class_report import question_table
 from nbcourse.grading.diagnosis import batch_summary
-from nbcourse.grading.execution.follow_through import assigning_cell
+from nbcourse.grading.execution.follow_through import replay_source
 from nbcourse.grading.specs import Case, Exercise, Question
 
 REPO = Path(__file__).resolve().parents[2]
@@ -159,10 +159,25 @@ def test_a_value_is_read_again_from_the_cell_that_assigns_it_without_redefinitio
              ("markdown", "p_no = 2"),
              ("code", "%time y = 1\ndef joint_scores():\n    pass\np_no = joint_scores()"),
              ("code", "print(p_no)")]
-    source = assigning_cell(cells, "p_no", ["joint_scores"])
+    source = replay_source(cells, "p_no", ["joint_scores"])
     assert "p_no = joint_scores()" in source and "def joint_scores" not in source
-    assert "%time" not in source
-    assert assigning_cell(cells, "nothing", []) is None
+    assert "%time" not in source and "x = 1" not in source
+    assert replay_source(cells, "nothing", []) is None
+
+
+def test_a_value_is_read_again_with_the_earlier_cells_it_reads_that_used_a_swapped_function():
+    """Issue 34: exercise 04's ``agreement`` and ``free_shift`` read ``w0, w``, computed two
+    cells before by ``linear_weights``: swapping the function alone left them as they were."""
+    cells = [("code", "import numpy as np\nmodel = fit()"),
+             ("code", "def linear_weights(m):\n    return 0, [1]"),
+             ("code", "check('q1', linear_weights)"),
+             ("code", "w0, w = linear_weights(model)\nwords = list(w)"),
+             ("code", "unrelated = np.zeros(3)"),
+             ("code", "top = sorted(words)"),
+             ("code", "free_shift = float(top[0]) + w0")]
+    source = replay_source(cells, "free_shift", ["linear_weights"])
+    assert source.splitlines() == ["w0, w = linear_weights(model)", "words = list(w)",
+                                   "top = sorted(words)", "free_shift = float(top[0]) + w0"]
 
 
 def _solved(exercise: str, replace: dict[str, str]) -> str:
@@ -293,3 +308,31 @@ def test_the_probe_puts_the_students_functions_back():
     # a reference that cannot be defined: no reading, and still the student's own f
     report = probe_source._report(namespace, dict(request, reference="def f(:"))
     assert "unreadable" in report and namespace["f"] is own
+
+
+W0_IN_EVERY_WEIGHT = '''
+def linear_weights(class_log_prior, feature_log_prob):
+    class_log_prior = np.asarray(class_log_prior, dtype=float)
+    feature_log_prob = np.asarray(feature_log_prob, dtype=float)
+    w0 = class_log_prior[1] - class_log_prior[0]
+    return float(w0), feature_log_prob[1] - feature_log_prob[0] + w0  # w0 in every weight
+'''
+
+
+def test_a_wrong_function_two_cells_up_costs_only_its_own_points(tmp_path):
+    """Issue 34: in exercise 04 a wrong ``linear_weights`` also cost ``agreement`` (q4) and
+    ``free_shift`` (q7), which read ``w0, w`` from a cell that calls it: both are now
+    read again with that cell run on the solution's function, and keep their points."""
+    path = tmp_path / "w0_everywhere.ipynb"
+    path.write_text(_solved("04_linearity", {"linear_weights": W0_IN_EVERY_WEIGHT}),
+                    encoding="utf-8")
+    batch = grade_batch("04_linearity", [path], tmp_path / "out", jobs=1, progress=None)
+    (result,) = batch.results
+    q = _questions(result)
+    assert q["linear_weights"].score < q["linear_weights"].points
+    for name in ("agreement", "free_shift"):
+        assert q[name].status == "right given the functions it calls", (name, q[name].notes)
+        assert q[name].score == q[name].points
+        assert q[name].follow_through == ["q1"]
+    assert result.total == batch.exercise.maximum - (q["linear_weights"].points
+                                                     - q["linear_weights"].score)

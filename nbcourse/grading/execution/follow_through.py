@@ -4,8 +4,10 @@
 calling answer, the names to replace, the solutions' source) and what the replies are
 worth.  Here the runner asks, after every answer has been read the ordinary way: one
 probe per calling answer, all its cases at once, in the plan's order.  A value is read
-after the student's cell that assigns it runs again, without the statements that
-define a replaced name (so the student's own definition does not undo the swap).
+after the student's cell that assigns it runs again, with the earlier cells it reads
+that used a replaced function (``w0, w = linear_weights(...)`` two cells before), each
+without the statements that define a replaced name (so the student's own definition
+does not undo the swap).
 
 Nothing here can change an ordinary answer or the run's status: when a probe times
 out or the kernel dies, the run's kernel outcome is put back as it was, the
@@ -50,18 +52,45 @@ def _bound(node: ast.AST) -> set[str]:
     return names
 
 
-def assigning_cell(cells: list, name: str, replaced: list[str]) -> str | None:
-    """The last code cell that assigns ``name``, as Python source without its top-level
-    statements that bind a ``replaced`` name; None if no cell assigns it."""
-    for kind, source in reversed(cells):
-        if kind != "code":
-            continue
-        tree = _parse(source)
-        if tree is None or not any(name in _bound(node) for node in tree.body):
-            continue
-        body = [node for node in tree.body if not _bound(node) & set(replaced)]
-        return ast.unparse(ast.Module(body=body, type_ignores=[]))
-    return None
+def _loads(tree: ast.AST) -> set[str]:
+    return {node.id for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+
+
+def _binds(tree: ast.Module) -> set[str]:
+    return set().union(set(), *(_bound(node) for node in tree.body))
+
+
+def _without(tree: ast.Module, replaced: list[str]) -> str:
+    """The cell as source, without its top-level statements that bind a replaced name
+    (so the student's own definition does not undo the swap)."""
+    body = [node for node in tree.body if not _bound(node) & set(replaced)]
+    return ast.unparse(ast.Module(body=body, type_ignores=[]))
+
+
+def replay_source(cells: list, name: str, replaced: list[str]) -> str | None:
+    """The code that computes value ``name`` again once the ``replaced`` functions are
+    swapped: the last code cell that assigns it, after every earlier cell whose results
+    it reads (directly or through another such cell) and that computed them with a
+    replaced function; each without its statements that bind a replaced name.  None if
+    no cell assigns ``name``."""
+    parsed = [tree for kind, source in cells
+              if kind == "code" and (tree := _parse(source)) is not None]
+    target = next((i for i in range(len(parsed) - 1, -1, -1)
+                   if any(name in _bound(node) for node in parsed[i].body)), None)
+    if target is None:
+        return None
+    tainted, touched = set(replaced), []
+    for index, tree in enumerate(parsed[:target]):  # what a replaced function computed
+        if _loads(tree) & tainted:
+            touched.append(index)
+            tainted |= _binds(tree) - set(replaced)
+    wanted, chosen = _loads(parsed[target]), []
+    for index in reversed(touched):  # of that, what the value's cell reads
+        if _binds(parsed[index]) & wanted:
+            chosen.append(index)
+            wanted |= _loads(parsed[index])
+    return "\n".join(_without(parsed[index], replaced) for index in sorted(chosen) + [target])
 
 
 async def run_follow_through(session, plan: dict, cells: list, limits, report, deadline: float,
@@ -78,7 +107,7 @@ async def run_follow_through(session, plan: dict, cells: list, limits, report, d
     for request in requests:
         extra = {k: request[k] for k in ("replace", "reference", "graded")}
         if request["kind"] == "value":
-            extra["cell"] = assigning_cell(cells, request["name"], request["replace"])
+            extra["cell"] = replay_source(cells, request["name"], request["replace"])
         indices = list(range(len(request.get("cases", []))))
         reply = await probe(session, request, indices, limits, report, deadline, extra)
         if (report.kernel, report.kernel_reason, report.memory_error) != before:
