@@ -10,10 +10,8 @@ kernel starts, ``integrity`` reads the submissions' code for the class report's 
 """
 from __future__ import annotations
 
-import os
 import secrets
 import sys
-import tempfile
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -21,11 +19,8 @@ from typing import Callable, TextIO
 
 from . import specs
 from .collection import collect_submissions
-from .execution.connection import remove_socket_folders
 from .execution.limits import GradingLimits
-from .execution.processes import kill_processes_with_token
-from .course_folders import course_folders
-from .execution.sandbox import SANDBOX_MODES, SandboxConfig, make_config, release, remove_tree
+from .execution.sandbox import SANDBOX_MODES
 from .gradebook import BatchResult, remove_planted, snapshot
 from .integrity import check_batch
 from .late import settings
@@ -34,6 +29,7 @@ from .overrides import OVERRIDES_FILE, read_overrides
 from .roster import ROSTER_ROW, absent, normalise, read_roster, row_name, still_absent
 from .scheduling import Rows, grade_locally
 from .scoring import SubmissionResult
+from .site import GradingSite, leftover_warnings
 
 
 def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path, *,
@@ -69,24 +65,24 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     out_dir = Path(out_dir)
     previous, overrides_file, late_settings = _earlier(out_dir, exercise, overrides, due, late)
     roster = read_roster(roster) if isinstance(roster, (str, Path)) else roster
-    submissions, warnings, config, scratch = _prepare(
+    submissions, warnings, site = _prepare(
         exercise, paths, notebook, out_dir, None if scheduler is not None else (sandbox, limits),
         only, lambda found: _check_overrides(overrides_file, exercise, previous, found,
                                              (roster, roster_column)))
     before = snapshot(out_dir)
-    hints = check_batch(exercise, submissions, scratch / "submissions", limits)  # never run
+    hints = check_batch(exercise, submissions, site.inbox, limits)  # never run
     rows = Rows(exercise, expected, submissions, progress, on_result)
     if scheduler is not None:  # graded on a Dask cluster; rows and outputs as below
         from .cluster import grade_on_cluster
         try:
             isolation, more = grade_on_cluster(scheduler, rows, exercise.probe_plan(), limits,
-                                               sandbox, scratch / "submissions", tls, insecure)
+                                               sandbox, site.inbox, tls, insecure)
         finally:
-            remove_tree(scratch)
+            site.close()
         warnings += more
     else:
-        warnings += _grade_here(rows, exercise.probe_plan(), limits, config, scratch, jobs)
-        isolation = config.describe()
+        warnings += _grade_here(rows, exercise.probe_plan(), limits, site, jobs)
+        isolation = site.config.describe()
     warnings += remove_planted(out_dir, before)
     batch = BatchResult(exercise, rows.sorted(), warnings, round(time.monotonic() - started, 2),
                         out_dir, isolation, limits, {s.id: s for s in submissions})
@@ -145,15 +141,13 @@ def _check_overrides(overrides_file, exercise, previous, submissions, roster=(No
 
 
 def _prepare(exercise, paths, notebook, out_dir: Path, local, only=None, check=None):
-    """(submissions, warnings, sandbox config or None, scratch folder), or nothing left
-    behind and the error raised.  ``local`` is (sandbox mode, limits) when the batch runs
-    on this machine: its sandbox's self-test then runs here, before any kernel."""
-    scratch = Path(tempfile.mkdtemp(prefix="nbcourse-batch-"))
-    inbox = scratch / "submissions"  # unpacked zips, stripped copies: for the grader only
-    inbox.mkdir(mode=0o700)
-    config: SandboxConfig | None = None
+    """(submissions, warnings, this machine's ``GradingSite``), or nothing left behind and
+    the error raised.  ``local`` is (sandbox mode, limits) when the batch runs on this
+    machine: its sandbox's self-test then runs here, before any kernel."""
+    site = GradingSite(secrets.token_hex(12))
     try:
-        submissions, warnings = collect_submissions(paths, notebook or exercise.name, inbox)
+        submissions, warnings = collect_submissions(paths, notebook or exercise.name,
+                                                    site.inbox)
         if only:
             submissions = select(submissions, only)
         if check is not None:
@@ -161,31 +155,18 @@ def _prepare(exercise, paths, notebook, out_dir: Path, local, only=None, check=N
         if not submissions:
             raise ValueError("no submissions to grade: " + "; ".join(warnings or ["none given"]))
         if local is not None:
-            config = make_config(*local, course_folders())
-            if config.run_as >= 0:
-                os.chmod(scratch, 0o711)  # the sandbox's user reaches its channel through it
+            site.start(*local)
         out_dir.mkdir(parents=True, exist_ok=True)
     except BaseException:
-        if config is not None:
-            release(config)
-        remove_tree(scratch)
+        site.close()
         raise
-    return submissions, warnings, config, scratch
+    return submissions, warnings, site
 
 
-def _grade_here(rows: Rows, plan, limits, config: SandboxConfig, scratch: Path,
-                jobs: int) -> list[str]:
+def _grade_here(rows: Rows, plan, limits, site: GradingSite, jobs: int) -> list[str]:
     """Grade on this machine's workers, then leave nothing running; the warnings."""
-    token = secrets.token_hex(12)
     try:
-        grade_locally(rows, plan, limits, config, scratch, scratch / "submissions", token, jobs)
+        grade_locally(rows, plan, limits, site, jobs)
     finally:
-        # whatever a killed worker left: its sandboxes' cgroups, then (without cgroups,
-        # best effort) processes still carrying the batch's token, then every folder
-        leftovers = release(config) + len(kill_processes_with_token(token))
-        remove_tree(scratch)
-        remove_socket_folders(token)
-    if leftovers:
-        return [f"{leftovers} process(es) started by submissions were still running after "
-                "grading and were stopped"]
-    return []
+        leftovers = site.close()
+    return leftover_warnings(leftovers)

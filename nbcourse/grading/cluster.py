@@ -44,54 +44,36 @@ from distributed import Worker as DaskWorker
 from .saved_outputs import without_outputs
 from .execution.limits import MB, GradingLimits
 from .execution.report import RunReport
+from .site import GradingSite, leftover_warnings
 
 _STATE: dict[str, "_WorkerState"] = {}
 _STATE_LOCK = threading.Lock()
 
 
 class _WorkerState:
-    """Per Dask worker process and batch: what ``grade_batch`` sets up locally, once.
-
-    The same steps as the local path of ``batch.grade_batch``: the sandbox config from the
-    batch's limits (this machine's self-test and cgroups), a scratch folder the sandbox's
-    user can traverse, grading processes (``workers.Worker``) started on demand and kept
-    for the batch, and at the end ``release`` and the token's leftovers."""
+    """Per Dask worker process and batch: the machine's ``GradingSite``, set up once (the
+    sandbox's self-test from the batch's limits), and its idle grading processes."""
 
     def __init__(self, token: str, mode: str, limits: GradingLimits):
-        from .course_folders import course_folders
-        from .execution.sandbox import make_config
-        self.config = make_config(mode, limits, course_folders())  # this machine's self-test
-        self.token = token
-        self.scratch = Path(tempfile.mkdtemp(prefix=_scratch_prefix(token)))
-        if self.config.run_as >= 0:
-            os.chmod(self.scratch, 0o711)  # the sandbox's user reaches its channel through it
-        self.inbox = self.scratch / "submissions"  # the notebooks: for the grader only
-        self.inbox.mkdir(mode=0o700)
+        self.site = GradingSite(token, _scratch_prefix(token))
+        try:
+            self.site.start(mode, limits)  # this machine's self-test
+        except BaseException:
+            self.site.close()
+            raise
+        self.inbox = self.site.inbox  # the notebooks: for the grader only
+        self.config = self.site.config
         self.idle: queue.Queue = queue.Queue()
-        self.all = []
 
     def grader(self):
-        from .workers import Worker
         try:
             return self.idle.get_nowait()
         except queue.Empty:
-            worker = Worker(self.scratch, self.token, self.config)
-            worker.start()
-            with _STATE_LOCK:
-                self.all.append(worker)
-            return worker
+            return self.site.new_worker()
 
     def close(self) -> int:
         """Stop everything of the batch on this worker; how many processes were left."""
-        from .execution.processes import kill_processes_with_token
-        from .execution.sandbox import release, remove_tree
-        try:
-            for worker in self.all:
-                worker.close()
-        finally:
-            leftovers = release(self.config) + len(kill_processes_with_token(self.token))
-            remove_tree(self.scratch)
-        return leftovers
+        return self.site.close()
 
 
 def _state(token: str, mode: str, limits: dict) -> _WorkerState:
@@ -330,9 +312,7 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
             future.cancel()
         leftovers = _clean_up(client, token, warnings)
         close()
-    if leftovers:
-        warnings.append(f"{leftovers} process(es) started by submissions were still "
-                        "running after grading and were stopped")
+    warnings += leftover_warnings(leftovers)
     isolation = dict(isolations[0]) if isolations else {}
     if any(i != isolations[0] for i in isolations):
         warnings.append("the Dask workers did not all report the same isolation")

@@ -12,13 +12,11 @@ import os
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Callable, TextIO
 
 from .collection import Submission, display_name
 from .execution.limits import MB, GradingLimits
 from .execution.report import NotebookVerdict, RunReport
-from .execution.sandbox import SandboxConfig
 from .saved_outputs import without_outputs
 from .scoring import SubmissionResult, points_text, score
 from .terminal import terminal_safe
@@ -80,14 +78,14 @@ class Rows:
         return sorted(self.results, key=lambda r: r.submission)
 
 
-def grade_locally(rows: Rows, plan: dict, limits: GradingLimits, config: SandboxConfig,
-                  scratch: Path, inbox: Path, token: str, jobs: int) -> None:
-    """Run every submission of ``rows`` on up to ``jobs`` workers of this machine."""
+def grade_locally(rows: Rows, plan: dict, limits: GradingLimits, site, jobs: int) -> None:
+    """Run every submission of ``rows`` on up to ``jobs`` workers of this machine's
+    ``site`` (``site.GradingSite``, which closes them)."""
     submissions = rows.submissions
+    inbox = site.inbox
     idle: queue.Queue[Worker] = queue.Queue()
-    workers = [Worker(scratch, token, config) for _ in range(min(jobs, len(submissions)))]
-    for worker in workers:
-        worker.start()  # all at once: their start-up overlaps
+    workers = [site.new_worker() for _ in range(min(jobs, len(submissions)))]
+    for worker in workers:  # started all at once: their start-up overlaps
         idle.put(worker)
 
     def run(index: int) -> RunReport:
@@ -104,9 +102,5 @@ def grade_locally(rows: Rows, plan: dict, limits: GradingLimits, config: Sandbox
         finally:
             idle.put(worker)
 
-    try:
-        with ThreadPoolExecutor(max_workers=len(workers)) as pool:
-            list(pool.map(lambda index: rows.finish(index, run(index)), range(len(submissions))))
-    finally:
-        for worker in workers:
-            worker.close()
+    with ThreadPoolExecutor(max_workers=len(workers)) as pool:
+        list(pool.map(lambda index: rows.finish(index, run(index)), range(len(submissions))))
