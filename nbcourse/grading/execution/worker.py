@@ -26,6 +26,7 @@ kernel or a library prints can corrupt the replies.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -126,8 +127,12 @@ def main(scan_source: SourceScan) -> int:
     config = SandboxConfig.from_json(json.loads(os.environ.get(CONFIG_VARIABLE, "{}")))
     limit_own_memory(config.limits.worker_memory_mb)
     if config.private_channel and not private_mounts():  # first, while single-threaded
-        print("nbcourse: this worker cannot make mounts of its own: its sandboxes' channels "
-              "are plain folders", file=sys.stderr)
+        # results.json must say what the channel is: a plain folder, then
+        config = dataclasses.replace(config, user_mounts=False)
+        print("nbcourse: this grading worker could not make a mount namespace, so its "
+              "sandboxes' channels are plain folders (no size limit). Grade as root, or "
+              "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1"
+              ", user.max_user_namespaces > 0), for a small tmpfs.", file=sys.stderr)
     replies = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
