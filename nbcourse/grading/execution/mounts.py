@@ -18,10 +18,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .limits import MB
+
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
 MNT_DETACH = 2
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
-MB = 2**20
 
 _private = False  # has this process a mount namespace of its own (private_mounts)?
 
