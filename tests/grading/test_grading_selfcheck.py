@@ -586,7 +586,7 @@ def _bins(is_positive, p, n_bins, right=False):
              int(np.sum(b == k))] for k in np.unique(b)]
 
 
-def _merge(a, b, classes=None, as_float=False):
+def _merge(a, b, classes=None):
     found = list(dict.fromkeys(list(a["classes"]) + list(b["classes"])))
     classes = sorted(found) if classes is None else classes(a, b, found)
     n = len(a["feature_count"][0])
@@ -597,9 +597,8 @@ def _merge(a, b, classes=None, as_float=False):
             if c in count:
                 count[c] += table["class_count"][i]
                 rows[c] = [x + y for x, y in zip(rows[c], table["feature_count"][i])]
-    cast = float if as_float else int
-    return {"classes": classes, "class_count": [cast(count[c]) for c in classes],
-            "feature_count": [[cast(x) for x in rows[c]] for c in classes]}
+    return {"classes": classes, "class_count": [count[c] for c in classes],
+            "feature_count": [rows[c] for c in classes]}
 
 
 # exercise, question, wrong answer, what the report must say (a mistake's name or a hint)
@@ -712,12 +711,21 @@ def test_25_a_rounded_answer_is_told_it_is_rounded_not_given_a_misleading_hint()
     assert not any("joint score divided by the sum" in note for note in result.notes)
 
 
-def test_25_float_counts_are_told_whole_numbers_are_asked():
-    report = check_for("07_merging").run("q1", lambda a, b: _merge(a, b, as_float=True))
-    text = str(report)
-    assert not report.all_passed
-    assert "floats (such as 5.0) where whole numbers are asked" in text
-    assert "match the rows by class label" not in text
+def test_25_float_counts_that_are_whole_numbers_are_right_at_check_and_grading():
+    """One rule for integers as floats (issue 34): 9.0 is the count 9 in every question, the
+    exact ones (07 q1) included; a count that is not a whole number is still wrong."""
+    from nbcourse.grading.hidden import grade_question
+    question = specs.load("07_merging", REPO / "exercises" / "source").question("q1")
+    def as_float(a, b):  # every count a float (numpy sums of a float table give these)
+        merged = question.reference(a, b)
+        return {**merged, "class_count": [float(c) for c in merged["class_count"]],
+                "feature_count": [[float(x) for x in row] for row in merged["feature_count"]]}
+    assert check_for("07_merging").run("q1", as_float).all_passed
+    assert grade_question(question, as_float).score == question.points
+    halves = lambda a, b: {**as_float(a, b), "class_count": [  # noqa: E731
+        c + 0.5 for c in as_float(a, b)["class_count"]]}
+    assert not check_for("07_merging").run("q1", halves).all_passed
+    assert grade_question(question, halves).score == 0
 
 
 @pytest.mark.parametrize("exercise, question, value", [
