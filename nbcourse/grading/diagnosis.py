@@ -45,7 +45,26 @@ def _leaves(actual, expected):
 #: How every ``form_note`` begins: a message that starts so already says what is wrong
 #: (no hint is added to it, and ``check()`` shows it as it is).  (A float that is a whole
 #: number needs no note: ``values.compare`` takes 9.0 for 9 everywhere.)
-FORM_NOTES = ("the value looks rounded",)
+FORM_NOTES = ("the value looks rounded", "the function changed")
+
+
+def input_changed(where: str, positions: int = 0, keywords=()) -> str:
+    """What the grader and ``check()`` say of a call that changed an input in place.
+
+    ``where`` is the probe's ``"argument N"`` or ``"keyword K"``, used only when it names
+    one of the case's ``positions`` arguments or ``keywords``: the words are the grader's
+    own, whatever the kernel sent.
+    """
+    words = "one of its inputs"
+    kind, _, name = str(where).partition(" ")
+    if kind == "argument" and name.isdigit() and 1 <= int(name) <= positions:
+        words = f"its argument {name} (of {positions})"
+    elif kind == "keyword" and name in keywords:
+        words = f"its argument {name}="
+    return (f"the function changed {words} in place: this question does not ask for that, "
+            "and whatever calls it (a later question too) would then work on the changed "
+            "input. Work on a copy (table.copy(), list(values), dict(counts), "
+            "np.array(x, copy=True)) and leave what you are given as it was.")
 
 
 def form_note(actual, expected, tolerance, *, rounded: bool = True) -> str | None:

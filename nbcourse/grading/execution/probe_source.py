@@ -70,6 +70,41 @@ def raised_by_stub(error, answer):
     return is_stub_raise("NotImplementedError", "" if bare else "a message", own)
 
 
+#: How the probe reports, in place of the value, a case whose call changed one of its
+#: inputs in place (``changed_input``), followed by ``: argument N`` or ``: keyword K``.
+INPUT_CHANGED = "the call changed an input in place"
+
+
+def input_snapshot(args, kwargs):
+    """Each input of one call as the probe's JSON text, to tell afterwards whether the
+    call changed it in place (``changed_input``); None for one that cannot be encoded.
+
+    The one rule for ``check()`` and the grader: an input has changed when it no longer
+    encodes to the same JSON (a sorted list, a DataFrame with a new column, a popped key,
+    an int column turned float).
+    """
+    def text(value):
+        try:
+            return json.dumps(_Encoder().encode(value), allow_nan=False)
+        except Exception:  # noqa: BLE001 - too large or unreadable: not checked
+            return None
+    return [text(value) for value in args], {key: text(value) for key, value in kwargs.items()}
+
+
+def changed_input(snapshot, args, kwargs):
+    """Where the call changed its inputs: ``"argument N"`` (from 1) or ``"keyword K"``
+    for the first input whose JSON is not its ``snapshot``; None when none changed."""
+    before_args, before_kwargs = snapshot
+    now_args, now_kwargs = input_snapshot(args, kwargs)
+    for index, (before, now) in enumerate(zip(before_args, now_args)):
+        if before is not None and before != now:
+            return f"argument {index + 1}"
+    for key, before in before_kwargs.items():
+        if before is not None and before != now_kwargs.get(key):
+            return f"keyword {key}"
+    return None
+
+
 class TooLarge(Exception):
     """The answer is larger than the grader reads."""
 
@@ -208,19 +243,27 @@ def _decode(value):
     raise ValueError(f"unknown input tag {sorted(value)}")
 
 
-def _call_case(answer, case):
-    """One case of a function question: ``{"value"|"error"|"unreadable"|"grader_error": ...}``."""
+def _call_case(answer, case, keep_inputs=False):
+    """One case of a function question: ``{"value"|"error"|"unreadable"|"grader_error": ...}``.
+
+    ``keep_inputs``: the call must leave its inputs as they were; one that changes them
+    reports ``INPUT_CHANGED`` (as an error: its value is not read).
+    """
     try:
         args = _decode(case["args"])
         kwargs = _decode(case.get("kwargs", {"$dict": []}))
+        snapshot = input_snapshot(args, kwargs) if keep_inputs else None
     except Exception as error:
         return {"grader_error": _describe(error)}
     try:
         returned = answer(*args, **kwargs)
+        where = changed_input(snapshot, args, kwargs) if keep_inputs else None
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # SystemExit from a student is an error too
         return {"error": STUB_RAISED if raised_by_stub(error, answer) else _describe(error)}
+    if where is not None:
+        return {"error": f"{INPUT_CHANGED}: {where}"}
     try:
         return {"value": _Encoder().encode(returned)}
     except Exception as error:
@@ -292,7 +335,8 @@ def _report(user_ns, request):
     elif not callable(answer):
         report["not_callable"] = _short(str(type(answer).__name__))
     else:
-        report["cases"] = [_call_case(answer, case) for case in request["cases"]]
+        keep = request.get("keep_inputs") is True
+        report["cases"] = [_call_case(answer, case, keep) for case in request["cases"]]
     return report
 
 

@@ -540,7 +540,8 @@ async def _probe(session: KernelSession, question: dict, indices: list[int], lim
                                 f"in total; {question['name']} could not be evaluated in time")
         return {"not_run": report.kernel_reason}
     timeout = min(limits.cell_timeout, left)
-    request = {k: question[k] for k in ("question", "name", "kind") if k in question}
+    request = {k: question[k] for k in ("question", "name", "kind", "keep_inputs")
+               if k in question}
     if question["kind"] == "function":
         request["cases"] = [{"args": question["cases"][i]["args"],
                              "kwargs": question["cases"][i].get("kwargs", {"$dict": []})}
