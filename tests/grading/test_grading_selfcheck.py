@@ -196,8 +196,10 @@ MISTAKES = [
      "You chose alpha by its accuracy on the training part"),
     ("05_spam", "q3", _choose_alpha, lambda *args: _choose_alpha(*args, last_of_ties=True),
      "Keep the first (the smallest)"),
-    ("02_smoothing", "q4", (1, 1), (2, 2), "it is the MAP (the mode) that equals"),
-    ("02_smoothing", "q4", (1, 1), (5, 2), "for every number of heads and tails"),
+    ("02_smoothing", "q4", lambda k, n: (k, n - k), lambda k, n: (k + 1, n - k + 1),
+     "it is the MAP (the mode) that equals"),
+    ("02_smoothing", "q4", lambda k, n: (k, n - k), lambda k, n: (1, 1),
+     "for every number of heads and tails"),
     ("02_smoothing", "q6", _smoothed_p_no(lambda n, total: Fraction(n, total)),
      _smoothed_p_no(lambda n, total: Fraction(n + 1, total + 2)),
      "the prior P(play) stays the plain share of rows"),
@@ -229,8 +231,8 @@ def test_public_hints_do_not_give_the_answer_away():
     report = str(check_for("05_spam").run(
         "q3", lambda *args: _choose_alpha(*args, score_on="training")))
     assert "1.0" not in report and "alpha = 1" not in report
-    report = str(check_for("02_smoothing").run("q4", (2, 2)))
-    assert "(1, 1)" not in report and "Beta(1, 1)" not in report
+    report = str(check_for("02_smoothing").run("q4", lambda k, n: (k + 1, n - k + 1)))
+    assert "n - k)" not in report and "Beta(k, " not in report
     report = str(check_for("02_smoothing").run("q6", 0.7))
     assert "0.72" not in report
 
