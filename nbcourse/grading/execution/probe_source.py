@@ -283,20 +283,23 @@ def _follow_through(user_ns, request):
 
     Asked only after every answer has been read (``grading/follow_through.py``).  The
     solutions are defined in a namespace of their own (the source notebook's imports,
-    the student's other graded functions), bound in ``user_ns`` for this probe only,
-    and the student's own functions are put back afterwards.  A value is read after its
-    cell (``request["cell"]``, sent by the grader) has run again.
+    the student's other graded functions), bound in ``user_ns`` for this probe only.
+    A value is read after its cell (``request["cell"]``, sent by the grader) has run again.
+
+    Afterwards nothing of this probe stays for a later one (whose solutions may be
+    others: callee sets need not nest): every name of ``user_ns`` is bound again to what
+    it was (the replayed cells rebind values computed with the solutions), and each
+    solution's code is retired, so a student's function that kept one finds it raising.
     """
-    replace = list(request["replace"])
-    saved = {name: user_ns.get(name, _ABSENT) for name in replace}
+    before = dict(user_ns)
+    scope = {"__builtins__": _builtins_copy(), "__name__": "nbcourse_reference"}
     report = {"question": request["question"], "name": request["name"]}
     try:
-        scope = {"__builtins__": _builtins_copy(), "__name__": "nbcourse_reference"}
         exec(compile(request["reference"], "<reference>", "exec"), scope)
         for name in request.get("graded", []):
-            if name not in replace and name in user_ns:
+            if name not in request["replace"] and name in user_ns:
                 scope[name] = user_ns[name]
-        for name in replace:
+        for name in request["replace"]:
             user_ns[name] = scope[name]
         if request["kind"] == "value":
             if not isinstance(request.get("cell"), str):
@@ -310,11 +313,35 @@ def _follow_through(user_ns, request):
         report["unreadable"] = _describe(error)
         return report
     finally:
-        for name, value in saved.items():
-            if value is _ABSENT:
-                user_ns.pop(name, None)
-            else:
-                user_ns[name] = value
+        _put_back(user_ns, before)
+        _retire(scope)
+
+
+def _put_back(user_ns, before):
+    """``user_ns`` bound as in ``before`` again: names added since removed, others rebound."""
+    for name in [name for name in user_ns if name not in before]:
+        del user_ns[name]
+    for name, value in before.items():
+        if user_ns.get(name, _ABSENT) is not value:
+            user_ns[name] = value
+
+
+def _retired(*args, **kwargs):
+    raise RuntimeError("a solution lent to one follow-through probe is not available later")
+
+
+def _retire(scope):
+    """The solutions defined in ``scope`` (functions, and the methods of its classes) made
+    to raise when called, so none outlives its probe in a student's variable."""
+    functions = [value for value in list(scope.values()) if type(value) is type(_retired)
+                 and value.__globals__ is scope]
+    for kind in [value for value in list(scope.values()) if isinstance(value, type)
+                 and value.__module__ == "nbcourse_reference"]:
+        functions += [value for value in vars(kind).values() if type(value) is type(_retired)]
+    for function in functions:
+        if not function.__code__.co_freevars:
+            function.__code__ = _retired.__code__
+    scope.clear()
 
 
 def _report(user_ns, request):
