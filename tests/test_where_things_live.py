@@ -181,6 +181,7 @@ def _definitions(name: str) -> list[str]:
     ("_check_fitted", "nbcourse/_estimator.py"),
     ("check_labels", "nbcourse/_checks.py"),
     ("check_seed", "nbcourse/_checks.py"),
+    ("_as_count_vector", "nbcourse/_checks.py"),
     ("log_dot", "nbcourse/_numerics.py"),
     ("times_log", "nbcourse/_numerics.py"),
     ("_class_log_prior", "nbcourse/naive_bayes/_base.py"),
@@ -214,8 +215,20 @@ def test_no_estimator_smooths_counts_by_hand():
 
 def test_labels_are_checked_by_check_labels_only():
     """One home for "a 1-D array of class labels, one per sample": `_checks.check_labels`
-    (metrics, estimators, the CMI, plots and learning curves all call it)."""
+    (metrics, estimators, `mle.class_prior_mle`, the CMI, plots and learning curves all
+    call it)."""
     found = [where for where, text in _library_sources().items()
              if where != "nbcourse/_checks.py"
-             and re.search(r"one label per (sample|row)", text)]
+             and re.search(r"one label per (sample|row)|sequence of class labels|"
+                           r"missing label", text)]
+    assert not found
+
+
+def test_seeds_and_count_vectors_are_checked_in_checks_only():
+    """A random seed is `_checks.check_seed`, one distribution's counts
+    `_checks._as_count_vector`: no other module writes either check's error."""
+    found = [where for where, text in _library_sources().items()
+             if where != "nbcourse/_checks.py"
+             and re.search(r"seed must be|one count per outcome\)|must be 1-D \(one count",
+                           text)]
     assert not found
