@@ -29,9 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_grading import make_batch  # noqa: E402  (the same 40 submissions)
+from shared import replace_section  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results.md"
-BEGIN, END = "<!-- bench_cluster: begin -->", "<!-- bench_cluster: end -->\n"
+BEGIN, END = "<!-- bench_cluster: begin -->", "<!-- bench_cluster: end -->"
 
 
 def _grade(folder: Path, out: Path, sandbox: str, **how):
@@ -106,12 +107,7 @@ def section(runs: list[dict], args, load: str) -> str:
 
 
 def write_results(text: str) -> None:
-    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
-    if BEGIN in old and END in old:
-        old = old[: old.index(BEGIN)] + text + old[old.index(END) + len(END):]
-    else:
-        old = old.rstrip("\n") + "\n\n" + text
-    RESULTS.write_text(old, encoding="utf-8")
+    replace_section(text, BEGIN, END, RESULTS)
 
 
 def main(argv=None) -> int:

@@ -38,11 +38,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_grading import CpuClock, sandbox_config  # noqa: E402  (the same clock)
+from shared import replace_section, use_default_data  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "exercises" / "source"
 RELEASED = REPO / "exercises"
-BEGIN, END = "<!-- bench_exercises: begin -->", "<!-- bench_exercises: end -->\n"
+BEGIN, END = "<!-- bench_exercises: begin -->", "<!-- bench_exercises: end -->"
 #: what the grader's kernel server imports before a submission (launcher.LAUNCHER)
 PRELOADED = "import ipykernel.zmqshell, numpy, pandas, scipy.sparse, nbcourse, nbcourse.datasets"
 
@@ -319,13 +320,7 @@ def section(results: dict) -> str:
 
 
 def write_results(text: str) -> None:
-    path = REPO / "benchmarks" / "results.md"
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN in old and END in old:
-        old = old[: old.index(BEGIN)] + text + old[old.index(END) + len(END):]
-    else:
-        old = old.rstrip("\n") + "\n\n" + text
-    path.write_text(old, encoding="utf-8")
+    replace_section(text, BEGIN, END)
 
 
 def _load() -> str:
@@ -352,8 +347,7 @@ def main(argv=None) -> int:
         return floor_worker()
     if min(args.per_exercise, args.jobs, args.repeats) < 1:
         parser.error("--per-exercise, --jobs and --repeats must be at least 1")
-    if "NBCOURSE_DATA" not in os.environ and (REPO.parent / "shared" / "data").is_dir():
-        os.environ["NBCOURSE_DATA"] = str(REPO.parent / "shared" / "data")
+    use_default_data()
     global CLOCK
     CLOCK = CpuClock()
     try:
