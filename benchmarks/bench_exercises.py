@@ -40,6 +40,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_grading import CpuClock, sandbox_config  # noqa: E402  (the same clock)
 from shared import replace_section, use_default_data  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+# the submissions the grading tests build, built the same way here
+from submission_support import making_mistake, solved, with_cell  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "exercises" / "source"
 RELEASED = REPO / "exercises"
@@ -49,47 +53,21 @@ PRELOADED = "import ipykernel.zmqshell, numpy, pandas, scipy.sparse, nbcourse, n
 
 
 # ----------------------------------------------------------------------------- the class
-def _solved(name: str) -> dict:
-    """The instructor's solution without its hidden-test cells and outputs."""
-    notebook = json.loads((SOURCE / f"{name}.ipynb").read_text(encoding="utf-8"))
-    notebook["cells"] = [c for c in notebook["cells"]
-                         if "BEGIN HIDDEN TESTS" not in "".join(c["source"])]
-    for cell in notebook["cells"]:
-        if cell["cell_type"] == "code":
-            cell["outputs"], cell["execution_count"] = [], None
-    return notebook
-
-
-def _with_cell(notebook: dict, ident: str, source: str) -> dict:
-    notebook["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [],
-                              "execution_count": None, "id": ident, "source": source})
-    return notebook
-
-
-def _mistaken(name: str, question, spec_text: str) -> dict:
-    """The solution whose answer to ``question`` is the spec's first known mistake."""
-    pick = f"_spec.EXERCISE.question({question.id!r}).mistakes[0].reference"
-    return _with_cell(_solved(name), "making-a-mistake", (
-        "import types as _types\n_spec = _types.ModuleType('spec')\n"
-        f"exec({spec_text!r}, _spec.__dict__)\n"
-        f"{question.name} = {pick}{'()' if question.kind == 'value' else ''}\n"))
-
 
 def make_class(name: str, folder: Path, limit: int) -> dict[str, str]:
     """Write the class into ``folder``; {file stem: kind of submission}."""
     from nbcourse.grading import specs
 
     exercise = specs.load(name, SOURCE)
-    spec_text = (SOURCE / f"{name}{specs.SPEC_SUFFIX}").read_text(encoding="utf-8")
-    made = {"solution": ("correct", _solved(name)),
+    made = {"solution": ("correct", solved(name, SOURCE)),
             "untouched": ("released, untouched",
                           json.loads((RELEASED / f"{name}.ipynb").read_text(encoding="utf-8")))}
     for question in exercise.questions:
         if question.mistakes:
             made[f"mistake-{question.id}"] = ("a known mistake",
-                                              _mistaken(name, question, spec_text))
+                                              making_mistake(name, question, 0, SOURCE))
     first = exercise.questions[0].name
-    deleted = _with_cell(_solved(name), "answer-deleted", f"del {first}\n")
+    deleted = with_cell(solved(name, SOURCE), "answer-deleted", f"del {first}\n")
     items = list(made.items())[: max(limit - 1, 1)] + [("answer-deleted",
                                                         ("answer deleted", deleted))]
     kinds = {}

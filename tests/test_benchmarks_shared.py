@@ -1,5 +1,7 @@
 """benchmarks/shared.py: the one place the benchmark scripts find the corpora and write
-their own section of results.md (each script used to do both by itself)."""
+their own section of results.md (each script used to do both by itself); the grading
+benchmarks build their submissions with the tests' own builders
+(tests/submission_support.py)."""
 from __future__ import annotations
 
 import ast
@@ -59,7 +61,7 @@ def test_a_new_section_replaces_its_own_and_nothing_else(tmp_path):
         "<!-- b: begin -->\nb\n<!-- b: end -->\n\n<!-- c: begin -->\nc\n<!-- c: end -->\n")
 
 
-def test_the_data_folder_rule_and_the_results_writer_have_one_home(monkeypatch):
+def test_the_data_folder_the_results_writer_and_the_submissions_have_one_home(monkeypatch):
     shared = _shared()
     monkeypatch.setenv("NBCOURSE_DATA", "/some/where")
     assert str(shared.default_data_dir()) == "/some/where"
@@ -75,6 +77,8 @@ def test_the_data_folder_rule_and_the_results_writer_have_one_home(monkeypatch):
         assert '"shared" / "data"' not in text, f"{script.name} finds the corpora by itself"
         assert ".index(END)" not in text and "split(END" not in text, \
             f"{script.name} writes its results section by itself"
+        assert "BEGIN HIDDEN TESTS" not in text, \
+            f"{script.name} builds a solved submission by itself (tests/submission_support.py)"
 
 
 @pytest.mark.parametrize("script", ["bench_complement.py", "bench_predict.py", "run.py",
