@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_grading import CpuClock, sandbox_config  # noqa: E402  (the same clock)
-from shared import replace_section, use_default_data  # noqa: E402
+from shared import keep_results, use_default_data  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 # the submissions the grading tests build, built the same way here
@@ -297,10 +297,6 @@ def section(results: dict) -> str:
            "WARNING: the runs of an exercise did not all give the same scores."), END])
 
 
-def write_results(text: str) -> None:
-    replace_section(text, BEGIN, END)
-
-
 def _load() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -349,10 +345,7 @@ def main(argv=None) -> int:
         CLOCK.close()
     print(f"load average {results['load']} -> {results['load_end']}; one kernel server starts "
           f"in {results['start']['wall']:.2f} s\n" + "\n".join(table(results)))
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
-    if args.write_results:
-        write_results(section(results))
+    keep_results(args, results, lambda: section(results), BEGIN, END)
     return 0
 
 

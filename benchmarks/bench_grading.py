@@ -17,7 +17,6 @@ sandboxed with two jobs.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shutil
@@ -27,7 +26,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from shared import replace_section, use_default_data
+from shared import keep_results, use_default_data
 
 REPO = Path(__file__).resolve().parents[1]
 BEGIN, END = "<!-- bench_grading: begin -->", "<!-- bench_grading: end -->"
@@ -202,10 +201,6 @@ def markdown(results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_results(section: str) -> None:
-    replace_section(section, BEGIN, END)
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2, help="parallel kernels (default 2)")
@@ -247,10 +242,7 @@ def main(argv=None) -> int:
               f"{cpu} (load {r['load']})  {r['statuses']}")
     print("reference: nbgrader ~1.7 s/submission (serial), otter-grader 3.5-4.3 s; "
           "target <= 0.5 s sandboxed with --jobs 2")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
-    if args.write_results:
-        write_results(markdown(results))
+    keep_results(args, results, lambda: markdown(results), BEGIN, END)
     return 0
 
 

@@ -6,6 +6,7 @@ Not a benchmark itself: the scripts import it (Python puts a script's own folder
 """
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -40,10 +41,11 @@ def load_news(data_dir: Path):
     return train.data, train.target, test.data, test.target
 
 
-def replace_section(section: str, begin: str, end: str, path: Path = RESULTS) -> None:
+def replace_section(section: str, begin: str, end: str, path: Path | None = None) -> None:
     """Put ``section`` (which runs from the marker ``begin`` to the marker ``end``) where
-    the file's own section between those markers is, or at its end if it has none; the
-    rest of the file is left as it is."""
+    the file's (results.md by default) own section between those markers is, or at its
+    end if it has none; the rest of the file is left as it is."""
+    path = RESULTS if path is None else path
     section = section.rstrip("\n")
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     if begin in text and end in text:
@@ -51,3 +53,13 @@ def replace_section(section: str, begin: str, end: str, path: Path = RESULTS) ->
     else:
         text = text.rstrip("\n") + "\n\n" + section + "\n"
     path.write_text(text, encoding="utf-8")
+
+
+def keep_results(args, numbers: dict, section, begin: str, end: str) -> None:
+    """What a grading benchmark keeps: with ``--json``, ``numbers`` in that file; with
+    ``--write-results``, its section (``section()``, from ``begin`` to ``end``) in
+    results.md."""
+    if args.json:
+        args.json.write_text(json.dumps(numbers, indent=1) + "\n")
+    if args.write_results:
+        replace_section(section(), begin, end)

@@ -77,8 +77,34 @@ def test_the_data_folder_the_results_writer_and_the_submissions_have_one_home(mo
         assert '"shared" / "data"' not in text, f"{script.name} finds the corpora by itself"
         assert ".index(END)" not in text and "split(END" not in text, \
             f"{script.name} writes its results section by itself"
+        assert "args.json.write_text" not in text, f"{script.name} keeps its numbers by itself"
         assert "BEGIN HIDDEN TESTS" not in text, \
             f"{script.name} builds a solved submission by itself (tests/submission_support.py)"
+
+
+def test_keep_results_writes_the_json_and_the_section_only_when_asked(tmp_path, monkeypatch):
+    import json
+    from types import SimpleNamespace
+
+    shared = _shared()
+    results = tmp_path / "results.md"
+    results.write_text("# Results\n", encoding="utf-8")
+    monkeypatch.setattr(shared, "RESULTS", results)
+    asked = []
+
+    def section():
+        asked.append(1)
+        return "<!-- x: begin -->\nx\n<!-- x: end -->\n"
+
+    numbers = tmp_path / "numbers.json"
+    shared.keep_results(SimpleNamespace(json=numbers, write_results=False), {"a": 1}, section,
+                        "<!-- x: begin -->", "<!-- x: end -->")
+    assert json.loads(numbers.read_text()) == {"a": 1} and not asked
+    assert results.read_text(encoding="utf-8") == "# Results\n"
+    shared.keep_results(SimpleNamespace(json=None, write_results=True), {}, section,
+                        "<!-- x: begin -->", "<!-- x: end -->")
+    assert results.read_text(encoding="utf-8") == \
+        "# Results\n\n<!-- x: begin -->\nx\n<!-- x: end -->\n"
 
 
 @pytest.mark.parametrize("script", ["bench_complement.py", "bench_predict.py", "run.py",
