@@ -52,8 +52,9 @@ def sandbox_config(mode: str):
     """The sandbox configuration ``nbcourse grade --sandbox MODE`` would use (with the
     course's folders where the grader asks for them)."""
     from nbcourse.grading.course_folders import course_folders
+    from nbcourse.grading.execution.limits import GradingLimits
     from nbcourse.grading.execution.sandbox import make_config
-    return make_config(mode, None, course_folders())
+    return make_config(mode, GradingLimits.from_options(), course_folders())
 
 
 def server_ready_seconds(mode: str, repeats: int = 3) -> float:
