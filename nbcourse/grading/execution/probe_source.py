@@ -202,45 +202,52 @@ def _unsupported(value):
 
 
 def _hashable(key):
-    return tuple(key) if isinstance(key, list) else key
+    """A decoded dictionary key: lists (JSON has no tuples) back into tuples, nested too."""
+    return tuple(_hashable(k) for k in key) if isinstance(key, list) else key
 
 
-def _decode(value):
-    """Inputs chosen by the grader, back into the objects the answer expects."""
-    if isinstance(value, list):
-        return [_decode(item) for item in value]
-    if not isinstance(value, dict):
-        return value
-    if "$tuple" in value:
-        return tuple(_decode(item) for item in value["$tuple"])
-    if "$dict" in value:
-        return {_hashable(_decode(k)): _decode(v) for k, v in value["$dict"]}
-    if "$fraction" in value:
-        return Fraction(*value["$fraction"])
-    if "$float" in value:
-        return float(value["$float"])
-    if "$ndarray" in value:
+def decode_input(data):
+    """The inverse of ``values.encode_input``: inputs chosen by the grader back into the
+    objects an answer expects.  The one decoder: the probe's, in the kernel, and the
+    grader's and ``check()``'s (``values`` takes it from here)."""
+    if isinstance(data, list):
+        return [decode_input(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    if len(data) != 1:
+        raise ValueError(f"unknown input tag {sorted(data)}")
+    (tag, body), = data.items()
+    if tag == "$tuple":
+        return tuple(decode_input(item) for item in body)
+    if tag == "$dict":
+        return {_hashable(decode_input(k)): decode_input(v) for k, v in body}
+    if tag == "$fraction":
+        return Fraction(*body)
+    if tag == "$float":
+        return float(body)
+    if tag in ("$ndarray", "$csr", "$series", "$frame"):
+        return _decode_library(tag, body)
+    raise ValueError(f"unknown input tag {tag!r}")
+
+
+def _decode_library(tag, body):
+    """A numpy array, a scipy CSR matrix, a pandas Series or DataFrame (imported only
+    when an input holds one)."""
+    if tag == "$ndarray":
         import numpy
-        spec = value["$ndarray"]
-        return numpy.array(_decode(spec["data"]), dtype=spec["dtype"])
-    if "$csr" in value:
+        return numpy.array(decode_input(body["data"]), dtype=body["dtype"])
+    if tag == "$csr":
         import scipy.sparse
-        spec = value["$csr"]
-        return scipy.sparse.csr_matrix((_decode(spec["data"]), spec["indices"],
-                                        spec["indptr"]), shape=tuple(spec["shape"]))
-    if "$series" in value:
-        import pandas
-        spec = value["$series"]
-        return pandas.Series(_decode(spec["values"]), index=_decode(spec["index"]),
-                             name=spec.get("name"))
-    if "$frame" in value:
-        import pandas
-        spec = value["$frame"]
-        frame = pandas.DataFrame(_decode(spec["data"]), columns=_decode(spec["columns"]))
-        if spec.get("index") is not None:
-            frame.index = _decode(spec["index"])
-        return frame
-    raise ValueError(f"unknown input tag {sorted(value)}")
+        return scipy.sparse.csr_matrix((decode_input(body["data"]), body["indices"],
+                                        body["indptr"]), shape=tuple(body["shape"]))
+    import pandas
+    if tag == "$series":
+        return pandas.Series(decode_input(body["values"]), index=decode_input(body["index"]),
+                             name=body.get("name"))
+    frame = pandas.DataFrame(decode_input(body["data"]), columns=decode_input(body["columns"]))
+    if body.get("index") is not None:
+        frame.index = decode_input(body["index"])
+    return frame
 
 
 def _call_case(answer, case, keep_inputs=False):
@@ -250,8 +257,8 @@ def _call_case(answer, case, keep_inputs=False):
     reports ``INPUT_CHANGED`` (as an error: its value is not read).
     """
     try:
-        args = _decode(case["args"])
-        kwargs = _decode(case.get("kwargs", {"$dict": []}))
+        args = decode_input(case["args"])
+        kwargs = decode_input(case.get("kwargs", {"$dict": []}))
         snapshot = input_snapshot(args, kwargs) if keep_inputs else None
     except Exception as error:
         return {"grader_error": _describe(error)}
