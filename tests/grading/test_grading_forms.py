@@ -12,6 +12,7 @@ import pytest
 from nbcourse.grading import specs
 from nbcourse.grading.hidden import grade_answer
 from nbcourse.grading.selfcheck import Checker, PublicQuestion
+from submission_support import solved, with_cell
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "exercises" / "source"
@@ -201,17 +202,9 @@ def test_the_sandboxed_grader_fails_the_cases_whose_call_changed_its_input(tmp_p
     as fixed text, and the page shows the grader's words."""
     import json
     from nbcourse.grading.batch import grade_batch
-    notebook = json.loads((SOURCE / "07_merging.ipynb").read_text(encoding="utf-8"))
-    cells = []
-    for cell in notebook["cells"]:
-        text = "".join(cell["source"])
-        if "BEGIN HIDDEN TESTS" in text:
-            continue
-        if cell["cell_type"] == "code" and "def merge_counts(" in text:
-            cell = dict(cell, source=MERGE_INTO_THE_FIRST, outputs=[], execution_count=None)
-        cells.append(cell)
     path = tmp_path / "merged_into_a.ipynb"
-    path.write_text(json.dumps(dict(notebook, cells=cells)), encoding="utf-8")
+    path.write_text(json.dumps(with_cell(solved("07_merging"), "merge-into-a",
+                                         MERGE_INTO_THE_FIRST)), encoding="utf-8")
     batch = grade_batch("07_merging", [path], tmp_path / "out", jobs=1, progress=None)
     (result,) = batch.results
     answer = next(q for q in result.questions if q.id == "q1")
