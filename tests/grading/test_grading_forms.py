@@ -220,3 +220,46 @@ def _merge_into_the_first():
     namespace: dict = {}
     exec(MERGE_INTO_THE_FIRST, namespace)  # noqa: S102 - the student's code
     return namespace["merge_counts"]
+
+
+def test_the_words_for_a_changed_input_are_the_graders_whatever_the_kernel_sent():
+    """The kernel says where ("argument 2"); the page names it only when it is one of the
+    case's own arguments, else "one of its inputs": nothing of the kernel's text shows."""
+    from nbcourse.grading.execution.probe_source import INPUT_CHANGED
+    from nbcourse.grading.scoring import score_question
+    question = specs.load("07_merging", SOURCE).question("q1")
+    for where, words in (("argument 2", "its argument 2 (of 2)"),
+                         ("argument 3", "one of its inputs"),
+                         ("keyword a", "one of its inputs"),
+                         ("argument <b>2</b>", "one of its inputs")):
+        reply = {"question": "q1", "name": "merge_counts",
+                 "cases": [{"error": f"{INPUT_CHANGED}: {where}"}] * len(question.cases)}
+        result = score_question(question, reply, question.expected(), 0.0, [])
+        assert result.score == 0
+        assert {case.message for case in result.cases} == {
+            f"the function changed {words} in place: this question does not ask for that, "
+            "and whatever calls it (a later question too) would then work on the changed "
+            "input. Work on a copy (table.copy(), list(values), dict(counts), "
+            "np.array(x, copy=True)) and leave what you are given as it was."}
+
+
+def test_a_spec_that_asks_for_the_change_lets_it_pass(tmp_path):
+    import json
+    from nbcourse.grading.hidden import grade_question
+    from nbcourse.grading.specs import Case, Exercise, Question
+
+    def append_and_count(values):
+        values.append(0)  # the notebook asks for it here
+        return len(values)
+
+    for changes, right in ((True, True), (False, False)):
+        question = Question("q1", "fill", points=1, title="fill", changes_inputs=changes,
+                            reference=lambda values: len(values) + 1,
+                            cases=[Case("two values", ([1, 2],), hidden=False),
+                                   Case("three values", ([1, 2, 3],))])
+        assert (grade_question(question, append_and_count).score == 1) is right
+        checks = tmp_path / f"{changes}.checks.json"
+        published = Exercise("fill", [question], name="fill").publish()
+        checks.write_text(json.dumps(published), encoding="utf-8")
+        assert Checker("fill", checks).run("q1", append_and_count,
+                                           sources=[]).all_passed is right
