@@ -27,9 +27,10 @@ Callee sets need not nest (04's ``agreement`` swaps ``linear_weights`` and ``dec
 ``free_shift`` only ``linear_weights``), so a probe must leave nothing for the next one:
 the kernel's probe binds every name back to what it was after each probe (a replayed
 cell rebinds values computed with the solutions) and retires the solutions it lent
-(``probe_source._follow_through``).  What one kernel cannot undo, a result the student's
-code memoised or a change made inside an object that existed before, can only shape a
-later second reading, never an ordinary answer (exercises/README.md says so).
+(``probe_source._follow_through``), and empties the notebook's ``lru_cache``s.  What one
+kernel cannot undo, a result the student's code memoised its own way or a change made
+inside an object that existed before, can only shape a later second reading, never an
+ordinary answer (exercises/README.md says so).
 """
 from __future__ import annotations
 

@@ -312,7 +312,13 @@ def test_the_probe_puts_the_students_functions_back():
 
 
 LEAKY = """
+from functools import lru_cache
+
 kept = []
+
+@lru_cache
+def scaled(y):
+    return f(y)
 
 def f(x):
     return -x
@@ -337,7 +343,8 @@ v = x
 
 def _probe(namespace, **request):
     from nbcourse.grading.execution import probe_source
-    base = {"question": "q", "kind": "function", "graded": ["f", "h", "g", "keeper", "later"],
+    base = {"question": "q", "kind": "function",
+            "graded": ["f", "h", "g", "keeper", "later", "scaled"],
             "cases": [{"args": [5], "kwargs": {"$dict": []}}]}
     return probe_source._report(namespace, dict(base, **request))
 
@@ -369,6 +376,17 @@ def test_a_solution_a_students_function_kept_is_retired_after_its_probe():
     second = _probe(namespace, name="later", replace=["h"],
                     reference="def h(y):\n    return y\n")
     assert "error" in second["cases"][0]  # never the solution's 50
+
+
+
+def test_a_memoised_function_forgets_what_it_computed_around_a_probe():
+    namespace: dict = {}
+    exec(LEAKY, namespace)
+    assert namespace["scaled"](5) == -5  # memoised in the ordinary run
+    first = _probe(namespace, name="scaled", replace=["f"],
+                   reference="def f(x):\n    return 10 * x\n")
+    assert first["cases"] == [{"value": 50}]  # not the ordinary run's -5
+    assert namespace["scaled"](5) == -5  # not the solution's 50
 
 
 W0_IN_EVERY_WEIGHT = '''

@@ -295,12 +295,15 @@ def _follow_through(user_ns, request):
 
     Afterwards nothing of this probe stays for a later one (whose solutions may be
     others: callee sets need not nest): every name of ``user_ns`` is bound again to what
-    it was (the replayed cells rebind values computed with the solutions), and each
-    solution's code is retired, so a student's function that kept one finds it raising.
+    it was (the replayed cells rebind values computed with the solutions), each
+    solution's code is retired, so a student's function that kept one finds it raising,
+    and the notebook's ``lru_cache`` functions forget what they memoised (before the
+    probe too, so that it does not read results of the student's own functions).
     """
     before = dict(user_ns)
     scope = {"__builtins__": _builtins_copy(), "__name__": "nbcourse_reference"}
     report = {"question": request["question"], "name": request["name"]}
+    _clear_caches(user_ns)  # results memoised with the student's own functions
     try:
         exec(compile(request["reference"], "<reference>", "exec"), scope)
         for name in request.get("graded", []):
@@ -322,6 +325,7 @@ def _follow_through(user_ns, request):
     finally:
         _put_back(user_ns, before)
         _retire(scope)
+        _clear_caches(user_ns)  # and those memoised with the solutions
 
 
 def _put_back(user_ns, before):
@@ -331,6 +335,17 @@ def _put_back(user_ns, before):
     for name, value in before.items():
         if user_ns.get(name, _ABSENT) is not value:
             user_ns[name] = value
+
+
+def _clear_caches(user_ns):
+    """Empty the caches of the notebook's ``functools.lru_cache``/``cache`` functions."""
+    for value in list(user_ns.values()):
+        if type(value).__name__ == "_lru_cache_wrapper" and \
+                getattr(type(value), "__module__", "") == "functools":
+            try:
+                value.cache_clear()
+            except Exception:  # noqa: BLE001 - not functools' own, after all
+                pass
 
 
 def _retired(*args, **kwargs):
