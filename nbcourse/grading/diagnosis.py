@@ -165,13 +165,19 @@ def batch_summary(results, exercise) -> dict[str, dict[str, int]]:
     summary: dict[str, dict[str, int]] = {}
     for question in exercise.questions:
         counts = {m.name: 0 for m in question.mistakes}
-        for result in results:
-            for answer in result.questions:
-                if answer.id == question.id:
-                    for name in answer.mistakes:
-                        counts[name] = counts.get(name, 0) + 1
+        answers = [a for result in results for a in result.questions if a.id == question.id]
+        counts.update(mistake_counts(answers))
         summary[question.id] = {name: n for name, n in counts.items() if n}
     return summary
+
+
+def mistake_counts(answers) -> dict[str, int]:
+    """{mistake name: how many of ``answers`` made it}, in the order they are met."""
+    counts: dict[str, int] = {}
+    for answer in answers:
+        for name in answer.mistakes:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 IN_PART = ("Some tests match a known mistake and others go wrong in another way too, so "
