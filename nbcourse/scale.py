@@ -36,6 +36,7 @@ from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.lib.stride_tricks import sliding_window_view
 
 from ._checks import check_positive_int
 from ._numerics import combine_moments, moments
@@ -289,12 +290,14 @@ class Vocabulary(Mapping):
 
     @classmethod
     def _cut(cls, raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """The first 16 bytes of each token ``raw[start:start + length]``, as ``S16``."""
-        offsets = np.arange(cls._WIDTH, dtype=np.int32)
-        inside = offsets < lengths[:, None]
-        starts = starts.astype(np.int32 if len(raw) < 2 ** 31 else np.int64)
-        packed = np.zeros((len(lengths), cls._WIDTH), dtype=np.uint8)
-        packed[inside] = raw[(starts[:, None] + offsets)[inside]]
+        """The first 16 bytes of each token ``raw[start:start + length]``, as ``S16``.
+
+        Each token's row is copied whole from a sliding 16-byte window over ``raw``, then
+        the bytes past its end (the next tokens') are set to 0.
+        """
+        padded = np.concatenate([raw, np.zeros(cls._WIDTH, dtype=np.uint8)])
+        packed = sliding_window_view(padded, cls._WIDTH)[starts]
+        packed *= np.arange(cls._WIDTH) < lengths[:, None]
         return packed.view(f"S{cls._WIDTH}").reshape(len(lengths))
 
     def columns(self, tokens: Sequence[str]) -> np.ndarray:
