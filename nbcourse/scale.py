@@ -157,18 +157,18 @@ def count_matrix(texts: Iterable[str], vocabulary: Mapping[str, int]) -> sp.csr_
     if len(vocabulary) > np.iinfo(np.int32).max:
         raise ValueError(f"at most {np.iinfo(np.int32).max} columns, got {len(vocabulary)}")
     if isinstance(vocabulary, Vocabulary):
-        return count_documents(texts, None, tokenizer=_spaced_or_tokens, pairs_of=vocabulary.pairs,
+        return count_documents(texts, None, tokenizer=_spaced_or_tokens, pairs_of=vocabulary._pairs,
                                block_size=_BLOCK_CHARACTERS, n_columns=len(vocabulary), name="texts")
     columns_of = _each(lambda word: vocabulary.get(word, -1))
     return count_documents(texts, columns_of, n_columns=len(vocabulary), name="texts")
 
 
-#: A block of ASCII documents that `Vocabulary.pairs` reads at once: about 10,000 tokens.
+#: A block of ASCII documents that `Vocabulary._pairs` reads at once: about 10,000 tokens.
 _BLOCK_CHARACTERS = 1 << 16
 
 
 def _spaced_or_tokens(text: str):
-    """One document as `Vocabulary.pairs` reads it: lower-cased, and if ASCII, as one
+    """One document as `Vocabulary._pairs` reads it: lower-cased, and if ASCII, as one
     str with a space for every character that is not a word character (its tokens are
     then the runs of two or more other characters); otherwise as its list of tokens."""
     text = text.lower()
@@ -321,7 +321,7 @@ class Vocabulary(Mapping):
                 columns[i] = self._others.get(token(i), -1)
         return columns
 
-    def pairs(self, block: list) -> tuple[np.ndarray, np.ndarray]:
+    def _pairs(self, block: list) -> tuple[np.ndarray, np.ndarray]:
         """(document, column) of every token of a block of documents, as `count_matrix`
         reads them (`_spaced_or_tokens`): ASCII documents as spaced text, others as tokens.
 

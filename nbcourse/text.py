@@ -454,15 +454,10 @@ def count_documents(documents, columns_of, *, tokenizer=None, n_columns=None,
     ``pairs_of(block)``, given instead of ``columns_of``, reads a block of whatever
     ``tokenizer`` returns (one item per document, a block ends once their lengths add up
     to ``block_size``) and gives the (document in the block, column) of every token, as
-    two arrays. `nbcourse.scale.Vocabulary.pairs` uses it to count ASCII documents
+    two arrays. `nbcourse.scale.Vocabulary._pairs` uses it to count ASCII documents
     without making a str of every token.
     """
-    if isinstance(documents, str):
-        raise TypeError(
-            f"{name} must be a list (or other iterable) of strings, got a single str; "
-            "wrap it in a list: [text]")
-    if isinstance(documents, (bytes, bytearray)) or not isinstance(documents, Iterable):
-        raise TypeError(f"{name} must be an iterable of str, got {type(documents).__name__}")
+    _check_documents(documents, name)
     if tokenizer is None:
         tokenizer = _default_tokens
     if pairs_of is None:
@@ -493,7 +488,11 @@ def count_documents(documents, columns_of, *, tokenizer=None, n_columns=None,
             block, size = [], 0
     if block:
         count_block()
-    width = n_columns() if callable(n_columns) else n_columns
+    return _csr_from_blocks(per_row, columns, counts, n_columns() if callable(n_columns) else n_columns)
+
+
+def _csr_from_blocks(per_row, columns, counts, width: int) -> sp.csr_matrix:
+    """The CSR matrix of the blocks' entries per row, columns and counts, in order."""
     indptr = np.zeros(sum(map(len, per_row)) + 1, dtype=np.int64)
     if per_row:
         np.cumsum(np.concatenate(per_row), out=indptr[1:])
@@ -503,6 +502,15 @@ def count_documents(documents, columns_of, *, tokenizer=None, n_columns=None,
                        indptr), shape=(len(indptr) - 1, width))
     X.has_sorted_indices = True  # np.unique sorted each row, and no column repeats in a row
     return X
+
+
+def _check_documents(documents, name: str) -> None:
+    if isinstance(documents, str):
+        raise TypeError(
+            f"{name} must be a list (or other iterable) of strings, got a single str; "
+            "wrap it in a list: [text]")
+    if isinstance(documents, (bytes, bytearray)) or not isinstance(documents, Iterable):
+        raise TypeError(f"{name} must be an iterable of str, got {type(documents).__name__}")
 
 
 def _token_pairs(columns_of):
