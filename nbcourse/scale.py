@@ -338,9 +338,9 @@ class Vocabulary(Mapping):
         edges = np.flatnonzero(np.diff(word, prepend=False, append=False))  # where runs start and end
         starts, lengths = edges[0::2], edges[1::2] - edges[0::2]
         starts, lengths = starts[lengths > 1], lengths[lengths > 1]  # one character: not a token
+        # each token's document: the last one that starts at or before the token
         document_starts = np.cumsum([0] + [len(block[i]) + 1 for i in spaced[:-1]])
-        rows = np.asarray(spaced, dtype=np.int64)[np.searchsorted(document_starts, starts, "right") - 1] \
-            if spaced else np.zeros(0, dtype=np.int64)
+        rows = np.asarray(spaced, dtype=np.int64)[np.searchsorted(document_starts, starts, "right") - 1]
         columns = self._looked_up(self._cut(raw, starts, lengths), lengths,
                                   lambda i: joined[starts[i]:starts[i] + lengths[i]])
         if listed:
