@@ -128,3 +128,17 @@ def test_a_batch_strips_an_oversized_notebook_once(tmp_path, monkeypatch):
     rows = {row.submission: row for row in batch.results}
     assert rows["alice"].total == rows["bob"].total == rows["bob"].maximum
     assert "larger than" not in batch.integrity.not_compared.get("alice", "")  # the copy
+
+
+def test_the_child_clears_outputs_under_a_name_of_its_own():
+    """Issue 36: the child's function had the name of ``saved_outputs.without_outputs``,
+    with another contract (a parsed notebook, changed in place).  It is ``clear_outputs``."""
+    from nbcourse.grading import saved_outputs, strip_outputs
+
+    notebook = _plots(1)
+    notebook["cells"][0]["attachments"] = {"a.png": {}}
+    assert strip_outputs.clear_outputs(notebook) is True
+    assert all(c.get("outputs", []) == [] and "attachments" not in c for c in notebook["cells"])
+    assert strip_outputs.clear_outputs({"cells": "no"}) is False
+    assert not hasattr(strip_outputs, "without_outputs")
+    assert "def clear_outputs" in saved_outputs.STRIP
