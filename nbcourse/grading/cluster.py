@@ -1,7 +1,8 @@
 """Grade a batch on a Dask cluster: the same sandbox on every worker, one gradebook here.
 
 ``nbcourse grade ... --scheduler tcp://host:8786`` (or ``local`` for a ``LocalCluster``
-on this machine) sends each submission, as bytes, to a Dask worker.  The worker grades
+on this machine) sends each submission, as bytes, to a Dask worker, two per worker at a
+time (``in_flight``: the next is read and sent as one comes back).  The worker grades
 it exactly as ``nbcourse grade`` does locally: a grading process of its own
 (``worker_main``, which also runs the forbidden-estimator scan there), a fresh kernel
 alone in a bubblewrap sandbox, the same limits, and the same start-up self-test on that
