@@ -26,20 +26,11 @@ do not depend on the scan being perfect, because answers are judged on hidden in
 from __future__ import annotations
 
 import ast
-import re
 from typing import Iterable
 
-_MAGIC = re.compile(r"^\s*[%!]|^\s*\w+\s*=\s*[%!]")
+from .execution.cells import parse_cell
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-
-
-def _parse(source: str) -> ast.Module | None:
-    """Parse a cell, blanking IPython magics (``%time``, ``!pip``) that are not Python."""
-    lines = ["" if _MAGIC.match(line) else line for line in source.splitlines()]
-    try:
-        return ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def _walk_scope(node: ast.AST):
@@ -65,7 +56,7 @@ class _Notebook:
         self.assignments: dict[str, list[ast.AST]] = {}
         self.imported: dict[str, str] = {}  # local name -> forbidden name
         self.star = False
-        for tree in filter(None, map(_parse, sources)):
+        for tree in filter(None, map(parse_cell, sources)):
             for node in ast.walk(tree):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     self.functions[node.name] = node
@@ -173,7 +164,7 @@ def typed_in(sources: Iterable[str], name: str) -> bool:
     graded) is a number typed in, where the exercise asks to compute it (``p_no =
     Fraction(486, 611)``, ``agreement = 1.0``)."""
     last = None
-    for tree in filter(None, map(_parse, sources)):
+    for tree in filter(None, map(parse_cell, sources)):
         nodes = [n for n in _walk_scope(tree)
                  if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value]
         for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
