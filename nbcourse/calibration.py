@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_labels, check_positive_int, not_fitted
-from ._estimator import ClassifierMixin
+from ._checks import check_labels, check_positive_int
+from ._estimator import BaseEstimator, ClassifierMixin
 
 __all__ = ["CalibratedClassifier", "PlattScaling", "IsotonicCalibration",
            "pool_adjacent_violators", "expected_calibration_error"]
@@ -71,7 +71,7 @@ def _log1p_exp(z: np.ndarray) -> np.ndarray:
     return np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z)))
 
 
-class PlattScaling:
+class PlattScaling(BaseEstimator):
     """Fit P(y = 1 | s) = sigmoid(slope_ * s + intercept_) to scores ``s`` and 0/1 targets.
 
     Newton's method on the two parameters, with step halving, from Platt's starting
@@ -79,6 +79,8 @@ class PlattScaling:
     than 30 in size are divided by the largest one while fitting (the fitted curve is the
     same; the numbers stay well conditioned), as scikit-learn does.
     """
+
+    _fitted_attribute = "slope_"
 
     def fit(self, scores, y, *, max_iter: int = 100, tol: float = 1e-10) -> "PlattScaling":
         s = _scores(scores)
@@ -121,8 +123,7 @@ class PlattScaling:
         return self
 
     def predict(self, scores) -> np.ndarray:
-        if not hasattr(self, "slope_"):
-            raise not_fitted(self)
+        self._check_fitted()
         return _sigmoid(self.slope_ * _scores(scores) + self.intercept_)
 
 
@@ -153,7 +154,7 @@ def pool_adjacent_violators(values, weights=None) -> np.ndarray:
     return np.repeat(means, lengths)
 
 
-class IsotonicCalibration:
+class IsotonicCalibration(BaseEstimator):
     """A non-decreasing map from score to frequency, fitted by pool-adjacent-violators.
 
     Samples with the same score are first merged into one point (their mean target,
@@ -161,6 +162,8 @@ class IsotonicCalibration:
     ``values_`` the fitted frequencies; `predict` interpolates linearly between them and
     clips outside.
     """
+
+    _fitted_attribute = "values_"
 
     def fit(self, scores, y) -> "IsotonicCalibration":
         s = _scores(scores)
@@ -172,8 +175,7 @@ class IsotonicCalibration:
         return self
 
     def predict(self, scores) -> np.ndarray:
-        if not hasattr(self, "values_"):
-            raise not_fitted(self)
+        self._check_fitted()
         s = _scores(scores)
         if self.thresholds_.shape[0] == 1:
             return np.full(s.shape, self.values_[0])
@@ -195,6 +197,8 @@ class CalibratedClassifier(ClassifierMixin):
     Fit it on data the estimator was not fitted on: on the training data its scores are
     over-confident in a way the test data will not repeat.
     """
+
+    _fitted_attribute = "calibrators_"
 
     def __init__(self, estimator=None, method: str = "sigmoid"):
         self.estimator = estimator
@@ -248,8 +252,7 @@ class CalibratedClassifier(ClassifierMixin):
         return self
 
     def predict_proba(self, X) -> np.ndarray:
-        if not hasattr(self, "calibrators_"):
-            raise not_fitted(self)
+        self._check_fitted()
         scores = self._raw_scores(X)
         if len(self.classes_) == 2:
             positive = self.calibrators_[0].predict(scores[:, 0])

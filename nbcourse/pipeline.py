@@ -16,7 +16,6 @@ after its class in lower case.
 """
 from __future__ import annotations
 
-from ._checks import not_fitted
 from ._estimator import BaseEstimator
 
 __all__ = ["Pipeline", "make_pipeline"]
@@ -30,6 +29,8 @@ class Pipeline(BaseEstimator):
     fitted in place (as in scikit-learn), so build a new pipeline for every fit that
     must start afresh, e.g. one per fold of a cross-validation.
     """
+
+    _fitted_attribute = "_fitted"
 
     def __init__(self, steps):
         self.steps = steps
@@ -70,8 +71,7 @@ class Pipeline(BaseEstimator):
         return self
 
     def _through_transformers(self, X):
-        if not getattr(self, "_fitted", False):
-            raise not_fitted(self)
+        self._check_fitted()
         for _, step in self.steps[:-1]:
             X = step.transform(X)
         return X

@@ -26,7 +26,7 @@ from itertools import count, repeat
 import numpy as np
 import scipy.sparse as sp
 
-from ._checks import check_bool, check_matrix, check_positive_int, not_fitted, plain
+from ._checks import check_bool, check_matrix, check_positive_int, plain
 from ._estimator import BaseEstimator
 from .zipf import zipf_fit, zipf_slope, zipf_table  # lessons import them from here
 
@@ -125,6 +125,7 @@ class BagOfWords(BaseEstimator):
     """
 
     _input_tags = {"string": True, "two_d_array": False}
+    _fitted_attribute = "vocabulary_"
 
     def __init__(self, *, lowercase: bool = True, binary: bool = False, min_df=1, max_df=1.0,
                  max_features: int | None = None, stop_words: Iterable[str] | None = None,
@@ -259,8 +260,7 @@ class BagOfWords(BaseEstimator):
 
     def transform(self, documents) -> sp.csr_matrix:
         """Count the fitted vocabulary's words in ``documents``; other words are ignored."""
-        if not hasattr(self, "vocabulary_"):
-            raise not_fitted(self)
+        self._check_fitted()
         vocabulary = self.vocabulary_
 
         def encode(tokens):
@@ -275,8 +275,7 @@ class BagOfWords(BaseEstimator):
 
     def get_feature_names_out(self) -> np.ndarray:
         """The vocabulary words in column order (alphabetical), as an object array."""
-        if not hasattr(self, "vocabulary_"):
-            raise not_fitted(self)
+        self._check_fitted()
         return self._feature_names.copy()
 
 class KeepSeenWords(BaseEstimator):
@@ -298,6 +297,7 @@ class KeepSeenWords(BaseEstimator):
     """
 
     _input_tags = {"sparse": True, "positive_only": True}
+    _fitted_attribute = "columns_"
 
     def _counts(self, X, n_features=None):
         if not sp.issparse(X):
@@ -330,8 +330,7 @@ class KeepSeenWords(BaseEstimator):
 
     def transform(self, X) -> sp.csr_matrix:
         """The counts ``X`` restricted to the remembered columns (a CSR matrix)."""
-        if not hasattr(self, "columns_"):
-            raise not_fitted(self)
+        self._check_fitted()
         X = self._counts(X, n_features=self.n_features_in_)
         # Renumber the kept columns and drop the others; the kept columns keep their
         # order, so each row's entries stay sorted and nothing needs sorting again.
@@ -411,8 +410,7 @@ class TfidfTransformer(BaseEstimator):
 
     def transform(self, X) -> sp.csr_matrix:
         """The tf-idf matrix of the counts ``X`` (same words as at fit, in the same columns)."""
-        if not hasattr(self, "n_features_in_"):
-            raise not_fitted(self)
+        self._check_fitted()
         X = self._counts(X, n_features=self.n_features_in_)
         X = X.copy() if sp.issparse(X) else sp.csr_matrix(X)
         X.eliminate_zeros()

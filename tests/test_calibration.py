@@ -7,6 +7,7 @@ from sklearn.datasets import make_classification
 from sklearn.frozen import FrozenEstimator
 from sklearn.isotonic import IsotonicRegression
 
+from nbcourse._checks import NotFittedError
 from nbcourse import BernoulliNB, GaussianNB, LogisticRegression
 from nbcourse.calibration import (CalibratedClassifier, IsotonicCalibration, PlattScaling,
                                   expected_calibration_error, pool_adjacent_violators)
@@ -195,3 +196,16 @@ def test_exercise_06_flags_an_ece_answer_that_calls_the_library():
               "def calibration_error(is_positive, p, n_bins):\n"
               "    return expected_calibration_error(is_positive, p, True, n_bins)\n")
     assert forbidden.find([answer], "calibration_error", question.forbidden) == ["expected_calibration_error"]
+
+
+@pytest.mark.parametrize("unfitted, call", [
+    (PlattScaling(), lambda m: m.predict([0.5])),
+    (IsotonicCalibration(), lambda m: m.predict([0.5])),
+    (CalibratedClassifier(), lambda m: m.predict_proba([[1.0]])),
+])
+def test_every_calibration_map_says_it_is_not_fitted(unfitted, call):
+    """The maps use the library's one not-fitted check: the same error class and words
+    as every estimator."""
+    with pytest.raises(NotFittedError, match=f"This {type(unfitted).__name__} instance is not "
+                                             "fitted yet"):
+        call(unfitted)

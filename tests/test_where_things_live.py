@@ -192,6 +192,15 @@ def test_each_function_of_one_home_is_defined_once(name, home):
     assert _definitions(name) == [home]
 
 
+def test_the_not_fitted_check_is_written_once():
+    """Every estimator, transformer, pipeline and calibration map asks
+    `BaseEstimator._check_fitted`; no other module raises `_checks.not_fitted` itself."""
+    found = [where for where, text in _library_sources().items()
+             if where not in ("nbcourse/_estimator.py", "nbcourse/_checks.py")
+             and "not_fitted(" in text]
+    assert not found
+
+
 def test_the_library_writes_no_zero_times_log_zero_of_its_own():
     """0 * log 0 = 0 is `_numerics.times_log` and `log_dot`: no module masks -inf logs, or
     multiplies counts by a logarithm under ``np.where``, or special-cases a zero
