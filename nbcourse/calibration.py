@@ -31,6 +31,7 @@ import numpy as np
 
 from ._checks import check_labels, check_positive_int
 from ._estimator import BaseEstimator, ClassifierMixin
+from ._numerics import sigmoid, softplus
 
 __all__ = ["CalibratedClassifier", "PlattScaling", "IsotonicCalibration",
            "pool_adjacent_violators", "expected_calibration_error"]
@@ -61,16 +62,6 @@ def _zero_one(y, n: int, name: str = "y") -> np.ndarray:
     return y.astype(np.float64)
 
 
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    e = np.exp(-np.abs(z))
-    return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-
-def _log1p_exp(z: np.ndarray) -> np.ndarray:
-    """log(1 + exp(z)) without overflow."""
-    return np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z)))
-
-
 class PlattScaling(BaseEstimator):
     """Fit P(y = 1 | s) = sigmoid(slope_ * s + intercept_) to scores ``s`` and 0/1 targets.
 
@@ -94,12 +85,12 @@ class PlattScaling(BaseEstimator):
 
         def loss(params):
             z = design @ params
-            return float(np.sum(_log1p_exp(z) - target * z))
+            return float(np.sum(softplus(z) - target * z))
 
         params = np.array([0.0, np.log((n_pos + 1.0) / (n_neg + 1.0))])
         current = loss(params)
         for _ in range(max_iter):
-            p = _sigmoid(design @ params)
+            p = sigmoid(design @ params)
             gradient = design.T @ (p - target)
             if np.max(np.abs(gradient)) <= tol * max(1.0, len(f)):
                 break
@@ -124,7 +115,7 @@ class PlattScaling(BaseEstimator):
 
     def predict(self, scores) -> np.ndarray:
         self._check_fitted()
-        return _sigmoid(self.slope_ * _scores(scores) + self.intercept_)
+        return sigmoid(self.slope_ * _scores(scores) + self.intercept_)
 
 
 def pool_adjacent_violators(values, weights=None) -> np.ndarray:

@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from nbcourse._checks import (NotFittedError, check_labels, check_matrix, check_positive,
                               check_positive_int, plain)
 from nbcourse._estimator import ClassifierMixin
+from nbcourse._numerics import sigmoid, softplus
 
 __all__ = [
     "ConvergenceWarning",
@@ -76,12 +77,6 @@ def decision_function(w0, w, X) -> np.ndarray:
     weights = _weight_vector(w)
     X = check_matrix(X, "X", n_features=weights.shape[0])
     return _bias(w0) + np.asarray(X @ weights).ravel()
-
-
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    """1 / (1 + exp(-z)) without overflow for large |z|."""
-    e = np.exp(-np.abs(z))
-    return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 class LogisticRegression(ClassifierMixin):
@@ -154,7 +149,7 @@ class LogisticRegression(ClassifierMixin):
         def objective(v, z):
             w, _ = split(v)
             # log(1 + exp(-s z)) with s = 2t - 1, computed without overflow
-            return 0.5 * float(w @ w) + C * float(np.logaddexp(0.0, -(2.0 * t - 1.0) * z).sum())
+            return 0.5 * float(w @ w) + C * float(softplus(-(2.0 * t - 1.0) * z).sum())
 
         def gradient(v, p):
             w, _ = split(v)
@@ -164,7 +159,7 @@ class LogisticRegression(ClassifierMixin):
         params = np.zeros(n_features + 1)
         z = scores(params)
         value = objective(params, z)
-        p = _sigmoid(z)
+        p = sigmoid(z)
         g = gradient(params, p)
         for step in range(1, max_iter + 1):
             if np.abs(g).max() <= tol:
@@ -190,7 +185,7 @@ class LogisticRegression(ClassifierMixin):
                 if alpha < 1e-10:  # no progress possible at machine precision
                     return params, step, np.abs(g).max() <= math.sqrt(tol)
             params, z, value = candidate, z_new, new_value
-            p = _sigmoid(z)
+            p = sigmoid(z)
             g = gradient(params, p)
         return params, max_iter, np.abs(g).max() <= tol
 
@@ -204,11 +199,11 @@ class LogisticRegression(ClassifierMixin):
     def predict_proba(self, X) -> np.ndarray:
         """Columns: P(classes_[0] | x), P(classes_[1] | x)."""
         z = self.decision_function(X)
-        return np.column_stack([_sigmoid(-z), _sigmoid(z)])  # not 1 - p: keeps tiny values accurate
+        return np.column_stack([sigmoid(-z), sigmoid(z)])  # not 1 - p: keeps tiny values accurate
 
     def predict_log_proba(self, X) -> np.ndarray:
         z = self.decision_function(X)
-        return np.column_stack([-np.logaddexp(0.0, z), -np.logaddexp(0.0, -z)])
+        return np.column_stack([-softplus(z), -softplus(-z)])
 
     def predict(self, X) -> np.ndarray:
         """classes_[1] where the log-odds are positive, classes_[0] otherwise."""
