@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_labels, check_positive_int
+from ._checks import check_labels
 from ._estimator import BaseEstimator, ClassifierMixin
 from ._numerics import sigmoid, softplus
+from .evaluation import reliability_table
 
 __all__ = ["CalibratedClassifier", "PlattScaling", "IsotonicCalibration",
            "pool_adjacent_violators", "expected_calibration_error"]
@@ -264,8 +265,6 @@ def expected_calibration_error(y_true, proba_positive, positive, n_bins: int = 1
     The bins are those of :func:`nbcourse.evaluation.reliability_table`, so the number
     summarises the reliability diagram drawn from the same table.
     """
-    from .evaluation import reliability_table
-    check_positive_int(n_bins, "n_bins")
     table = reliability_table(y_true, proba_positive, positive, n_bins=n_bins)
     share = table["count"] / table["count"].sum()
     return float(np.sum(share * np.abs(table["observed"] - table["mean_predicted"])))

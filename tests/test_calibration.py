@@ -209,3 +209,22 @@ def test_every_calibration_map_says_it_is_not_fitted(unfitted, call):
     with pytest.raises(NotFittedError, match=f"This {type(unfitted).__name__} instance is not "
                                              "fitted yet"):
         call(unfitted)
+
+
+def test_expected_calibration_error_reads_the_bins_of_reliability_table(monkeypatch):
+    """The bins and the n_bins check are `evaluation.reliability_table`'s, not repeated."""
+    import nbcourse.calibration as calibration
+    import pandas as pd
+
+    with pytest.raises(TypeError, match="n_bins"):
+        expected_calibration_error([0, 1], [0.5, 0.5], 1, n_bins="7")
+    asked = []
+
+    def table(y_true, proba, positive, n_bins):
+        asked.append(n_bins)
+        return pd.DataFrame({"count": [1, 3], "observed": [0.0, 1.0],
+                             "mean_predicted": [0.5, 0.5]})
+
+    monkeypatch.setattr(calibration, "reliability_table", table)
+    assert expected_calibration_error([0, 1], [0.5, 0.5], 1, n_bins=7) == pytest.approx(0.5)
+    assert asked == [7]
