@@ -177,22 +177,46 @@ class IsotonicCalibration(BaseEstimator):
 class CalibratedClassifier(ClassifierMixin):
     """A fitted classifier whose probabilities are re-mapped on validation data.
 
-    Parameters
-    ----------
-    estimator : an already fitted classifier (``classes_`` and ``predict_proba`` or
-        ``decision_function``). It is never refitted: `fit` learns only the map.
-    method : ``"sigmoid"`` (Platt scaling) or ``"isotonic"``.
-
-    Attributes after `fit`: ``classes_`` (the estimator's), ``calibrators_`` (one
-    `PlattScaling` or `IsotonicCalibration` for two classes, else one per class).
-
     Fit it on data the estimator was not fitted on: on the training data its scores are
     over-confident in a way the test data will not repeat.
+
+    Parameters
+    ----------
+    estimator : classifier, default=None
+        An already fitted classifier (``classes_`` and ``predict_proba`` or
+        ``decision_function``). It is never refitted: `fit` learns only the map.
+    method : {"sigmoid", "isotonic"}, default="sigmoid"
+        Platt scaling or isotonic regression; keyword-only, as in scikit-learn.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The estimator's classes.
+    calibrators_ : list of PlattScaling or IsotonicCalibration
+        One map for two classes (for ``classes_[1]``), else one per class.
+    n_features_in_ : int or None
+        The estimator's, when it has one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbcourse.calibration import CalibratedClassifier
+    >>> from nbcourse.naive_bayes import GaussianNB
+    >>> rng = np.random.default_rng(0)
+    >>> shift = np.repeat([[0.0], [2.0]], 20, axis=0)
+    >>> y = np.repeat([0, 1], 20)
+    >>> model = GaussianNB().fit(rng.normal(size=(40, 1)) + shift, y)
+    >>> calibrated = CalibratedClassifier(model, method="sigmoid").fit(
+    ...     rng.normal(size=(40, 1)) + shift, y)
+    >>> calibrated.predict_proba([[1.0]]).round(3).tolist()
+    [[0.574, 0.426]]
+    >>> calibrated.predict([[3.0]]).tolist()
+    [1]
     """
 
     _fitted_attribute = "calibrators_"
 
-    def __init__(self, estimator=None, method: str = "sigmoid"):
+    def __init__(self, estimator=None, *, method: str = "sigmoid"):
         self.estimator = estimator
         self.method = method
 
@@ -220,6 +244,9 @@ class CalibratedClassifier(ClassifierMixin):
         return proba[:, 1:2] if proba.shape[1] == 2 else proba
 
     def fit(self, X, y) -> "CalibratedClassifier":
+        if not isinstance(self.method, str):
+            raise TypeError(f"method must be one of {METHODS} (a string), got "
+                            f"{type(self.method).__name__} {self.method!r}")
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         model = self._check_estimator()

@@ -82,17 +82,42 @@ def decision_function(w0, w, X) -> np.ndarray:
 class LogisticRegression(ClassifierMixin):
     """Two-class L2-regularised logistic regression, fitted by Newton-CG.
 
+    As in scikit-learn, the parameters are stored as given and checked by `fit`, so
+    `set_params`, `clone` and grid searches work. ``X`` may be dense or sparse.
+
     Parameters
     ----------
-    C : inverse regularisation strength, as in scikit-learn (larger C, weaker penalty).
-    max_iter : maximum number of Newton steps.
-    tol : stop when every component of the gradient is at most tol in absolute value.
+    C : float, default=1.0
+        Inverse regularisation strength, as in scikit-learn (larger C, weaker penalty).
+    max_iter : int, default=100
+        Maximum number of Newton steps; a `ConvergenceWarning` says when they ran out.
+    tol : float, default=1e-6
+        Stop when every component of the gradient is at most ``tol`` in absolute value.
 
-    Attributes after `fit`: `classes_`, `coef_` (1, n_features), `intercept_` (1,),
-    `n_iter_` (1,) Newton steps taken, `n_features_in_`.
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two class labels, sorted; a positive score means ``classes_[1]``.
+    coef_ : ndarray of shape (1, n_features)
+        The weights w.
+    intercept_ : ndarray of shape (1,)
+        The bias w0 (not penalised).
+    n_iter_ : ndarray of shape (1,)
+        Newton steps taken.
+    n_features_in_ : int
+        Number of columns of ``X``.
 
-    As in scikit-learn, the parameters are stored as given and checked by `fit`, so
-    `set_params`, `clone` and grid searches work.
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbcourse.linear import LogisticRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array(["ham", "ham", "spam", "spam"])
+    >>> model = LogisticRegression(C=10.0).fit(X, y)
+    >>> model.predict([[0.5], [2.5]]).tolist()
+    ['ham', 'spam']
+    >>> model.coef_.round(2).tolist(), model.intercept_.round(2).tolist()
+    ([[2.65]], [-3.98])
     """
 
     _input_tags = {"sparse": True}

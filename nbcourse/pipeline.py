@@ -24,10 +24,35 @@ __all__ = ["Pipeline", "make_pipeline"]
 class Pipeline(BaseEstimator):
     """Transformers, then a final estimator, fitted and applied in order.
 
-    ``steps``: a list of ``(name, estimator)``; every estimator but the last needs
-    ``fit`` and ``transform``, the last needs ``fit``. The estimators themselves are
-    fitted in place (as in scikit-learn), so build a new pipeline for every fit that
-    must start afresh, e.g. one per fold of a cross-validation.
+    The estimators themselves are fitted in place (as in scikit-learn), so build a new
+    pipeline for every fit that must start afresh, e.g. one per fold of a
+    cross-validation.
+
+    Parameters
+    ----------
+    steps : list of (str, estimator) pairs
+        Every estimator but the last needs ``fit`` and ``transform``, the last needs
+        ``fit``; the names must be unique.
+
+    Attributes
+    ----------
+    named_steps : dict
+        The steps by name.
+    classes_ : ndarray
+        The last step's classes, once fitted.
+
+    Examples
+    --------
+    >>> from nbcourse.naive_bayes import MultinomialNB
+    >>> from nbcourse.pipeline import Pipeline
+    >>> from nbcourse.text import BagOfWords
+    >>> model = Pipeline([("words", BagOfWords()), ("nb", MultinomialNB())])
+    >>> model = model.fit(["free money now", "win money now", "lunch at noon",
+    ...                    "see you at lunch"], ["spam", "spam", "ham", "ham"])
+    >>> model.predict(["free money", "lunch at noon?"]).tolist()
+    ['spam', 'ham']
+    >>> model.named_steps["words"].get_feature_names_out().tolist()[:4]
+    ['at', 'free', 'lunch', 'money']
     """
 
     _fitted_attribute = "_fitted"

@@ -145,6 +145,18 @@ def test_unknown_method_is_refused(fitted):
         CalibratedClassifier(model, method="platt").fit(X_val, y_val)
 
 
+def test_a_method_of_the_wrong_type_is_a_type_error(fitted):
+    model, X_val, y_val = fitted
+    with pytest.raises(TypeError, match="method must be one of .* got int 1"):
+        CalibratedClassifier(model, method=1).fit(X_val, y_val)
+
+
+def test_method_is_keyword_only_as_in_scikit_learn(fitted):
+    model, _, _ = fitted
+    with pytest.raises(TypeError, match="positional"):
+        CalibratedClassifier(model, "isotonic")
+
+
 def test_unfitted_or_missing_estimator_is_refused(fitted):
     _, X_val, y_val = fitted
     with pytest.raises(ValueError, match="not fitted"):
