@@ -105,7 +105,7 @@ class LogisticRegression(ClassifierMixin):
     n_iter_ : ndarray of shape (1,)
         Newton steps taken.
     n_features_in_ : int
-        Number of columns of ``X``.
+        The number of features ``fit`` saw.
 
     Examples
     --------

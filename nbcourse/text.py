@@ -322,7 +322,7 @@ class KeepSeenWords(BaseEstimator):
     columns_ : ndarray of shape (n_kept,)
         The kept column numbers, in increasing order.
     n_features_in_ : int
-        Number of columns of the counts seen at ``fit``.
+        How many columns (words) the counts given to ``fit`` had.
 
     Examples
     --------
