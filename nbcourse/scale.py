@@ -41,7 +41,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ._checks import check_positive_int
 from ._numerics import combine_moments, moments
 from .naive_bayes import MultinomialNB
-from .text import _ASCII_NON_WORD, _ASCII_WORD_CHARACTERS, _word_runs, _words, count_documents
+from .word_counts import _ASCII_NON_WORD, _ASCII_WORD_CHARACTERS, _word_runs, _words, count_documents
 
 __all__ = [
     "CountTable", "add_counts", "count_matrix", "Vocabulary", "gaussian_summary", "hashed_counts",
@@ -102,7 +102,7 @@ def shard_vocabulary(paths: Iterable[str]) -> frozenset[str]:
     words: set[str] = set()
     for text in iter_posts(paths):
         words.update(_word_runs(text.lower()))
-    # runs of one word character are not tokens (`nbcourse.text._word_runs`)
+    # runs of one word character are not tokens (`nbcourse.word_counts._word_runs`)
     return frozenset(words.difference(_ASCII_WORD_CHARACTERS))
 
 
@@ -149,7 +149,7 @@ def count_matrix(texts: Iterable[str], vocabulary: Mapping[str, int]) -> sp.csr_
     """Documents x words counts over a fixed ``vocabulary`` (word -> column).
 
     The same matrix as ``BagOfWords.transform`` for a BagOfWords whose vocabulary is
-    ``vocabulary`` (both call `nbcourse.text.count_documents`); words outside it are not
+    ``vocabulary`` (both call `nbcourse.word_counts.count_documents`); words outside it are not
     counted. The vocabulary never grows, so matrices of different shards have the same
     columns and their counts can be added. ``texts`` may be any iterable, e.g.
     :func:`iter_posts`, which reads one file at a time.

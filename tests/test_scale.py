@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from nbcourse import GaussianNB, MultinomialNB
 from nbcourse import scale as scale_module
-from nbcourse import text as text_module
+from nbcourse import word_counts as counts_module
 from nbcourse.scale import (CountTable, Vocabulary, add_counts, count_matrix, gaussian_summary,
                             hashed_counts, merge_gaussian_summaries, multinomial_from_counts,
                             shard_counts, shard_vocabulary, split_evenly, tree_reduce, union_words)
@@ -189,7 +189,7 @@ def test_a_vocabulary_from_unaligned_buffers_is_aligned_again():
 
 @pytest.mark.parametrize("block", [1, 3, 1 << 13], ids=["a-block-per-post", "blocks-of-3", "one-block"])
 def test_count_matrix_is_the_same_with_a_vocabulary_or_a_dict(block, monkeypatch):
-    monkeypatch.setattr(text_module, "_BLOCK_TOKENS", block)
+    monkeypatch.setattr(counts_module, "_BLOCK_TOKENS", block)
     monkeypatch.setattr(scale_module, "_BLOCK_CHARACTERS", 8 * block)  # ASCII posts, read as text
     texts = ([text for text, _ in POSTS] + ["", "!!", "sixteen_bytes_ab sixteen_bytes_abc naïve naïve xx" * 3]
              + [text for text, _ in POSTS[:2]])
