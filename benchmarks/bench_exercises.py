@@ -38,13 +38,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_grading import CpuClock, sandbox_config  # noqa: E402  (the same clock)
+from nbcourse.grading.execution import kernel_server  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "exercises" / "source"
 RELEASED = REPO / "exercises"
 BEGIN, END = "<!-- bench_exercises: begin -->", "<!-- bench_exercises: end -->\n"
 #: what the grader's kernel server imports before a submission (launcher.LAUNCHER)
-PRELOADED = "import ipykernel.zmqshell, numpy, pandas, scipy.sparse, nbcourse, nbcourse.datasets"
+PRELOADED = "import " + ", ".join(kernel_server.PRELOADED)
 
 
 # ----------------------------------------------------------------------------- the class
