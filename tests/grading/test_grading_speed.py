@@ -151,3 +151,14 @@ def test_the_forbidden_name_scan_parses_each_cell_once(monkeypatch):
     assert flagged_answers(cells, plan) == {"q1": ["CategoricalNB"], "q2": ["CategoricalNB"],
                                             "q3": [forbidden.TYPED_IN]}
     assert sorted(parsed) == sorted(cells)
+
+
+def test_nbcourse_grade_skips_jsonschemas_iri_grammar():
+    """``nbcourse grade`` reads notebooks in its own process too (the class report's
+    templates): like every grading worker, it does not compile the IRI grammar that
+    ``import jsonschema`` builds when rfc3987-syntax is installed (seconds of CPU)."""
+    loaded = _modules_after(
+        "import sys\nfrom nbcourse.cli import main\n"
+        "main(['grade', '01_weather', '/nonexistent-submissions', '--out', '/nonexistent-out'])\n"
+        "assert sys.modules['rfc3987_syntax'] is None")
+    assert "rfc3987_syntax" in loaded
