@@ -162,3 +162,43 @@ def test_nbcourse_grade_skips_jsonschemas_iri_grammar():
         "main(['grade', '01_weather', '/nonexistent-submissions', '--out', '/nonexistent-out'])\n"
         "assert sys.modules['rfc3987_syntax'] is None")
     assert "rfc3987_syntax" in loaded
+
+
+def test_a_worker_gets_its_next_submission_while_the_last_one_is_scored(tmp_path, monkeypatch):
+    """Scoring runs in the grader's process: it must not keep an idle worker waiting.
+    With one worker, the first row's scoring waits until the second submission has
+    reached the worker (at most 30 s, so that the test ends either way)."""
+    import threading
+
+    from nbcourse.grading import scheduling
+    from nbcourse.grading.collection import Submission
+    from nbcourse.grading.execution.report import RunReport
+
+    handed = threading.Event()
+    order = []
+
+    class FakeWorker:
+        def grade(self, job):
+            order.append(("run", job["id"]))
+            if job["id"] == 1:
+                handed.set()
+            return RunReport.failed("not run in this test").to_json()
+
+    site = type("Site", (), {"inbox": tmp_path, "new_worker": lambda self: FakeWorker()})()
+    scoring = scheduling.score_row
+
+    def slow_score(exercise, expected, submission, report):
+        if submission.id == "a":
+            order.append(("handed before a was scored", handed.wait(timeout=30)))
+        return scoring(exercise, expected, submission, report)
+
+    monkeypatch.setattr(scheduling, "score_row", slow_score)
+    exercise = specs.load("01_weather")
+    paths = [tmp_path / f"{name}.ipynb" for name in ("a", "b")]
+    for path in paths:
+        path.write_text("{}")
+    rows = scheduling.Rows(exercise, exercise.expected(),
+                           [Submission(path.stem, path) for path in paths], None, None)
+    scheduling.grade_locally(rows, exercise.probe_plan(), GradingLimits(), site, jobs=1)
+    assert ("handed before a was scored", True) in order, order
+    assert [r.submission for r in rows.sorted()] == ["a", "b"]
