@@ -19,7 +19,6 @@ cost of the machinery, not the gain of more machines (each extra machine adds it
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -29,9 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_grading import make_batch  # noqa: E402  (the same 40 submissions)
+from shared import keep_results  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parent / "results.md"
-BEGIN, END = "<!-- bench_cluster: begin -->", "<!-- bench_cluster: end -->\n"
+BEGIN, END = "<!-- bench_cluster: begin -->", "<!-- bench_cluster: end -->"
 
 
 def _grade(folder: Path, out: Path, sandbox: str, **how):
@@ -105,15 +104,6 @@ def section(runs: list[dict], args, load: str) -> str:
         "WARNING: the runs did not all give the same scores.", END])
 
 
-def write_results(text: str) -> None:
-    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
-    if BEGIN in old and END in old:
-        old = old[: old.index(BEGIN)] + text + old[old.index(END) + len(END):]
-    else:
-        old = old.rstrip("\n") + "\n\n" + text
-    RESULTS.write_text(old, encoding="utf-8")
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
@@ -142,10 +132,8 @@ def main(argv=None) -> int:
     same = all(r["scores"] == runs[0]["scores"] for r in runs)
     print("\nEvery run gave the same scores." if same else
           "\nWARNING: the runs did not all give the same scores.")
-    if args.json:
-        args.json.write_text(json.dumps({"load": load, "runs": runs}, indent=1) + "\n")
-    if args.write_results:
-        write_results(section(runs, args, load))
+    keep_results(args, {"load": load, "runs": runs}, lambda: section(runs, args, load),
+                 BEGIN, END)
     return 0 if same else 1
 
 

@@ -14,19 +14,12 @@ Timings on a shared machine are noisy: compare the ratio, and re-run when in dou
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _default_data() -> Path:
-    if os.environ.get("NBCOURSE_DATA"):
-        return Path(os.environ["NBCOURSE_DATA"])
-    return REPO.parent / "shared" / "data"
+from shared import default_data_dir, load_news
 
 
 def measure(data_dir: Path, repeats: int) -> dict:
@@ -34,16 +27,13 @@ def measure(data_dir: Path, repeats: int) -> dict:
     from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
     from sklearn.naive_bayes import ComplementNB as SkComplementNB
 
-    from nbcourse.datasets import load_20newsgroups
     from nbcourse.naive_bayes import ComplementNB
 
-    folder = data_dir / "20newsgroups"
-    train = load_20newsgroups("train", path=folder)
-    test = load_20newsgroups("test", path=folder)
+    train_texts, y_train, test_texts, y_test = load_news(data_dir)
     vectorizer, tfidf = CountVectorizer(), TfidfTransformer()
-    X_train = tfidf.fit_transform(vectorizer.fit_transform(train.data))
-    X_test = tfidf.transform(vectorizer.transform(test.data))
-    y_train, y_test = np.asarray(train.target), np.asarray(test.target)
+    X_train = tfidf.fit_transform(vectorizer.fit_transform(train_texts))
+    X_test = tfidf.transform(vectorizer.transform(test_texts))
+    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
     makers = {"nbcourse": ComplementNB, "scikit-learn": SkComplementNB}
     times = {name: [] for name in makers}
     labels = {}
@@ -62,7 +52,7 @@ def measure(data_dir: Path, repeats: int) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=_default_data(),
+    parser.add_argument("--data", type=Path, default=default_data_dir(),
                         help="folder holding 20newsgroups/ (default: $NBCOURSE_DATA)")
     parser.add_argument("--repeats", type=int, default=7, help="timed fit + predict runs")
     args = parser.parse_args(argv)

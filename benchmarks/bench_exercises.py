@@ -38,58 +38,38 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_grading import CpuClock, sandbox_config  # noqa: E402  (the same clock)
+from shared import keep_results, use_default_data  # noqa: E402
+
 from nbcourse.grading.execution import kernel_server  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+# the submissions the grading tests build, built the same way here
+from submission_support import making_mistake, solved, with_cell  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "exercises" / "source"
 RELEASED = REPO / "exercises"
-BEGIN, END = "<!-- bench_exercises: begin -->", "<!-- bench_exercises: end -->\n"
+BEGIN, END = "<!-- bench_exercises: begin -->", "<!-- bench_exercises: end -->"
 #: what the grader's kernel server imports before a submission (launcher.LAUNCHER)
 PRELOADED = "import " + ", ".join(kernel_server.PRELOADED)
 
 
 # ----------------------------------------------------------------------------- the class
-def _solved(name: str) -> dict:
-    """The instructor's solution without its hidden-test cells and outputs."""
-    notebook = json.loads((SOURCE / f"{name}.ipynb").read_text(encoding="utf-8"))
-    notebook["cells"] = [c for c in notebook["cells"]
-                         if "BEGIN HIDDEN TESTS" not in "".join(c["source"])]
-    for cell in notebook["cells"]:
-        if cell["cell_type"] == "code":
-            cell["outputs"], cell["execution_count"] = [], None
-    return notebook
-
-
-def _with_cell(notebook: dict, ident: str, source: str) -> dict:
-    notebook["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [],
-                              "execution_count": None, "id": ident, "source": source})
-    return notebook
-
-
-def _mistaken(name: str, question, spec_text: str) -> dict:
-    """The solution whose answer to ``question`` is the spec's first known mistake."""
-    pick = f"_spec.EXERCISE.question({question.id!r}).mistakes[0].reference"
-    return _with_cell(_solved(name), "making-a-mistake", (
-        "import types as _types\n_spec = _types.ModuleType('spec')\n"
-        f"exec({spec_text!r}, _spec.__dict__)\n"
-        f"{question.name} = {pick}{'()' if question.kind == 'value' else ''}\n"))
-
 
 def make_class(name: str, folder: Path, limit: int) -> dict[str, str]:
     """Write the class into ``folder``; {file stem: kind of submission}."""
     from nbcourse.grading import specs
 
     exercise = specs.load(name, SOURCE)
-    spec_text = (SOURCE / f"{name}{specs.SPEC_SUFFIX}").read_text(encoding="utf-8")
-    made = {"solution": ("correct", _solved(name)),
+    made = {"solution": ("correct", solved(name, SOURCE)),
             "untouched": ("released, untouched",
                           json.loads((RELEASED / f"{name}.ipynb").read_text(encoding="utf-8")))}
     for question in exercise.questions:
         if question.mistakes:
             made[f"mistake-{question.id}"] = ("a known mistake",
-                                              _mistaken(name, question, spec_text))
+                                              making_mistake(name, question, 0, SOURCE))
     first = exercise.questions[0].name
-    deleted = _with_cell(_solved(name), "answer-deleted", f"del {first}\n")
+    deleted = with_cell(solved(name, SOURCE), "answer-deleted", f"del {first}\n")
     items = list(made.items())[: max(limit - 1, 1)] + [("answer-deleted",
                                                         ("answer deleted", deleted))]
     kinds = {}
@@ -319,16 +299,6 @@ def section(results: dict) -> str:
            "WARNING: the runs of an exercise did not all give the same scores."), END])
 
 
-def write_results(text: str) -> None:
-    path = REPO / "benchmarks" / "results.md"
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN in old and END in old:
-        old = old[: old.index(BEGIN)] + text + old[old.index(END) + len(END):]
-    else:
-        old = old.rstrip("\n") + "\n\n" + text
-    path.write_text(old, encoding="utf-8")
-
-
 def _load() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -353,8 +323,7 @@ def main(argv=None) -> int:
         return floor_worker()
     if min(args.per_exercise, args.jobs, args.repeats) < 1:
         parser.error("--per-exercise, --jobs and --repeats must be at least 1")
-    if "NBCOURSE_DATA" not in os.environ and (REPO.parent / "shared" / "data").is_dir():
-        os.environ["NBCOURSE_DATA"] = str(REPO.parent / "shared" / "data")
+    use_default_data()
     global CLOCK
     CLOCK = CpuClock()
     try:
@@ -378,10 +347,7 @@ def main(argv=None) -> int:
         CLOCK.close()
     print(f"load average {results['load']} -> {results['load_end']}; one kernel server starts "
           f"in {results['start']['wall']:.2f} s\n" + "\n".join(table(results)))
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
-    if args.write_results:
-        write_results(section(results))
+    keep_results(args, results, lambda: section(results), BEGIN, END)
     return 0
 
 

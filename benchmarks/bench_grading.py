@@ -17,7 +17,6 @@ sandboxed with two jobs.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shutil
@@ -27,7 +26,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from shared import keep_results, use_default_data
+
 REPO = Path(__file__).resolve().parents[1]
+BEGIN, END = "<!-- bench_grading: begin -->", "<!-- bench_grading: end -->"
 FIXTURES = REPO / "tests" / "fixtures" / "submissions"
 MIX = {
     "correct": 16, "wrong": 12,
@@ -50,8 +52,9 @@ def sandbox_config(mode: str):
     """The sandbox configuration ``nbcourse grade --sandbox MODE`` would use (with the
     course's folders where the grader asks for them)."""
     from nbcourse.grading.course_folders import course_folders
+    from nbcourse.grading.execution.limits import GradingLimits
     from nbcourse.grading.execution.sandbox import make_config
-    return make_config(mode, None, course_folders())
+    return make_config(mode, GradingLimits.from_options(), course_folders())
 
 
 def server_ready_seconds(mode: str, repeats: int = 3) -> float:
@@ -144,7 +147,7 @@ def markdown(results: dict) -> str:
     for r in results["runs"]:
         key = (r["jobs"], r["sandbox"])
         best[key] = min(best.get(key, 1e9), r["seconds_per_submission"])
-    lines = ["<!-- bench_grading: begin -->", "## Grading (benchmarks/bench_grading.py)", "",
+    lines = [BEGIN, "## Grading (benchmarks/bench_grading.py)", "",
              f"Written by `python benchmarks/bench_grading.py --write-results` on "
              f"{results['date']}; {results['machine']}; load average at the start "
              f"{results['load']}.", "",
@@ -195,19 +198,8 @@ def markdown(results: dict) -> str:
     same = all(r["scores"] == results["runs"][0]["scores"] for r in results["runs"])
     lines.append("Every run gave the same scores." if same else
                  "WARNING: the runs did not all give the same scores.")
-    lines.append("<!-- bench_grading: end -->")
+    lines.append(END)
     return "\n".join(lines) + "\n"
-
-
-def write_results(section: str) -> None:
-    path = REPO / "benchmarks" / "results.md"
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    begin, end = "<!-- bench_grading: begin -->", "<!-- bench_grading: end -->\n"
-    if begin in text and end in text:
-        text = text[: text.index(begin)] + section + text[text.index(end) + len(end):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
 
 
 def main(argv=None) -> int:
@@ -222,8 +214,7 @@ def main(argv=None) -> int:
     parser.add_argument("--write-results", action="store_true",
                         help="write the grading section of benchmarks/results.md")
     args = parser.parse_args(argv)
-    if "NBCOURSE_DATA" not in os.environ and (REPO.parent / "shared" / "data").is_dir():
-        os.environ["NBCOURSE_DATA"] = str(REPO.parent / "shared" / "data")
+    use_default_data()
 
     global CLOCK
     CLOCK = CpuClock()
@@ -252,10 +243,7 @@ def main(argv=None) -> int:
               f"{cpu} (load {r['load']})  {r['statuses']}")
     print("reference: nbgrader ~1.7 s/submission (serial), otter-grader 3.5-4.3 s; "
           "target <= 0.5 s sandboxed with --jobs 2")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
-    if args.write_results:
-        write_results(markdown(results))
+    keep_results(args, results, lambda: markdown(results), BEGIN, END)
     return 0
 
 

@@ -13,19 +13,12 @@ Timings on a shared machine are noisy: compare the ratios, and re-run when in do
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _default_data() -> Path:
-    if os.environ.get("NBCOURSE_DATA"):
-        return Path(os.environ["NBCOURSE_DATA"])
-    return REPO.parent / "shared" / "data"
+from shared import default_data_dir, load_news
 
 
 def _timed(call):
@@ -39,17 +32,14 @@ def measure(data_dir: Path, repeats: int) -> dict:
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
-    from nbcourse.datasets import load_20newsgroups
     from nbcourse.naive_bayes import MultinomialNB
 
-    folder = data_dir / "20newsgroups"
-    train = load_20newsgroups("train", path=folder)
-    test = load_20newsgroups("test", path=folder)
+    train_texts, y_train, test_texts, _ = load_news(data_dir)
     vectorizer = CountVectorizer()
-    X_train = vectorizer.fit_transform(train.data)
-    X_test = vectorizer.transform(test.data)
-    models = {"nbcourse": MultinomialNB(alpha=0.01).fit(X_train, train.target),
-              "scikit-learn": SkMultinomialNB(alpha=0.01).fit(X_train, train.target)}
+    X_train = vectorizer.fit_transform(train_texts)
+    X_test = vectorizer.transform(test_texts)
+    models = {"nbcourse": MultinomialNB(alpha=0.01).fit(X_train, y_train),
+              "scikit-learn": SkMultinomialNB(alpha=0.01).fit(X_train, y_train)}
     first, labels = {}, {}
     for name, model in models.items():
         first[name], labels[name] = _timed(lambda: model.predict(X_test))
@@ -67,7 +57,7 @@ def measure(data_dir: Path, repeats: int) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=_default_data(),
+    parser.add_argument("--data", type=Path, default=default_data_dir(),
                         help="folder holding 20newsgroups/ (default: $NBCOURSE_DATA)")
     parser.add_argument("--repeats", type=int, default=15, help="timed calls after the first")
     args = parser.parse_args(argv)

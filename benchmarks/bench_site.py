@@ -24,6 +24,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from shared import replace_section
+
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results.md"
 BEGIN, END = "<!-- site-build: begin -->", "<!-- site-build: end -->"
@@ -76,13 +78,7 @@ def report(walls: list[float], cpus: list[float], pages: int) -> str:
 
 
 def write(section: str) -> None:
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    RESULTS.write_text(text, encoding="utf-8")
+    replace_section(section, BEGIN, END, RESULTS)
 
 
 def main() -> None:

@@ -42,6 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
+from shared import default_data_dir, replace_section
+
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results.md"
 LESSON = REPO / "notebooks" / "07_counts_add_up.ipynb"
@@ -320,14 +322,7 @@ def report(memory: list[dict], dask: dict | None, lesson: float | None, load_bef
 
 
 def write_section(section: str, path: Path) -> None:
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        after = rest.split(END, 1)[1].lstrip("\n")
-        text = before + section + after
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    replace_section(section, START, END, path)
 
 
 def main(argv=None) -> int:
@@ -342,7 +337,7 @@ def main(argv=None) -> int:
     if args.child:
         print(json.dumps(child(*args.child)))
         return 0
-    data = args.data or os.environ.get("NBCOURSE_DATA") or str(REPO.parent / "shared" / "data")
+    data = args.data or default_data_dir()
     os.environ["NBCOURSE_DATA"] = str(Path(data).resolve())
     load_before = _load_average()
     memory = [] if "memory" in args.skip else [measure_memory("train"), measure_memory("all")]

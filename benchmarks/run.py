@@ -35,6 +35,8 @@ import tracemalloc
 from datetime import datetime, timezone
 from pathlib import Path
 
+from shared import default_data_dir, load_news
+
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUTPUT = REPO / "benchmarks" / "results.md"
 NEWS_ALPHAS = (1.0, 0.1, 0.01)
@@ -84,14 +86,6 @@ def run_pipeline(library: str, train_texts, y_train, test_texts, alpha: float) -
 
 
 # ----- data --------------------------------------------------------------------------------
-
-def load_news(data_dir: Path):
-    from nbcourse.datasets import load_20newsgroups
-    folder = data_dir / "20newsgroups"
-    train = load_20newsgroups("train", path=folder)
-    test = load_20newsgroups("test", path=folder)
-    return train.data, train.target, test.data, test.target
-
 
 def load_sms(data_dir: Path):
     from nbcourse.datasets import load_sms_spam
@@ -443,12 +437,6 @@ def report(args, sms, news, memory, notebooks, sliders) -> str:
         out += [f"| {name} | {ms:.1f} |" for name, ms in sliders.items()]
         out.append("")
     return "\n".join(out)
-
-
-def default_data_dir() -> Path:
-    if os.environ.get("NBCOURSE_DATA"):
-        return Path(os.environ["NBCOURSE_DATA"])
-    return REPO.parent / "shared" / "data"
 
 
 def main(argv=None) -> int:

@@ -6,8 +6,6 @@ imported explicitly (``from nbcourse import smoothing``, ``from nbcourse.plottin
 plot_zipf``) so that importing the package stays fast and does not pull in matplotlib or
 ipywidgets, which matters for grading, where every submission starts a fresh kernel.
 """
-from importlib import import_module
-
 from ._version import __version__
 
 #: What the top level offers, and the module each name comes from: imported on first
@@ -28,7 +26,9 @@ __all__ = [*_FROM, "__version__"]
 def __getattr__(name: str):
     if name not in _FROM:
         raise AttributeError(f"module 'nbcourse' has no attribute {name!r}")
-    value = getattr(import_module(f".{_FROM[name]}", __name__), name)
+    from . import datasets, linear, naive_bayes  # the first time a name is asked for
+    modules = {"datasets": datasets, "linear": linear, "naive_bayes": naive_bayes}
+    value = getattr(modules[_FROM[name]], name)
     globals()[name] = value  # found directly from now on
     return value
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from nbcourse._checks import (_as_count_vector, _as_counts, _as_numbers, _as_samples, _as_scalar,
-                              _as_simplex_points, check_positive, check_positive_int)
+                              _as_simplex_points, check_labels, check_positive, check_positive_int)
 from nbcourse._numerics import gaussian_log_density, log, logsumexp, moments, times_log
 
 __all__ = [
@@ -93,14 +93,8 @@ def class_prior_mle(y, *, exact: bool = False) -> pd.Series:
     Returns a pandas Series indexed by the sorted class labels, the same order
     scikit-learn uses for `classes_`.
     """
-    labels = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
-    if isinstance(y, (str, bytes)) or labels.ndim != 1:
-        raise ValueError(f"y must be a 1-D sequence of class labels, got {type(y).__name__}")
-    if labels.size == 0:
-        raise ValueError("y is empty: need at least one labelled example")
-    missing = pd.isna(pd.Series(labels, dtype=object))
-    if missing.any():
-        raise ValueError(f"y contains a missing label (NaN/None) at position {int(np.argmax(missing.to_numpy()))}")
+    # a list's labels stay Python objects (the keys a reader sees), as they were given
+    labels = check_labels(y if isinstance(y, np.ndarray) else np.asarray(y, dtype=object), None)
     try:
         classes, counts = np.unique(labels, return_counts=True)
     except TypeError:

@@ -12,6 +12,10 @@ indirectly, even inside a function or through a package's ``__init__``), layer b
 - ``grading`` outside ``grading/execution/`` (the policy) imports neither ``plotting``
   nor ``widgets``, and ``grading/execution/`` imports nothing of the policy.
 
+A program the grader runs (``python -c``) is a module's own source, never code held in a
+string, so the rules above see it; the exercises' specs (``*.grading.py``) are held to the
+same function length, their file length exempt (see ``SPECS``).
+
 Read from the source with ``ast``, never by importing it. A failure lists every offender,
 one per line, grouped by folder (``grading/execution/`` on its own lines), so whoever owns
 that folder sees their part.
@@ -45,22 +49,31 @@ MODULES = _modules()
 AREAS = sorted({path.parent.relative_to(REPO).as_posix() for path in MODULES.values()})
 
 
-def _size_offenders(area: str) -> list[str]:
+def _where(path: Path) -> str:
+    return path.relative_to(REPO).as_posix() if path.is_relative_to(REPO) else str(path)
+
+
+def _file_offenders(path: Path, module_lines: int | None = MAX_MODULE_LINES) -> list[str]:
+    """A function over ``MAX_FUNCTION_LINES`` in ``path``, or the file itself over
+    ``module_lines`` (None: its length is not limited)."""
     found = []
-    for path in MODULES.values():
-        if path.parent.relative_to(REPO).as_posix() != area:
-            continue
-        text = path.read_text(encoding="utf-8")
-        where = path.relative_to(REPO).as_posix()
-        lines = len(text.splitlines())
-        if lines > MAX_MODULE_LINES:
-            found.append(f"{where}: module of {lines} lines")
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                length = node.end_lineno - node.lineno + 1
-                if length > MAX_FUNCTION_LINES:
-                    found.append(f"{where}:{node.lineno}: {node.name} has {length} lines")
+    text = path.read_text(encoding="utf-8")
+    where = _where(path)
+    lines = len(text.splitlines())
+    if module_lines is not None and lines > module_lines:
+        found.append(f"{where}: module of {lines} lines")
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            length = node.end_lineno - node.lineno + 1
+            if length > MAX_FUNCTION_LINES:
+                found.append(f"{where}:{node.lineno}: {node.name} has {length} lines")
     return found
+
+
+def _size_offenders(area: str) -> list[str]:
+    return [offender for path in MODULES.values()
+            if path.parent.relative_to(REPO).as_posix() == area
+            for offender in _file_offenders(path)]
 
 
 @pytest.mark.parametrize("area", AREAS)
@@ -77,6 +90,82 @@ def test_the_size_check_sees_a_long_function(tmp_path):
     lengths = [n.end_lineno - n.lineno + 1 for n in ast.walk(tree)
                if isinstance(n, ast.FunctionDef)]
     assert lengths == [MAX_FUNCTION_LINES + 1]
+
+
+def _module_source(node: ast.AST) -> bool:
+    """``Path(<module>.__file__).read_text(...)`` (or ``.with_name(...)`` of it): a real
+    module's text, which this file measures as that module."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "read_text" and "__file__" in ast.unparse(node.func.value))
+
+
+def _programs_in_strings(modules: dict[str, Path]) -> list[str]:
+    """Where ``nbcourse`` runs ``[sys.executable, ..., "-c", CODE, ...]`` with CODE anything
+    but a name bound, at module level, to a module's own source: code held in a string is
+    invisible to the checks above, to linters and to coverage."""
+    found = []
+    for path in modules.values():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        sources = {target.id for node in tree.body if isinstance(node, ast.Assign)
+                   and _module_source(node.value) for target in node.targets
+                   if isinstance(target, ast.Name)}
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.List) and node.elts
+                    and ast.unparse(node.elts[0]) == "sys.executable"):
+                continue
+            for flag, code in zip(node.elts, node.elts[1:]):
+                if isinstance(flag, ast.Constant) and flag.value == "-c" and not (
+                        isinstance(code, ast.Name) and code.id in sources):
+                    found.append(f"{_where(path)}:{node.lineno}: "
+                                 f"python -c {ast.unparse(code)[:40]}")
+    return found
+
+
+def test_no_program_is_held_in_a_string():
+    """The kernel server, the self-test's probe, the outputs stripper and the mounts
+    check run as programs; each is a module of its own, given as its source
+    (``python -c``) or run with ``python -m``, so the rules above measure it."""
+    assert _programs_in_strings(MODULES) == []  # make each a module, run as its source
+
+
+def test_the_program_check_sees_code_in_a_string(tmp_path):
+    held = tmp_path / "held.py"
+    held.write_text('import sys\nfrom pathlib import Path\nfrom . import real\n'
+                    'CODE = "import os"\nREAL = Path(real.__file__).read_text()\n'
+                    'def run():\n    a = [sys.executable, "-c", CODE]\n'
+                    '    b = [sys.executable, "-I", "-c", REAL, "x"]\n'
+                    '    c = [sys.executable, "-c", "print(1)"]\n', encoding="utf-8")
+    found = _programs_in_strings({"nbcourse.fake": held})
+    assert [line.partition(": ")[2] for line in found] == ["python -c CODE",
+                                                           "python -c 'print(1)'"]
+
+
+#: The exercises' specs (``exercises/source/NN_name.grading.py``): code the grader runs.
+#: Their functions are held to the same length; the file's length is not, because a spec
+#: is one exercise's table of public and hidden cases, one file per exercise (the design's
+#: "one spec per exercise"), and its length grows with the cases, not with its logic
+#: (docs/where-things-live.md, "Shape").
+SPECS = sorted((REPO / "exercises" / "source").glob("*.grading.py"))
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda path: path.name)
+def test_no_function_of_an_exercise_spec_over_60_lines(spec):
+    offenders = _file_offenders(spec, module_lines=None)
+    assert not offenders, (f"at most {MAX_FUNCTION_LINES} lines a function:\n  "
+                           + "\n  ".join(offenders))
+
+
+def test_the_specs_are_measured_and_their_exemption_stated(tmp_path):
+    """The spec check reads every spec, would see a long function in one, and the
+    module-length exemption is written where a maintainer reads the shape rules."""
+    assert len(SPECS) >= 8
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    spec = tmp_path / "09_long.grading.py"
+    spec.write_text("CASES = []\n" * 700 + f"def long():\n{body}\n", encoding="utf-8")
+    assert [o.rpartition(": ")[2] for o in _file_offenders(spec, module_lines=None)] == [
+        f"long has {MAX_FUNCTION_LINES + 1} lines"]
+    shape = (REPO / "docs" / "where-things-live.md").read_text(encoding="utf-8")
+    assert "`exercises/source/NN_name.grading.py`" in shape.split("## Shape", 1)[1]
 
 
 def _imports(name: str, path: Path) -> set[str]:

@@ -198,6 +198,7 @@ def test_gaussian_log_likelihood_matches_scipy_and_peaks_at_mle():
         (lambda: class_prior_mle([]), ValueError, "empty"),
         (lambda: class_prior_mle(["a", None, "b"]), ValueError, "missing label"),
         (lambda: class_prior_mle(["a", 1]), TypeError, "cannot be sorted"),
+        (lambda: class_prior_mle("yes"), ValueError, "1-D"),
         (lambda: lagrange_multiplier([0, 0]), ValueError, "sum to zero"),
         (lambda: numeric_simplex_mle([0, 0, 0]), ValueError, "sum to zero"),
         (lambda: numeric_simplex_mle([1, 2], start=[1.0, 0.0]), ValueError, "strictly inside"),

@@ -16,6 +16,15 @@ ESTIMATORS = ["MultinomialNB", "ComplementNB", "BernoulliNB", "GaussianNB", "Cat
               "TreeAugmentedNB"]
 
 
+def test_the_lists_above_hold_every_estimator_the_package_exports():
+    """A new estimator is held to the same rules: it must be added above (and its module)."""
+    exported = {name for name in naive_bayes.__all__
+                if isinstance(getattr(naive_bayes, name), type)}
+    assert exported == set(ESTIMATORS)
+    assert {getattr(naive_bayes, name).__module__.rpartition(".")[2]
+            for name in ESTIMATORS} == set(MODULES)
+
+
 @pytest.mark.parametrize("name", MODULES)
 def test_the_examples_of_each_estimator_module_run_and_print_what_they_say(name):
     module = importlib.import_module(f"nbcourse.naive_bayes.{name}")

@@ -181,6 +181,7 @@ def _definitions(name: str) -> list[str]:
     ("_check_fitted", "nbcourse/_estimator.py"),
     ("check_labels", "nbcourse/_checks.py"),
     ("check_seed", "nbcourse/_checks.py"),
+    ("_as_count_vector", "nbcourse/_checks.py"),
     ("log_dot", "nbcourse/_numerics.py"),
     ("times_log", "nbcourse/_numerics.py"),
     ("_class_log_prior", "nbcourse/naive_bayes/_base.py"),
@@ -214,8 +215,69 @@ def test_no_estimator_smooths_counts_by_hand():
 
 def test_labels_are_checked_by_check_labels_only():
     """One home for "a 1-D array of class labels, one per sample": `_checks.check_labels`
-    (metrics, estimators, the CMI, plots and learning curves all call it)."""
+    (metrics, estimators, `mle.class_prior_mle`, the CMI, plots and learning curves all
+    call it)."""
     found = [where for where, text in _library_sources().items()
              if where != "nbcourse/_checks.py"
-             and re.search(r"one label per (sample|row)", text)]
+             and re.search(r"one label per (sample|row)|sequence of class labels|"
+                           r"missing label", text)]
     assert not found
+
+
+def test_seeds_and_count_vectors_are_checked_in_checks_only():
+    """A random seed is `_checks.check_seed`, one distribution's counts
+    `_checks._as_count_vector`: no other module writes either check's error."""
+    found = [where for where, text in _library_sources().items()
+             if where != "nbcourse/_checks.py"
+             and re.search(r"seed must be|one count per outcome\)|must be 1-D \(one count",
+                           text)]
+    assert not found
+
+
+def _homes_in_cell(cell: str) -> list[tuple[str, Path]]:
+    """(name, file) for every plain name that a home cell puts right after its file."""
+    pairs, home, end = [], None, 0
+    for match in re.finditer(r"`([^`]+)`", cell):
+        token, between, end = match.group(1), cell[end:match.start()], match.end()
+        if re.search(r"[A-Za-z(]", re.sub(r"\band\b", "", between)):
+            home = None
+        if "/" in token or token.endswith(".py"):
+            home = _resolve(token.rstrip("/"))
+        elif home is not None and home.suffix == ".py" and re.fullmatch(r"\w+", token) \
+                and between.strip() != "/":  # `Class.fit`/`transform`: a method
+            pairs.append((token, home))
+    return pairs
+
+
+def _formula_homes() -> list[tuple[str, Path]]:
+    """The names of the Formulas table's home column, with their file."""
+    text = MAP.read_text(encoding="utf-8")
+    table = text.split("## Formulas", 1)[1].split("\n## ", 1)[0]
+    pairs = []
+    for row in table.splitlines():
+        cells = re.split(r"(?<!\\)\|", row)[1:-1]
+        if len(cells) == 3 and not set(row) <= set("|- ") and cells[1].strip() != "home":
+            pairs += _homes_in_cell(cells[1])
+    return pairs
+
+
+def _defined_where(name: str) -> list[str]:
+    pattern = re.compile(rf"^\s*(def|class) {name}\b|^{name}\s*=", re.M)
+    return [where for where, text in _library_sources().items() if pattern.search(text)]
+
+
+def test_every_formula_of_the_map_is_defined_in_its_home_only():
+    """A row's home is the one place: the function (class, constant) it names is defined
+    in that file, and in no other module of the library."""
+    pairs = _formula_homes()
+    assert len(pairs) >= 20
+    wrong = {name: _defined_where(name) for name, home in pairs
+             if _defined_where(name) != [home.relative_to(REPO).as_posix()]}
+    assert not wrong, f"defined elsewhere too, or not in the home the map gives: {wrong}"
+
+
+def test_the_home_reader_takes_the_names_right_after_a_file():
+    cell = ("`nbcourse/_numerics.py` `times_log` (term by term), `log_dot` (inside), and "
+            "`naive_bayes/_discrete.py` `_BaseDiscreteNB._check_alpha`; `nbcourse/text.py` "
+            "`TfidfTransformer.fit`/`transform`, `count_documents`")
+    assert [name for name, _ in _homes_in_cell(cell)] == ["times_log", "count_documents"]

@@ -81,7 +81,7 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
             site.close()
         warnings += more
     else:
-        warnings += _grade_here(rows, exercise.probe_plan(), limits, site, jobs)
+        warnings += _grade_here(rows, exercise.probe_plan(), site, jobs)
         isolation = site.config.describe()
     warnings += remove_planted(out_dir, before)
     batch = BatchResult(exercise, rows.sorted(), warnings, round(time.monotonic() - started, 2),
@@ -163,10 +163,11 @@ def _prepare(exercise, paths, notebook, out_dir: Path, local, only=None, check=N
     return submissions, warnings, site
 
 
-def _grade_here(rows: Rows, plan, limits, site: GradingSite, jobs: int) -> list[str]:
-    """Grade on this machine's workers, then leave nothing running; the warnings."""
+def _grade_here(rows: Rows, plan, site: GradingSite, jobs: int) -> list[str]:
+    """Grade on this machine's workers (under the limits ``site`` was started with), then
+    leave nothing running; the warnings."""
     try:
-        grade_locally(rows, plan, limits, site, jobs)
+        grade_locally(rows, plan, site, jobs)
     finally:
         leftovers = site.close()
     return leftover_warnings(leftovers)

@@ -18,6 +18,7 @@ import io
 import statistics
 from html import escape
 
+from .diagnosis import mistake_counts
 from .scoring import points_text
 from .statuses import NOT_A_MARK, AnswerStatus, Status
 
@@ -113,10 +114,7 @@ def question_table(batch) -> list[dict]:
         carried = sum(1 for q in answers if q.status == AnswerStatus.FOLLOW_THROUGH)
         failed = [q for q in answers if q.status not in (AnswerStatus.PASSED,
                                                          AnswerStatus.FOLLOW_THROUGH)]
-        mistakes: dict[str, int] = {}
-        for answer in answers:
-            for name in answer.mistakes:
-                mistakes[name] = mistakes.get(name, 0) + 1
+        mistakes = mistake_counts(answers)
         table.append({
             "id": question.id, "name": question.name, "title": question.title,
             "points": question.points, "n": len(answers), "passed": passed,

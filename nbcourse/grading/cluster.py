@@ -43,6 +43,7 @@ from distributed import Worker as DaskWorker
 
 from .saved_outputs import without_outputs
 from .execution.limits import MB, GradingLimits
+from .execution.notebook_file import open_untrusted
 from .execution.report import RunReport
 from .site import GradingSite, leftover_warnings
 
@@ -132,9 +133,8 @@ def _read_for_worker(path: Path, limit: int, scratch: Path) -> bytes:
     """The bytes a worker grades: outputs stripped when too large, read at most limit + 1
     bytes (so the worker refuses an oversized notebook exactly as a local run would)."""
     path = without_outputs(path, limit, scratch)
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        with open(os.open(path, flags), "rb") as handle:
+        with open_untrusted(path) as handle:
             return handle.read(limit + 1)
     except OSError:
         return b""

@@ -26,11 +26,11 @@ import errno
 import itertools
 import os
 import re
-import stat
 import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .execution.notebook_file import NotRegularFile, open_untrusted
 from .late import latest_timestamp
 from .lms_download import lms_name, unpack_zip
 from .statuses import Status
@@ -168,8 +168,9 @@ def _copy_in(root: Path, target: Path, destination: Path) -> tuple[str, str]:
             below = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
             os.close(directory)
             directory = below
-        source = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK,
-                         dir_fd=directory)
+        source = open_untrusted(parts[-1], dir_fd=directory)
+    except NotRegularFile:  # a pipe, a device ...
+        return Status.NOT_A_NOTEBOOK, "not a regular file"
     except OSError as error:
         if error.errno in (errno.ELOOP, errno.ENOTDIR):
             return Status.LINK_OUTSIDE, ("changed into a symbolic link while it was being "
@@ -177,12 +178,10 @@ def _copy_in(root: Path, target: Path, destination: Path) -> tuple[str, str]:
         return Status.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}"
     finally:
         os.close(directory)
+    size = 0
     try:
-        if not stat.S_ISREG(os.fstat(source).st_mode):  # a pipe, a device ...
-            return Status.NOT_A_NOTEBOOK, "not a regular file"
-        size = 0
-        with open(destination, "xb") as out:
-            while chunk := os.read(source, 1 << 20):
+        with source, open(destination, "xb") as out:
+            while chunk := source.read(1 << 20):
                 size += len(chunk)
                 if size > MAX_COPY_BYTES:
                     break
@@ -190,8 +189,6 @@ def _copy_in(root: Path, target: Path, destination: Path) -> tuple[str, str]:
     except OSError as error:
         destination.unlink(missing_ok=True)
         return Status.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}"
-    finally:
-        os.close(source)
     if size > MAX_COPY_BYTES:
         destination.unlink()
         return Status.NOT_A_NOTEBOOK, (f"the file is larger than {MAX_COPY_BYTES // 2**20} MB; "

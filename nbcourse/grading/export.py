@@ -362,21 +362,6 @@ def roster_csv(everyone: _Class) -> str:
     return _csv(rows)
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    """Whole or not at all, as every other output file."""
-    import os
-    import tempfile
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def _load(out_dir: Path) -> dict:
     source = out_dir / "results.json"
     if not source.is_file():
@@ -427,10 +412,7 @@ def write_exports(out_dir: str | Path | list, formats=DEFAULT_FORMATS, *,
     for name in list(formats) + (["roster"] if roster is not None else []):
         for file, data in job.files(name):
             path = target / file
-            if isinstance(data, bytes):
-                _write_bytes(path, data)
-            else:
-                write_atomic(path, data)
+            write_atomic(path, data)
             written.append(path)
     if warnings is not None:
         warnings.extend(job.notes)

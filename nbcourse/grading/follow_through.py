@@ -22,6 +22,15 @@ calling answer's own, never an expected value), each defined in a namespace of i
 holding the source notebook's imports, so the calling answer cannot reach any other
 solution through them.  The probes run callees first: an answer is evaluated before
 any probe that brings its own solution into the kernel.
+
+Callee sets need not nest (04's ``agreement`` swaps ``linear_weights`` and ``decide``,
+``free_shift`` only ``linear_weights``), so a probe must leave nothing for the next one:
+the kernel's probe binds every name back to what it was after each probe (a replayed
+cell rebinds values computed with the solutions) and retires the solutions it lent
+(``probe_source._follow_through``), and empties the notebook's ``lru_cache``s.  What one
+kernel cannot undo, a result the student's code memoised its own way or a change made
+inside an object that existed before, can only shape a later second reading, never an
+ordinary answer (exercises/README.md says so).
 """
 from __future__ import annotations
 

@@ -114,18 +114,20 @@ def remove_planted(folder: Path, before: dict[str, tuple]) -> list[str]:
     return warnings
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, content: str | bytes) -> None:
     """Write via a temporary file and rename, replacing (not following) any symlink.
 
     Text that cannot be encoded (a lone surrogate from a strange name) is escaped, never
-    an error: the gradebook is always written.
+    an error: the gradebook is always written.  Bytes (an LMS workbook) are written as
+    they are.
     """
+    data = content if isinstance(content, bytes) else \
+        content.encode("utf-8", errors="backslashreplace")
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace",
-                       newline="") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

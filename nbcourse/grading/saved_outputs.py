@@ -17,8 +17,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import strip_outputs
 from .collection import MAX_COPY_BYTES
 from .execution.limits import MB
+from .execution.notebook_file import open_untrusted
 
 # Not in GradingLimits: bounds of the grader's own helper, not of what a submission may use.
 #: The file is read at most this far to remove its outputs: all of a collected copy.
@@ -28,37 +30,9 @@ STRIP_MEMORY_MB = 1024
 #: How long it may take (a few seconds for the largest honest notebook).
 STRIP_SECONDS = 120
 
-#: Run as ``python -I -S -c STRIP SOURCE TARGET MEMORY MOST``.  Exit status 0: TARGET holds
-#: the notebook without outputs; 3: not a readable notebook; 4: out of memory.
-STRIP = r"""
-import json, os, resource, sys
-source, target, memory, most = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-try:
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
-    with open(os.open(source, flags), "rb") as handle:
-        raw = handle.read(most + 1)
-    if len(raw) > most:
-        os._exit(3)
-    text = raw.decode("utf-8-sig")
-    del raw
-    data = json.loads(text)
-    del text
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        os._exit(3)
-    for cell in data["cells"]:
-        if isinstance(cell, dict):
-            if "outputs" in cell:
-                cell["outputs"] = []
-            cell.pop("attachments", None)
-    with open(target, "w", encoding="utf-8") as out:
-        json.dump(data, out)
-except MemoryError:
-    os._exit(4)
-except (OSError, ValueError, RecursionError):
-    os._exit(3)
-os._exit(0)
-"""
+#: Run as ``python -I -S -c STRIP FD TARGET MEMORY MOST``: ``strip_outputs.py``, a module
+#: of its own (read, linted and tested as code), given as its source.
+STRIP = Path(strip_outputs.__file__).read_text(encoding="utf-8")
 
 
 def without_outputs(path: Path, limit: int, scratch: Path,
@@ -73,13 +47,19 @@ def without_outputs(path: Path, limit: int, scratch: Path,
         return path
     if not stat.S_ISREG(info.st_mode) or info.st_size <= limit:
         return path
+    try:
+        source = open_untrusted(path)  # the child reads the file the grader opened
+    except OSError:
+        return path
     handle, copy = tempfile.mkstemp(prefix="stripped-", suffix=".ipynb", dir=scratch)
     os.close(handle)
-    command = [sys.executable, "-I", "-S", "-c", STRIP, os.fspath(path), copy,
+    command = [sys.executable, "-I", "-S", "-c", STRIP, str(source.fileno()), copy,
                str(memory_mb * MB), str(MAX_RAW_NOTEBOOK_BYTES)]
     try:
-        done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, timeout=STRIP_SECONDS, check=False)
+        with source:
+            done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, timeout=STRIP_SECONDS,
+                                  check=False, pass_fds=(source.fileno(),))
         stripped = done.returncode == 0
     except (OSError, subprocess.TimeoutExpired):  # run() has killed it
         stripped = False

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, TextIO
 
 from .collection import Submission, display_name
-from .execution.limits import MB, GradingLimits
+from .execution.limits import MB
 from .execution.report import NotebookVerdict, RunReport
 from .saved_outputs import without_outputs
 from .scoring import SubmissionResult, points_text, score
@@ -78,11 +78,13 @@ class Rows:
         return sorted(self.results, key=lambda r: r.submission)
 
 
-def grade_locally(rows: Rows, plan: dict, limits: GradingLimits, site, jobs: int) -> None:
+def grade_locally(rows: Rows, plan: dict, site, jobs: int) -> None:
     """Run every submission of ``rows`` on up to ``jobs`` workers of this machine's
-    ``site`` (``site.GradingSite``, which closes them)."""
+    ``site`` (``site.GradingSite``, started: the batch's limits are its configuration's;
+    it closes the workers)."""
     submissions = rows.submissions
     inbox = site.inbox
+    limits = site.config.limits
     idle: queue.Queue[Worker] = queue.Queue()
     workers = [site.new_worker() for _ in range(min(jobs, len(submissions)))]
     for worker in workers:  # started all at once: their start-up overlaps

@@ -16,7 +16,9 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from .execution.probe_source import nbcourse_probe
+# decode_input, the inverse of encode_input, is the probe's own: one decoder for the
+# kernel, the grader and check()
+from .execution.probe_source import decode_input, nbcourse_probe  # noqa: F401
 
 
 # --------------------------------------------------------------------------- inputs
@@ -51,43 +53,6 @@ def encode_input(value):
         return value
     raise TypeError(f"a hidden input must be plain data, a DataFrame, Series or array; "
                     f"got {type(value).__name__}")
-
-
-def decode_input(data):
-    """The inverse of ``encode_input`` (what the probe does in the kernel, and what the
-    student's ``check()`` does with the public cases shipped in a checks file)."""
-    if isinstance(data, list):
-        return [decode_input(item) for item in data]
-    if not isinstance(data, dict):
-        return data
-    (tag, body), = data.items()
-    if tag == "$tuple":
-        return tuple(decode_input(item) for item in body)
-    if tag == "$dict":
-        return {_hashable(decode_input(k)): decode_input(v) for k, v in body}
-    if tag == "$fraction":
-        return Fraction(*body)
-    if tag == "$float":
-        return float(body)
-    if tag == "$ndarray":
-        return np.array(decode_input(body["data"]), dtype=body["dtype"])
-    if tag == "$csr":
-        import scipy.sparse as sp
-        return sp.csr_matrix((decode_input(body["data"]), body["indices"], body["indptr"]),
-                             shape=tuple(body["shape"]))
-    if tag == "$series":
-        return pd.Series(decode_input(body["values"]), index=decode_input(body["index"]),
-                         name=body.get("name"))
-    if tag == "$frame":
-        frame = pd.DataFrame(decode_input(body["data"]), columns=decode_input(body["columns"]))
-        if body.get("index") is not None:
-            frame.index = decode_input(body["index"])
-        return frame
-    raise ValueError(f"unknown input tag {tag!r}")
-
-
-def _hashable(key):
-    return tuple(_hashable(k) for k in key) if isinstance(key, list) else key
 
 
 # --------------------------------------------------------------------------- outputs
@@ -201,7 +166,8 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
 
     Numbers: ``math.isclose`` with ``tol`` (a NaN never matches; infinities must agree);
     with ``exact=True`` Fractions must be equal.  Lists compare item by item, dicts
-    key by key.  Integers may stand for floats and Fractions for either.
+    key by key.  Integers may stand for floats and Fractions for either; a float that is
+    a whole number stands for that integer, also with ``exact=True``.
     """
     where = f" at {path}" if path else ""
     if isinstance(actual, Unsupported):
@@ -249,7 +215,11 @@ def _compare_number(actual, expected, tol: Tolerance, exact: bool, where: str) -
     if isinstance(actual, float) and math.isnan(actual):
         return f"the value{where} is NaN (not a number)"
     if exact and isinstance(expected, (Fraction, Integral)):
-        if isinstance(actual, (Fraction, Integral)) and Fraction(actual) == Fraction(expected):
+        # a float that is a whole number is that number (9.0 for a count of 9), here as
+        # with every other tolerance: one rule for integers as floats
+        whole = isinstance(actual, float) and actual.is_integer()
+        if (whole or isinstance(actual, (Fraction, Integral))) and \
+                Fraction(actual) == Fraction(expected):
             return None
         return f"the exact value{where} is not the expected one (got {describe_value(actual)})"
     a, e = float(actual), float(expected)

@@ -27,10 +27,10 @@ from .execution.worker import CONFIG_VARIABLE
 class Worker:
     """A grading worker process, restarted if it ever dies."""
 
-    def __init__(self, log_dir: Path, token: str, sandbox: SandboxConfig | None = None):
+    def __init__(self, log_dir: Path, token: str, sandbox: SandboxConfig):
         self.log_dir = log_dir
         self.token = token
-        self.sandbox = sandbox or SandboxConfig("off")
+        self.sandbox = sandbox  # with the batch's limits
         self.process: subprocess.Popen | None = None
         self.log_path: Path | None = None
 

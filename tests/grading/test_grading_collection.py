@@ -384,6 +384,98 @@ def test_a_pipe_named_like_a_notebook_is_not_read(tmp_path):
     assert not rows["alice"].refused
 
 
+def _swap(path: Path, kind: str, elsewhere: Path) -> None:
+    """Put a link to ``elsewhere`` or a pipe where ``path`` was, as a student's process
+    could between the grader's check and its read."""
+    path.unlink()
+    if kind == "link":
+        path.symlink_to(elsewhere)
+    else:
+        os.mkfifo(path)
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+def test_a_notebook_swapped_for_a_link_or_a_pipe_is_refused_wherever_it_is_read(
+        tmp_path, kind, monkeypatch):
+    """Issue 36: one opener, ``notebook_file.open_untrusted``, for every read of a
+    submission: collecting it, stripping its outputs, sending it to a Dask worker and
+    running it.  None follows the link (to a file the student may not read) or waits on
+    the pipe."""
+    from nbcourse.grading import cluster, saved_outputs
+    from nbcourse.grading.collection import _copy_in
+    from nbcourse.grading.execution.notebook_file import (NotRegularFile, open_untrusted,
+                                                          read_cells)
+    secret = _write(tmp_path / "solutions" / "01_weather.ipynb", NB + " " * 2000)
+    root = tmp_path / "submitted"
+    notebook = _write(root / "bob" / "01_weather.ipynb")
+    _swap(notebook, kind, secret)
+    with pytest.raises(NotRegularFile if kind == "fifo" else OSError):
+        open_untrusted(notebook)
+    refused, reason = _copy_in(root.resolve(), root.resolve() / "bob" / "01_weather.ipynb",
+                               tmp_path / "copy")
+    assert refused and not (tmp_path / "copy").exists(), reason
+    verdict, reason, _ = read_cells(notebook, 2**20)
+    assert verdict == "not a notebook", reason
+    assert cluster._read_for_worker(notebook, 2**20, tmp_path) == b""
+    # the strip child reads what the grader opened: swapped after the size was looked at
+    big = _write(root / "carol" / "01_weather.ipynb", NB + " " * 2000)
+    real_lstat = os.lstat
+
+    def lstat_then_swap(path):
+        found = real_lstat(path)
+        if Path(path) == big and not big.is_symlink() and stat.S_ISREG(found.st_mode):
+            _swap(big, kind, secret)
+        return found
+
+    monkeypatch.setattr(saved_outputs.os, "lstat", lstat_then_swap)
+    assert saved_outputs.without_outputs(big, 1000, tmp_path) == big
+
+
+def test_the_runner_reads_the_submission_once(tmp_path, monkeypatch):
+    """The kernel gets the text whose cells were checked and scanned: the runner opened
+    the file again, following links, after the scan (here, where the file is swapped)."""
+    from nbcourse.grading import specs
+    from nbcourse.grading.execution import runner
+    from nbcourse.grading.execution.limits import GradingLimits
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "submissions" / "correct.ipynb"
+    text = fixture.read_text(encoding="utf-8")
+    notebook = _write(tmp_path / "01_weather.ipynb", text)
+    secret = _write(tmp_path / "solutions.ipynb", "the instructor's own file")
+    handed = []
+
+    def scan(cells, plan):
+        _swap(notebook, "link", secret)
+        return {}
+
+    class Session:  # records what the kernel would be handed, starts nothing
+        def __init__(self, limits, server, notebook_text):
+            handed.append(notebook_text)
+
+        async def start(self):
+            raise RuntimeError("no kernel in this test")
+
+        async def close(self):
+            pass
+
+    class Server:
+        out_of_memory = False
+
+    monkeypatch.setattr(runner, "KernelSession", Session)
+    report = runner.run_submission(notebook, specs.load("01_weather").probe_plan(),
+                                   GradingLimits.from_options(), Server, scan_source=scan)
+    assert report.kernel == "failed to start" and handed == [text]
+
+
+def test_the_flags_that_refuse_links_and_pipes_are_written_once():
+    """``O_NOFOLLOW | O_NONBLOCK`` was built in four places (and the runner read the
+    submission a second time without them): it is ``open_untrusted``'s alone."""
+    grading = Path(__file__).resolve().parents[2] / "nbcourse" / "grading"
+    where = sorted(path.relative_to(grading).as_posix() for path in grading.rglob("*.py")
+                   if "O_NONBLOCK" in path.read_text(encoding="utf-8"))
+    assert where == ["execution/notebook_file.py"]
+
+
 # ----------------------------------------------------------------- issue 33, item 7
 @pytest.mark.parametrize("name", ["bob_340934_208490284_01_weather.ipynb",
                                   "Bo Chen_1002_assignsubmission_file_01_weather.ipynb"])

@@ -110,6 +110,41 @@ def test_no_part_of_the_grader_reads_a_default_limit():
     assert _found(_default_read) == []
 
 
+def _default_made(where, node) -> bool:
+    """``GradingLimits()``, or ``GradingLimits`` as a default factory: limits made up where
+    the batch's must be handed in (``GradingLimits.from_options``, in limits.py, is the
+    one place that makes them; the command line shows their defaults)."""
+    if where in DEFAULTS_SHOWN:
+        return False
+    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "GradingLimits":
+        return not node.args and not node.keywords
+    return (isinstance(node, ast.keyword) and node.arg == "default_factory"
+            and getattr(node.value, "id", "") == "GradingLimits")
+
+
+def test_the_limits_are_always_handed_in():
+    """``make_config`` and ``SandboxConfig`` made default limits when given none, and a
+    worker's configuration without limits took the defaults."""
+    from nbcourse.grading.execution.sandbox import CourseFolders, SandboxConfig, make_config
+
+    assert _found(_default_made) == []
+    with pytest.raises(TypeError, match="limits"):
+        SandboxConfig("off")  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="limits"):
+        SandboxConfig.from_json({"kind": "off"})
+    with pytest.raises(TypeError, match="GradingLimits"):
+        make_config("off", None, CourseFolders())  # type: ignore[arg-type]
+    config = SandboxConfig("off", limits=GradingLimits(cell_timeout=7))
+    assert SandboxConfig.from_json(json.loads(json.dumps(config.to_json()))) == config
+
+
+def test_local_grading_reads_the_limits_from_its_site_alone():
+    """``grade_locally`` took ``limits`` beside a site whose configuration holds them."""
+    from nbcourse.grading.scheduling import grade_locally
+
+    assert "limits" not in inspect.signature(grade_locally).parameters
+
+
 def _module_cap(where, node) -> bool:
     """A module-level ``MAX_*`` or ``*_LIMIT`` constant in the execution package, where
     every limit comes from the batch (a cap that is not a per-batch limit says why in a

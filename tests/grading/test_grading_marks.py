@@ -20,6 +20,7 @@ from nbcourse.grading import specs
 from nbcourse.grading.hidden import grade_answer
 from nbcourse.grading.selfcheck import Checker
 from nbcourse.grading.values import encode_input
+from submission_support import solved, with_cell
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "exercises" / "source"
@@ -355,16 +356,8 @@ def test_the_feedback_page_shows_a_public_cases_own_hint():
 # --------------------------------------------------- the same, through the real grader
 def _solution_with(name: str, code: str) -> dict:
     """The instructor's solution, hidden-test cells removed, with ``code`` run last."""
-    notebook = json.loads((SOURCE / f"{name}.ipynb").read_text(encoding="utf-8"))
-    notebook["cells"] = [c for c in notebook["cells"]
-                         if "BEGIN HIDDEN TESTS" not in "".join(c["source"])]
-    for cell in notebook["cells"]:
-        if cell["cell_type"] == "code":
-            cell["outputs"], cell["execution_count"] = [], None
-    if code:
-        notebook["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [],
-                                  "execution_count": None, "id": "probe", "source": code})
-    return notebook
+    notebook = solved(name, SOURCE)
+    return with_cell(notebook, "probe", code) if code else notebook
 
 
 LAPLACE_PREDICT = '''

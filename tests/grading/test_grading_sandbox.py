@@ -29,14 +29,16 @@ from nbcourse.grading.course_folders import course_folders
 from nbcourse.grading.collection import collect_submissions
 from nbcourse.grading.gradebook import feedback_names, spreadsheet_safe
 from nbcourse.grading.execution import launcher, sandbox
+from nbcourse.grading.execution.limits import GradingLimits
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "submissions"
+LIMITS = GradingLimits.from_options()  # the batch's, as `nbcourse grade` makes them
 
 
 @pytest.fixture(scope="module")
 def config():
-    made = sandbox.make_config("bwrap", None, course_folders())  # runs the start-up self-test too
+    made = sandbox.make_config("bwrap", LIMITS, course_folders())  # runs the start-up self-test too
     yield made
     sandbox.release(made)
 
@@ -162,7 +164,7 @@ print(json.dumps(result))
 def test_auto_stops_with_a_way_out_when_bwrap_is_missing(monkeypatch):
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     with pytest.raises(sandbox.SandboxUnavailable) as error:
-        sandbox.make_config("auto", None, course_folders())
+        sandbox.make_config("auto", LIMITS, course_folders())
     assert "apt install bubblewrap" in str(error.value)
     assert "--sandbox off" in str(error.value)
 
@@ -315,7 +317,7 @@ def test_a_root_grader_without_setpriv_stops_instead_of_running_bwrap_as_root(mo
     monkeypatch.setattr(sandbox.shutil, "which",
                         lambda name: None if name in ("setpriv", "unshare") else real_which(name))
     with pytest.raises(sandbox.SandboxUnavailable, match="root") as error:
-        sandbox.make_config("bwrap", None, course_folders())
+        sandbox.make_config("bwrap", LIMITS, course_folders())
     assert "setpriv" in str(error.value) and "unshare" in str(error.value)
 
 
@@ -1014,7 +1016,7 @@ def test_corpora_reached_through_a_link_are_found_inside(tmp_path, monkeypatch):
         os.chmod(real / "corpus.txt", 0o644)
         (folder / "link").symlink_to(real)
         monkeypatch.setenv("NBCOURSE_DATA", str(folder / "link"))
-        linked = sandbox.make_config("bwrap", None, course_folders())
+        linked = sandbox.make_config("bwrap", LIMITS, course_folders())
         try:
             found = _inside(linked, tmp_path, """
 import json, os

@@ -18,6 +18,7 @@ from nbcourse.grading import specs
 from nbcourse.grading.hidden import grade_answer, grade_question
 from nbcourse.grading.selfcheck import Checker
 from nbcourse.grading.validate import errors, validate
+from submission_support import making_mistake, solved
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "exercises" / "source"
@@ -148,35 +149,6 @@ def test_forgetting_the_prior_costs_points_in_predict():
 
 
 # ------------------------------------------------------------------ through the real grader
-def _solved(name: str) -> dict:
-    """The instructor's solution without its hidden-test cells: a perfect submission."""
-    notebook = json.loads((SOURCE / f"{name}.ipynb").read_text(encoding="utf-8"))
-    notebook["cells"] = [c for c in notebook["cells"]
-                         if "BEGIN HIDDEN TESTS" not in "".join(c["source"])]
-    for cell in notebook["cells"]:
-        if cell["cell_type"] == "code":
-            cell["outputs"], cell["execution_count"] = [], None
-    return notebook
-
-
-def _making(name: str, question, index: int) -> dict:
-    """A submission whose answer to ``question`` is its ``index``-th known mistake.
-
-    The last cell runs the spec's own text (pasted in, since the sandbox hides the course
-    folder) and binds the answer's name to the mistake's reference or value.
-    """
-    notebook = _solved(name)
-    text = (SOURCE / f"{name}{specs.SPEC_SUFFIX}").read_text(encoding="utf-8")
-    pick = f"_spec.EXERCISE.question({question.id!r}).mistakes[{index}].reference"
-    notebook["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [],
-                              "execution_count": None, "id": "making-a-mistake", "source": (
-        "import types as _types\n"
-        "_spec = _types.ModuleType('spec')\n"
-        f"exec({text!r}, _spec.__dict__)\n"
-        f"{question.name} = {pick}{'()' if question.kind == 'value' else ''}\n")})
-    return notebook
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_each_known_mistake_is_named_in_the_feedback_page_and_results_json(tmp_path, name):
     """One batch per exercise: the solution, and one submission per known mistake."""
@@ -186,14 +158,14 @@ def test_each_known_mistake_is_named_in_the_feedback_page_and_results_json(tmp_p
     spec = exercise(name)
     submissions = tmp_path / "submitted"
     submissions.mkdir()
-    (submissions / "solution.ipynb").write_text(json.dumps(_solved(name)))
+    (submissions / "solution.ipynb").write_text(json.dumps(solved(name, SOURCE)))
     made = {}
     for question in spec.questions:
         for index, mistake in enumerate(question.mistakes):
             ident = f"{question.id}-{index}"
             made[ident] = (question, mistake)
             (submissions / f"{ident}.ipynb").write_text(
-                json.dumps(_making(name, question, index)))
+                json.dumps(making_mistake(name, question, index, SOURCE)))
     batch = grade_batch(name, [submissions], tmp_path / "out", jobs=2, progress=None)
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     rows = {row["submission"]: row for row in results["submissions"]}

@@ -184,7 +184,9 @@ def test_a_worker_gets_its_next_submission_while_the_last_one_is_scored(tmp_path
                 handed.set()
             return RunReport.failed("not run in this test").to_json()
 
-    site = type("Site", (), {"inbox": tmp_path, "new_worker": lambda self: FakeWorker()})()
+    config = type("Config", (), {"limits": GradingLimits()})()
+    site = type("Site", (), {"inbox": tmp_path, "config": config,
+                             "new_worker": lambda self: FakeWorker()})()
     scoring = scheduling.score_row
 
     def slow_score(exercise, expected, submission, report):
@@ -199,6 +201,6 @@ def test_a_worker_gets_its_next_submission_while_the_last_one_is_scored(tmp_path
         path.write_text("{}")
     rows = scheduling.Rows(exercise, exercise.expected(),
                            [Submission(path.stem, path) for path in paths], None, None)
-    scheduling.grade_locally(rows, exercise.probe_plan(), GradingLimits(), site, jobs=1)
+    scheduling.grade_locally(rows, exercise.probe_plan(), site, jobs=1)
     assert ("handed before a was scored", True) in order, order
     assert [r.submission for r in rows.sorted()] == ["a", "b"]

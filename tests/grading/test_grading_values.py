@@ -149,6 +149,30 @@ def test_exact_comparison_of_fractions():
     assert compare(0.3333333333, Fraction(1, 3), Tolerance(rel=1e-6)) is None
 
 
+def test_one_decoder_of_inputs_for_the_probe_the_grader_and_check():
+    """The probe decoded the grader's inputs with a copy of ``values.decode_input``
+    (issue 36): one decoder now, the probe's, which the grader and ``check()`` use."""
+    import scipy.sparse as sp
+
+    from nbcourse.grading import values
+    from nbcourse.grading.execution import probe_source
+
+    assert values.decode_input is probe_source.decode_input
+    assert not hasattr(probe_source, "_decode")
+    frame = pd.DataFrame({"outlook": ["sunny", "rain"], "n": [1, 2]}, index=[3, 4])
+    inputs = (np.array([[1, 2]], dtype="int32"), frame, pd.Series([0.5], index=["a"],
+              name="p"), sp.csr_matrix(np.eye(2)), Fraction(1, 3), float("inf"),
+              {(1, (2, "x")): [None, True]})
+    back = probe_source.decode_input(json.loads(json.dumps(encode_input(inputs))))
+    assert isinstance(back, tuple) and back[0].dtype == np.int32
+    pd.testing.assert_frame_equal(back[1], frame)
+    pd.testing.assert_series_equal(back[2], inputs[2])
+    assert sp.issparse(back[3]) and (back[3] != inputs[3]).nnz == 0
+    assert back[4:] == inputs[4:]
+    with pytest.raises(ValueError, match="unknown input tag"):
+        probe_source.decode_input({"$tuple": [], "$dict": []})
+
+
 def test_encode_input_rejects_objects_that_cannot_cross():
     with pytest.raises(TypeError, match="plain data"):
         encode_input(object())

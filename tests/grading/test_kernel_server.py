@@ -69,3 +69,48 @@ def test_the_probe_sees_what_an_unconfined_process_sees(tmp_path):
     assert found["planted_visible"] and found["network"]
     assert os.getpid() in found["processes"]
     assert found["seccomp"] == "0"
+
+
+def test_the_runner_asks_the_server_to_hand_the_connection_file_over(tmp_path):
+    """The kernel's user must read its connection file.  Which user that is, is the
+    server's to know (``KernelServer.hand_over``): the runner's provisioner asks it, and
+    reads nothing of the server's configuration (this server has none)."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from nbcourse.grading.execution.limits import GradingLimits
+    from nbcourse.grading.execution.runner import KernelSession
+
+    handed, started = [], []
+
+    class Server:
+        channel, home = tmp_path, ""
+
+        def hand_over(self, path):
+            handed.append(str(path))
+
+        def start_kernel(self, args, notebook):
+            started.append((args, notebook))
+            return SimpleNamespace(pid=os.getpid())
+
+    session = KernelSession(GradingLimits.from_options(), Server(), "the notebook")
+    try:
+        asyncio.run(session.km.provisioner.launch_kernel([sys.executable, "-f", "x.json"]))
+    finally:
+        session.context.destroy(linger=0)
+    assert handed == [session.km.connection_file]
+    assert started == [(["-f", "x.json"], "the notebook")]
+
+
+def test_the_server_hands_a_file_to_the_sandboxs_user_only_as_root(tmp_path):
+    from types import SimpleNamespace
+
+    handed = tmp_path / "connection.json"
+    handed.write_text("{}")
+    owner = handed.stat().st_uid
+    launcher.KernelServer.hand_over(SimpleNamespace(config=SimpleNamespace(run_as=-1)), handed)
+    assert handed.stat().st_uid == owner  # the kernel runs as the grader's own user
+    if os.geteuid() == 0:
+        launcher.KernelServer.hand_over(SimpleNamespace(config=SimpleNamespace(run_as=1001)),
+                                        handed)
+        assert (handed.stat().st_uid, handed.stat().st_gid) == (1001, 1001)

@@ -6,7 +6,8 @@
 - ``cgroups``: memory and tasks counted per sandbox, and ending it by its cgroup;
 - ``launcher``: the one kernel launcher, sandboxed or not: a kernel server that forks a
   kernel per submission and empties the sandbox between two (``KernelServer``);
-- ``notebook_file``: reading a submitted file without trusting it;
+- ``notebook_file``: reading a submitted file without trusting it (``open_untrusted``, the
+  one way the grader opens one: no link followed, no pipe waited on);
 - ``runner``: one notebook in one kernel, cell by cell, then the probes for the answers;
 - ``probe_source``: the code that reads an answer inside the kernel, as JSON;
 - ``replies``: how the grader installs and calls that probe and reads its reply back;

@@ -222,6 +222,13 @@ class KernelServer:
             return kill_descendants(spare_below=self.pid)
         return kill_descendants(spare=self.chain() if self.healthy else set())
 
+    def hand_over(self, path: str | Path) -> None:
+        """Make ``path``, a file the grader wrote into the channel (the notebook, the
+        connection file), the sandbox user's, who must read it (a root grader's sandboxes
+        run as ``config.run_as``; otherwise the kernel is the grader's own user)."""
+        if self.config.run_as >= 0:
+            os.chown(path, self.config.run_as, self.config.run_as)
+
     def start_kernel(self, args: list[str], notebook: str) -> ForkedKernel:
         """Fork the kernel for one submission: it starts with ``args`` (ipykernel's options)."""
         limits = self.config.limits
@@ -233,8 +240,7 @@ class KernelServer:
         with open(os.open(handed, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w",
                   encoding="utf-8") as handle:
             handle.write(notebook)
-        if self.config.run_as >= 0:
-            os.chown(handed, self.config.run_as, self.config.run_as)
+        self.hand_over(handed)
         job = {"args": args, "notebook": str(handed), "notebook_path": self.notebook_path,
                "memory": bytes_or_unlimited(limits.memory_mb),
                "file_size": bytes_or_unlimited(limits.file_size_mb),

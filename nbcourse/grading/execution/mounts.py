@@ -16,6 +16,7 @@ import ctypes
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from .limits import MB
@@ -79,27 +80,29 @@ def unmount_channel(channel: Path) -> None:
         _libc().umount2(str(channel).encode(), MNT_DETACH)
 
 
-#: Run in a fresh interpreter: can this user make the mounts a worker would make?
-_PROBE = """
-import os, sys, tempfile
-from pathlib import Path
-from nbcourse.grading.execution import mounts
-folder = Path(tempfile.mkdtemp())
-try:
-    ok = mounts.private_mounts()
-    if ok:
-        mounts.mount_channel(folder, 1)
-        mounts.unmount_channel(folder)
-finally:
-    folder.rmdir()
-sys.exit(0 if ok else 1)
-"""
+def _try_mounts() -> bool:
+    """Make the mounts a worker would make, and undo them: run in a fresh interpreter of
+    its own (``user_mounts_work``), so this process keeps its mount namespace."""
+    folder = Path(tempfile.mkdtemp())
+    try:
+        made = private_mounts()
+        if made:
+            mount_channel(folder, 1)
+            unmount_channel(folder)
+    finally:
+        folder.rmdir()
+    return made
 
 
 def user_mounts_work() -> bool:
-    """Can an ordinary user's worker give its channels a tmpfs on this machine?"""
+    """Can an ordinary user's worker give its channels a tmpfs on this machine?  Asked of
+    this module run as a program (``python -m``), as ``_try_mounts``."""
     try:
-        return subprocess.run([sys.executable, "-c", _PROBE], capture_output=True,
+        return subprocess.run([sys.executable, "-m", __name__], capture_output=True,
                               env={**os.environ, **ONE_THREAD}, timeout=15).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
+
+
+if __name__ == "__main__":
+    sys.exit(0 if _try_mounts() else 1)

@@ -5,26 +5,63 @@ code at all: each is a verdict with a reason the student can act on, never a cra
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from .limits import MB
 from .report import NotebookVerdict
 
 
+class NotRegularFile(OSError):
+    """What ``open_untrusted`` found is a pipe, a device, a folder or a socket."""
+
+
+def open_untrusted(path, *, dir_fd: int | None = None) -> BinaryIO:
+    """Open for reading a file a student handed in, or the grader's copy of it: the one
+    way the grader opens one.
+
+    What was checked a moment ago may have been swapped since: a symbolic link is not
+    followed (``OSError`` ELOOP), and a pipe or a device is opened without blocking and
+    refused (``NotRegularFile``), so nothing can make the grader read another file or
+    wait forever.  ``dir_fd``: ``path`` is relative to that open folder.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file", os.fsdecode(path))
+        return open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_cells(path: Path, max_bytes: int) -> tuple[NotebookVerdict, str, list[tuple[str, str]]]:
     """(verdict, reason, [(cell_type, source)]) without trusting the file at all; a file
     over ``max_bytes`` (the batch's ``GradingLimits.notebook_mb``) is not read further."""
+    return read_notebook(path, max_bytes)[:3]
+
+
+def read_notebook(path: Path, max_bytes: int
+                  ) -> tuple[NotebookVerdict, str, list[tuple[str, str]], str]:
+    """``read_cells``, and the notebook's text as it was read (the kernel is handed this
+    text: the file is read once)."""
     try:
         if not path.is_file():  # a folder, a device such as /dev/zero, a pipe ...
-            return NotebookVerdict.NOT_A_NOTEBOOK, "not a regular file", []
-        # O_NOFOLLOW|O_NONBLOCK: the file may have been swapped for a link or a pipe since
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        with open(os.open(path, flags), "rb") as handle:
+            return NotebookVerdict.NOT_A_NOTEBOOK, "not a regular file", [], ""
+        with open_untrusted(path) as handle:
             raw = handle.read(max_bytes + 1)
     except OSError as error:
-        return NotebookVerdict.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}", []
+        return NotebookVerdict.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}", [], ""
+    verdict, reason, cells = _cells(raw, max_bytes)
+    return verdict, reason, cells, raw.decode("utf-8-sig") if verdict is NotebookVerdict.OK else ""
+
+
+def _cells(raw: bytes, max_bytes: int) -> tuple[NotebookVerdict, str, list[tuple[str, str]]]:
+    """``read_cells`` of the bytes read."""
     if len(raw) > max_bytes:
         return (NotebookVerdict.NOT_A_NOTEBOOK, "the file is larger than "
                 f"{max_bytes / MB:g} MB, even after the grader tried to remove its "

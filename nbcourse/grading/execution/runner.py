@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import secrets
 import subprocess
@@ -43,7 +42,7 @@ from typing import Callable
 from .connection import bounded_context, quick_ready
 from .follow_through import run_follow_through
 from .limits import MB, GradingLimits
-from .notebook_file import read_cells
+from .notebook_file import read_notebook
 from .probe_source import is_stub_raise
 from .replies import checked_reply, install_expression, parse_probe_result, probe_expression
 from .report import (CellProblem, KernelOutcome, NotebookVerdict, RunReport, clean_message,
@@ -143,8 +142,7 @@ def _server_provisioner(km, server, notebook: str):
     class ServerProvisioner(LocalProvisioner):
         async def launch_kernel(self, cmd, **kwargs):
             # cmd is [python, *KERNEL_OPTIONS] with the connection file filled in
-            if server.config.run_as >= 0:  # the kernel's user must read its connection file
-                os.chown(km.connection_file, server.config.run_as, server.config.run_as)
+            server.hand_over(km.connection_file)  # the kernel's user reads it
             kernel = server.start_kernel(list(cmd[1:]), notebook)
             self.process = kernel
             self.pid = kernel.pid
@@ -404,7 +402,7 @@ def _stub_raised(cell) -> bool:
 async def _run(path: Path, plan: dict, limits: GradingLimits, server,
                scan_source: SourceScan) -> RunReport:
     report = RunReport()
-    verdict, reason, cells = read_cells(path, limits.notebook_mb * MB)
+    verdict, reason, cells, notebook = read_notebook(path, limits.notebook_mb * MB)
     report.notebook, report.notebook_reason = verdict, reason
     report.code_cells = sum(1 for kind, text in cells if kind == "code" and text.strip())
     if verdict is not NotebookVerdict.OK:
@@ -412,9 +410,7 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, server,
 
     report.forbidden = scan_source([text for kind, text in cells if kind == "code"], plan)
 
-    with open(path, "rb") as handle:
-        notebook = handle.read(limits.notebook_mb * MB).decode("utf-8-sig", errors="replace")
-    server = server()  # taken only for a real notebook
+    server = server()  # taken only for a real notebook; it gets the text read above
     session = KernelSession(limits, server, notebook)
     started = time.monotonic()
     stopped = False  # by a follow-through probe: its memory is not the submission's
@@ -553,7 +549,8 @@ async def _probe(session: KernelSession, question: dict, indices: list[int], lim
                                 f"in total; {question['name']} could not be evaluated in time")
         return {"not_run": report.kernel_reason}
     timeout = min(limits.cell_timeout, left)
-    request = {k: question[k] for k in ("question", "name", "kind") if k in question}
+    request = {k: question[k] for k in ("question", "name", "kind", "keep_inputs")
+               if k in question}
     if question["kind"] == "function":
         request["cases"] = [{"args": question["cases"][i]["args"],
                              "kwargs": question["cases"][i].get("kwargs", {"$dict": []})}

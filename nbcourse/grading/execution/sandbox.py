@@ -87,12 +87,13 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass
 class SandboxConfig:
-    """How workers confine kernels.  ``kind`` is ``bwrap`` or ``off``."""
+    """How workers confine kernels.  ``kind`` is ``bwrap`` or ``off``; ``limits``, the
+    batch's, are always given (no default: see ``GradingLimits``)."""
     kind: str = "off"
     readonly: list[str] = field(default_factory=list)
     hidden: list[str] = field(default_factory=list)  # folders inside ``readonly`` masked empty
     env: dict[str, str] = field(default_factory=dict)  # where the corpora are
-    limits: GradingLimits = field(default_factory=GradingLimits)
+    limits: GradingLimits = field(kw_only=True)
     cgroups: dict = field(default_factory=dict)  # cgroups.find_parents(), {} without
     run_as: int = -1        # a grader running as root starts sandboxes as this user
     user_mounts: bool = False  # an ordinary user's workers can mount (mounts.py)
@@ -103,7 +104,9 @@ class SandboxConfig:
     @classmethod
     def from_json(cls, data: dict) -> "SandboxConfig":
         data = dict(data)
-        data["limits"] = GradingLimits.from_json(data.get("limits") or {})
+        if not isinstance(data.get("limits"), dict):
+            raise ValueError("a sandbox configuration holds the batch's limits")
+        data["limits"] = GradingLimits.from_json(data["limits"])
         return cls(**data)
 
     @property
@@ -175,14 +178,15 @@ def _outermost(paths: list[str]) -> list[str]:
     return kept
 
 
-def make_config(mode: str, limits: GradingLimits | None, folders: CourseFolders) -> SandboxConfig:
-    """The configuration for ``--sandbox MODE``, with the course's ``folders`` (found by
-    ``grading.course_folders``); raises ``SandboxUnavailable``
+def make_config(mode: str, limits: GradingLimits, folders: CourseFolders) -> SandboxConfig:
+    """The configuration for ``--sandbox MODE`` under the batch's ``limits``, with the
+    course's ``folders`` (found by ``grading.course_folders``); raises ``SandboxUnavailable``
     for ``bwrap`` (and ``auto``) when bubblewrap cannot isolate here.  Creates the batch's
     cgroup parents (``release`` removes them)."""
     if mode not in SANDBOX_MODES:
         raise ValueError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, got {mode!r}")
-    limits = limits if limits is not None else GradingLimits()
+    if not isinstance(limits, GradingLimits):
+        raise TypeError(f"limits must be the batch's GradingLimits, got {type(limits).__name__}")
     env = dict(folders.env)
     if mode == "off":
         config = SandboxConfig("off", env=env, limits=limits)

@@ -1,0 +1,47 @@
+"""Submissions built from an exercise's source, for the grading tests and the grading
+benchmarks (which import this file): the solution as a student would hand it in, and the
+solution with one more cell (an answer deleted, a known mistake made).
+
+Notebooks are plain dicts (nbformat's JSON), ready for ``json.dumps``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from nbcourse.resources import SPEC_SUFFIX
+
+SOURCE = Path(__file__).resolve().parents[1] / "exercises" / "source"
+
+
+def solved(name: str, source: Path = SOURCE) -> dict:
+    """The instructor's solution of exercise ``name`` without its hidden-test cells and
+    without outputs: a perfect submission."""
+    notebook = json.loads((source / f"{name}.ipynb").read_text(encoding="utf-8"))
+    notebook["cells"] = [c for c in notebook["cells"]
+                         if "BEGIN HIDDEN TESTS" not in "".join(c["source"])]
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code":
+            cell["outputs"], cell["execution_count"] = [], None
+    return notebook
+
+
+def with_cell(notebook: dict, ident: str, source: str) -> dict:
+    """``notebook`` with a last code cell ``source`` (cell id ``ident``)."""
+    notebook["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [],
+                              "execution_count": None, "id": ident, "source": source})
+    return notebook
+
+
+def making_mistake(name: str, question, index: int = 0, source: Path = SOURCE) -> dict:
+    """The solution whose answer to ``question`` is the spec's ``index``-th known mistake.
+
+    The last cell runs the spec's own text (pasted in, since the sandbox hides the course
+    folder) and binds the answer's name to the mistake's reference or value.
+    """
+    text = (source / f"{name}{SPEC_SUFFIX}").read_text(encoding="utf-8")
+    pick = f"_spec.EXERCISE.question({question.id!r}).mistakes[{index}].reference"
+    return with_cell(solved(name, source), "making-a-mistake", (
+        "import types as _types\n_spec = _types.ModuleType('spec')\n"
+        f"exec({text!r}, _spec.__dict__)\n"
+        f"{question.name} = {pick}{'()' if question.kind == 'value' else ''}\n"))
