@@ -21,7 +21,7 @@ import numbers
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from itertools import count, repeat
+from itertools import chain, count, repeat
 
 import numpy as np
 import scipy.sparse as sp
@@ -436,7 +436,8 @@ class TfidfTransformer(BaseEstimator):
 
 
 def count_documents(documents, columns_of, *, tokenizer=None, n_columns=None,
-                    name: str = "documents") -> sp.csr_matrix:
+                    name: str = "documents", pairs_of=None,
+                    block_size: int | None = None) -> sp.csr_matrix:
     """The documents x words count matrix: the one place where tokens become counts.
 
     ``tokenizer(document)`` gives a document's tokens (default: lower-cased, the
@@ -449,42 +450,49 @@ def count_documents(documents, columns_of, *, tokenizer=None, n_columns=None,
     and counted in blocks of about 8,000 tokens: only one block's tokens exist as
     strings, and the matrix keeps one entry per distinct word of a document, not one per
     token, with each row's columns in increasing order.
+
+    ``pairs_of(block)``, given instead of ``columns_of``, reads a block of whatever
+    ``tokenizer`` returns (one item per document, a block ends once their lengths add up
+    to ``block_size``) and gives the (document in the block, column) of every token, as
+    two arrays. `nbcourse.scale.Vocabulary._pairs` uses it to count ASCII documents
+    without making a str of every token.
     """
-    if isinstance(documents, str):
-        raise TypeError(
-            f"{name} must be a list (or other iterable) of strings, got a single str; "
-            "wrap it in a list: [text]")
-    if isinstance(documents, (bytes, bytearray)) or not isinstance(documents, Iterable):
-        raise TypeError(f"{name} must be an iterable of str, got {type(documents).__name__}")
+    _check_documents(documents, name)
     if tokenizer is None:
         tokenizer = _default_tokens
+    if pairs_of is None:
+        pairs_of = _token_pairs(columns_of)
+    block_size = _BLOCK_TOKENS if block_size is None else block_size
     per_row, columns, counts = [], [], []
-    block: list[str] = []
-    lengths: list[int] = []
+    block: list = []  # what the tokenizer gave for each document of the block
 
     def count_block():
-        found = columns_of(block)
-        rows = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        rows, found = pairs_of(block)
         counted = found >= 0
         stride = max(int(found.max()) + 1, 1) if found.size else 1
         # One sort for the whole block: (row, column) pairs, sorted row by row, then by column.
         pairs, how_often = np.unique(rows[counted] * stride + found[counted], return_counts=True)
-        per_row.append(np.bincount(pairs // stride, minlength=len(lengths)))
+        per_row.append(np.bincount(pairs // stride, minlength=len(block)))
         columns.append(pairs % stride)
         counts.append(how_often)
 
+    size = 0
     for position, document in enumerate(documents):
         if not isinstance(document, str):
             raise TypeError(f"{name}[{position}] must be a str, got {type(document).__name__}")
         tokens = tokenizer(document)
-        block += tokens
-        lengths.append(len(tokens))
-        if len(block) >= _BLOCK_TOKENS:
+        block.append(tokens)
+        size += len(tokens)
+        if size >= block_size:
             count_block()
-            block, lengths = [], []
-    if lengths:
+            block, size = [], 0
+    if block:
         count_block()
-    width = n_columns() if callable(n_columns) else n_columns
+    return _csr_from_blocks(per_row, columns, counts, n_columns() if callable(n_columns) else n_columns)
+
+
+def _csr_from_blocks(per_row, columns, counts, width: int) -> sp.csr_matrix:
+    """The CSR matrix of the blocks' entries per row, columns and counts, in order."""
     indptr = np.zeros(sum(map(len, per_row)) + 1, dtype=np.int64)
     if per_row:
         np.cumsum(np.concatenate(per_row), out=indptr[1:])
@@ -494,6 +502,25 @@ def count_documents(documents, columns_of, *, tokenizer=None, n_columns=None,
                        indptr), shape=(len(indptr) - 1, width))
     X.has_sorted_indices = True  # np.unique sorted each row, and no column repeats in a row
     return X
+
+
+def _check_documents(documents, name: str) -> None:
+    if isinstance(documents, str):
+        raise TypeError(
+            f"{name} must be a list (or other iterable) of strings, got a single str; "
+            "wrap it in a list: [text]")
+    if isinstance(documents, (bytes, bytearray)) or not isinstance(documents, Iterable):
+        raise TypeError(f"{name} must be an iterable of str, got {type(documents).__name__}")
+
+
+def _token_pairs(columns_of):
+    """``pairs_of`` for a tokenizer that gives lists of tokens: every token's document
+    and ``columns_of`` the block's tokens, in order."""
+    def pairs_of(block: list[list[str]]):
+        lengths = np.fromiter(map(len, block), dtype=np.int64, count=len(block))
+        rows = np.repeat(np.arange(len(block), dtype=np.int64), lengths)
+        return rows, columns_of(list(chain.from_iterable(block)))
+    return pairs_of
 
 
 def _word_runs(text: str) -> list[str]:

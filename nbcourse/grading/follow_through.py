@@ -36,22 +36,12 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 from fractions import Fraction
 
+from .execution.cells import parse_cell
 from .statuses import AnswerStatus
 
-_MAGIC = re.compile(r"^\s*[%!]|^\s*\w+\s*=\s*[%!]")
 HIDDEN_MARK = "BEGIN HIDDEN TESTS"
-
-
-def parse_cell(source: str) -> ast.Module | None:
-    """A code cell as Python, IPython magics (``%time``, ``!pip``) blanked; None if not Python."""
-    lines = ["" if _MAGIC.match(line) else line for line in source.splitlines()]
-    try:
-        return ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def _source_cells(exercise) -> list[ast.Module]:

@@ -26,26 +26,17 @@ do not depend on the scan being perfect, because answers are judged on hidden in
 from __future__ import annotations
 
 import ast
-import re
 from typing import Iterable
 
-_MAGIC = re.compile(r"^\s*[%!]|^\s*\w+\s*=\s*[%!]")
+from .execution.cells import parse_cell
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def _parse(source: str) -> ast.Module | None:
-    """Parse a cell, blanking IPython magics (``%time``, ``!pip``) that are not Python."""
-    lines = ["" if _MAGIC.match(line) else line for line in source.splitlines()]
-    try:
-        return ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
 def _trees(sources: Iterable) -> list[ast.Module]:
-    """The cells as syntax trees: a source is parsed (``_parse``), a tree passes as it is,
-    so that ``flagged_answers`` parses a submission's cells once for all its questions."""
-    return [tree for tree in (s if isinstance(s, ast.Module) else _parse(s) for s in sources)
+    """The cells as syntax trees: a source is parsed (``parse_cell``), a tree passes as it
+    is, so that ``flagged_answers`` parses a submission's cells once for all its questions."""
+    return [tree for tree in (s if isinstance(s, ast.Module) else parse_cell(s) for s in sources)
             if tree is not None]
 
 

@@ -145,8 +145,8 @@ def test_the_forbidden_name_scan_parses_each_cell_once(monkeypatch):
         {"question": "q2", "name": "b", "forbidden": ["CategoricalNB"], "computed": True},
         {"question": "q3", "name": "c", "forbidden": ["CategoricalNB"], "computed": True}]}
     parsed = []
-    parse = forbidden._parse
-    monkeypatch.setattr(forbidden, "_parse", lambda source: parsed.append(source)
+    parse = forbidden.parse_cell
+    monkeypatch.setattr(forbidden, "parse_cell", lambda source: parsed.append(source)
                         or parse(source))
     assert flagged_answers(cells, plan) == {"q1": ["CategoricalNB"], "q2": ["CategoricalNB"],
                                             "q3": [forbidden.TYPED_IN]}
