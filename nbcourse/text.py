@@ -26,7 +26,7 @@ from itertools import chain, count, repeat
 import numpy as np
 import scipy.sparse as sp
 
-from ._checks import check_bool, check_matrix, check_positive_int, not_fitted, plain
+from ._checks import check_bool, check_matrix, check_positive_int, plain
 from ._estimator import BaseEstimator
 from .zipf import zipf_fit, zipf_slope, zipf_table  # lessons import them from here
 
@@ -101,19 +101,6 @@ def _check_document_frequency(value, name: str):
 class BagOfWords(BaseEstimator):
     """Count how often each vocabulary word occurs in each document.
 
-    Parameters
-    ----------
-    lowercase : lower-case the text before tokenising, so "Free" and "FREE" are one word.
-    binary : record presence (0/1) instead of counts, which is what Bernoulli naive Bayes needs.
-    min_df, max_df : drop words that occur in fewer than ``min_df`` or in more than ``max_df``
-        documents. An int counts documents, a float is a proportion of them (``max_df=0.5``
-        drops words that occur in more than half of the documents).
-    max_features : keep only this many words, those with the highest total count in the corpus.
-    stop_words : a collection of words to leave out of the vocabulary (for example ``{"the", "a"}``).
-    token_pattern : the regular expression that defines a word (see :func:`tokenize`).
-
-    After ``fit``: ``vocabulary_`` maps each word to its column, with the columns in
-    alphabetical order, and ``get_feature_names_out()`` lists the words by column.
     ``transform`` returns a ``scipy.sparse.csr_matrix`` of int64 with one row per document.
     The results match scikit-learn's ``CountVectorizer`` with the same settings exactly,
     including which words win a tie under ``max_features``.
@@ -122,9 +109,42 @@ class BagOfWords(BaseEstimator):
     ``sklearn.base.clone`` work, so it can be a step of a ``Pipeline`` whose settings a
     ``GridSearchCV`` tunes. As there, ``__init__`` only stores the settings and ``fit``
     checks them.
+
+    Parameters
+    ----------
+    lowercase : bool, default=True
+        Lower-case the text before tokenising, so "Free" and "FREE" are one word.
+    binary : bool, default=False
+        Record presence (0/1) instead of counts, which is what Bernoulli naive Bayes needs.
+    min_df, max_df : int or float, default=1 and 1.0
+        Drop words that occur in fewer than ``min_df`` or in more than ``max_df``
+        documents. An int counts documents, a float is a proportion of them (``max_df=0.5``
+        drops words that occur in more than half of the documents).
+    max_features : int, default=None
+        Keep only this many words, those with the highest total count in the corpus.
+    stop_words : collection of str, default=None
+        Words to leave out of the vocabulary (for example ``{"the", "a"}``).
+    token_pattern : str, default=TOKEN_PATTERN
+        The regular expression that defines a word (see :func:`tokenize`).
+
+    Attributes
+    ----------
+    vocabulary_ : dict
+        Each word's column, the columns in alphabetical order
+        (``get_feature_names_out()`` lists the words by column).
+
+    Examples
+    --------
+    >>> from nbcourse.text import BagOfWords
+    >>> bag = BagOfWords().fit(["free money now", "money for lunch", "lunch now"])
+    >>> bag.get_feature_names_out().tolist()
+    ['for', 'free', 'lunch', 'money', 'now']
+    >>> bag.transform(["free lunch, free!"]).toarray().tolist()
+    [[0, 2, 1, 0, 0]]
     """
 
     _input_tags = {"string": True, "two_d_array": False}
+    _fitted_attribute = "vocabulary_"
 
     def __init__(self, *, lowercase: bool = True, binary: bool = False, min_df=1, max_df=1.0,
                  max_features: int | None = None, stop_words: Iterable[str] | None = None,
@@ -259,8 +279,7 @@ class BagOfWords(BaseEstimator):
 
     def transform(self, documents) -> sp.csr_matrix:
         """Count the fitted vocabulary's words in ``documents``; other words are ignored."""
-        if not hasattr(self, "vocabulary_"):
-            raise not_fitted(self)
+        self._check_fitted()
         vocabulary = self.vocabulary_
 
         def encode(tokens):
@@ -275,8 +294,7 @@ class BagOfWords(BaseEstimator):
 
     def get_feature_names_out(self) -> np.ndarray:
         """The vocabulary words in column order (alphabetical), as an object array."""
-        if not hasattr(self, "vocabulary_"):
-            raise not_fitted(self)
+        self._check_fitted()
         return self._feature_names.copy()
 
 class KeepSeenWords(BaseEstimator):
@@ -294,10 +312,32 @@ class KeepSeenWords(BaseEstimator):
 
     equals ``BagOfWords().fit(docs[rows]).transform(other)`` exactly, for a ``bag`` fitted
     on any documents that include ``docs[rows]``, without tokenising anything again.
-    After ``fit``: ``columns_`` (the kept column numbers) and ``n_features_in_``.
+
+    Parameters
+    ----------
+    None: the columns to keep are all learnt by ``fit``.
+
+    Attributes
+    ----------
+    columns_ : ndarray of shape (n_kept,)
+        The kept column numbers, in increasing order.
+    n_features_in_ : int
+        How many columns (words) the counts given to ``fit`` had.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbcourse.text import KeepSeenWords
+    >>> counts = np.array([[1, 0, 2, 0], [0, 0, 1, 3]])
+    >>> keep = KeepSeenWords().fit(counts[:1])
+    >>> keep.columns_.tolist()
+    [0, 2]
+    >>> keep.transform(counts).toarray().tolist()
+    [[1.0, 2.0], [0.0, 1.0]]
     """
 
     _input_tags = {"sparse": True, "positive_only": True}
+    _fitted_attribute = "columns_"
 
     def _counts(self, X, n_features=None):
         if not sp.issparse(X):
@@ -330,8 +370,7 @@ class KeepSeenWords(BaseEstimator):
 
     def transform(self, X) -> sp.csr_matrix:
         """The counts ``X`` restricted to the remembered columns (a CSR matrix)."""
-        if not hasattr(self, "columns_"):
-            raise not_fitted(self)
+        self._check_fitted()
         X = self._counts(X, n_features=self.n_features_in_)
         # Renumber the kept columns and drop the others; the kept columns keep their
         # order, so each row's entries stay sorted and nothing needs sorting again.
@@ -361,12 +400,39 @@ class TfidfTransformer(BaseEstimator):
         idf_k = ln(n / df_k) + 1                 (``smooth_idf=False``)
         tf-idf_dk = x_dk * idf_k, then each row divided by its l2 (or l1) norm
 
-    with n documents and df_k of them containing word k. Parameters as in
-    scikit-learn's ``TfidfTransformer``: ``norm`` ('l2', 'l1' or None), ``use_idf``,
-    ``smooth_idf``, ``sublinear_tf`` (replace a count x by 1 + ln x). With the defaults
-    the numbers equal scikit-learn's. ``transform`` returns a float64
-    ``scipy.sparse.csr_matrix``, as scikit-learn does, for dense or sparse counts.
-    After ``fit``: ``idf_`` (when ``use_idf``) and ``n_features_in_``.
+    with n documents and df_k of them containing word k. The parameters are those of
+    scikit-learn's ``TfidfTransformer``, and with the defaults the numbers equal
+    scikit-learn's. ``transform`` returns a float64 ``scipy.sparse.csr_matrix``, as
+    scikit-learn does, for dense or sparse counts.
+
+    Parameters
+    ----------
+    norm : {"l2", "l1", None}, default="l2"
+        Scale each row to unit length in this norm; None leaves the rows as they are.
+    use_idf : bool, default=True
+        Multiply by the inverse document frequency; False keeps term frequencies only.
+    smooth_idf : bool, default=True
+        Add one document holding every word once (no division by zero).
+    sublinear_tf : bool, default=False
+        Replace a count x by 1 + ln x.
+
+    Attributes
+    ----------
+    idf_ : ndarray of shape (n_features,)
+        The inverse document frequency of every word (only when ``use_idf``).
+    n_features_in_ : int
+        Number of columns of the counts seen at ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbcourse.text import TfidfTransformer
+    >>> counts = np.array([[1, 1, 0], [0, 1, 1], [0, 1, 0]])
+    >>> tfidf = TfidfTransformer().fit(counts)
+    >>> tfidf.idf_.round(3).tolist()
+    [1.693, 1.0, 1.693]
+    >>> tfidf.transform([[2, 1, 0]]).toarray().round(3).tolist()
+    [[0.959, 0.283, 0.0]]
     """
 
     _input_tags = {"sparse": True, "positive_only": True}
@@ -411,8 +477,7 @@ class TfidfTransformer(BaseEstimator):
 
     def transform(self, X) -> sp.csr_matrix:
         """The tf-idf matrix of the counts ``X`` (same words as at fit, in the same columns)."""
-        if not hasattr(self, "n_features_in_"):
-            raise not_fitted(self)
+        self._check_fitted()
         X = self._counts(X, n_features=self.n_features_in_)
         X = X.copy() if sp.issparse(X) else sp.csr_matrix(X)
         X.eliminate_zeros()

@@ -164,6 +164,28 @@ def test_the_map_check_sees_a_missing_file_or_name(cell, expected):
     assert _problems_in_cell(cell) == expected
 
 
+def _broken_tables(text: str) -> list[str]:
+    """The first row of every block of table rows that does not open with a header and
+    a ``|---|`` line: Markdown shows such rows (after a blank line, say) as plain text."""
+    lines, broken = text.splitlines(), []
+    for i, line in enumerate(lines):
+        starts_block = line.startswith("|") and (i == 0 or not lines[i - 1].startswith("|"))
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if starts_block and not (following.startswith("|") and set(following) <= set("|-: ")):
+            broken.append(line[:60])
+    return broken
+
+
+def test_every_table_of_the_map_renders_as_one_table():
+    assert not _broken_tables(MAP.read_text(encoding="utf-8"))
+
+
+def test_the_table_check_sees_a_blank_line_inside_a_table():
+    table = "| what | home |\n|---|---|\n| a | b |\n"
+    assert _broken_tables(table) == []
+    assert _broken_tables(table + "\n| c | d |\n") == ["| c | d |"]
+
+
 # ----- "one home" rows that the source can be held to ------------------------------------
 
 def _library_sources() -> dict[str, str]:
@@ -190,6 +212,24 @@ def _definitions(name: str) -> list[str]:
 ])
 def test_each_function_of_one_home_is_defined_once(name, home):
     assert _definitions(name) == [home]
+
+
+def test_the_not_fitted_check_is_written_once():
+    """Every estimator, transformer, pipeline and calibration map asks
+    `BaseEstimator._check_fitted`; no other module raises `_checks.not_fitted` itself."""
+    found = [where for where, text in _library_sources().items()
+             if where not in ("nbcourse/_estimator.py", "nbcourse/_checks.py")
+             and "not_fitted(" in text]
+    assert not found
+
+
+def test_the_library_writes_no_sigmoid_or_softplus_of_its_own():
+    """1 / (1 + exp(-z)) and log(1 + exp(z)) are `_numerics.sigmoid` and `softplus`."""
+    local = re.compile(r"np\.exp\(-np\.abs\(|np\.logaddexp\(0|np\.log1p\(np\.exp\(|"
+                       r"1(\.0)? \+ np\.exp\(")
+    found = [where for where, text in _library_sources().items()
+             if where != "nbcourse/_numerics.py" and local.search(text)]
+    assert not found
 
 
 def test_the_library_writes_no_zero_times_log_zero_of_its_own():
