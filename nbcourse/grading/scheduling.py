@@ -100,5 +100,7 @@ def grade_locally(rows: Rows, plan: dict, site, jobs: int) -> None:
         finally:
             idle.put(worker)
 
-    with ThreadPoolExecutor(max_workers=len(workers)) as pool:
+    # twice as many threads as workers: while one thread scores a run, another already
+    # hands that run's worker its next submission (``idle`` bounds the jobs running)
+    with ThreadPoolExecutor(max_workers=2 * len(workers)) as pool:
         list(pool.map(lambda index: rows.finish(index, run(index)), range(len(submissions))))
