@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 from . import follow_through
+from .swaps import judge_swaps
 from .diagnosis import FORM_NOTES, IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain
 from .execution.probe_source import NOT_ANSWERED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
@@ -476,6 +477,7 @@ def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunRep
     # a value missing only because its cell called a wrong graded function is not missing
     follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,
                           score_question, points_text)
+    judge_swaps(exercise, report, questions, score_question)
     for result in questions:
         if result.status == AnswerStatus.MISSING:
             statuses.add(Status.ANSWER_MISSING)

@@ -1,0 +1,82 @@
+"""Issue 34, second round: answers a fresh student tried, through ``check()`` and the grader.
+
+The sandboxed tests grade the instructor's solution with one probe cell run last (the
+student's answer); the others put an answer to ``check()`` (the released checks file)
+and to ``hidden.grade_answer`` (every case, as the grader scores them).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nbcourse.grading import specs
+from nbcourse.grading.batch import grade_batch
+from nbcourse.grading.gradebook import feedback_name
+from nbcourse.grading.hidden import grade_answer
+from nbcourse.grading.selfcheck import Checker
+from submission_support import solved, with_cell
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE = REPO / "exercises" / "source"
+
+
+def check(name: str, question: str, answer):
+    return Checker(name, REPO / "exercises" / f"{name}.checks.json").run(question, answer,
+                                                                          sources=[])
+
+
+def graded(name: str, question: str, answer):
+    return grade_answer(specs.load(name, SOURCE), question, answer)
+
+
+def grade_probes(name: str, probes: dict, folder: Path):
+    """{probe: {question id: its result}} and {probe: feedback page}, from the real grader."""
+    submitted = folder / "submitted"
+    submitted.mkdir()
+    for who, code in probes.items():
+        notebook = solved(name, SOURCE)
+        if code:
+            notebook = with_cell(notebook, "probe", code)
+        (submitted / f"{who}.ipynb").write_text(json.dumps(notebook))
+    grade_batch(name, [submitted], folder / "out", jobs=2, progress=None, source_dir=SOURCE)
+    results = json.loads((folder / "out" / "results.json").read_text())
+    rows = {row["submission"]: {q["id"]: q for q in row["questions"]}
+            for row in results["submissions"]}
+    pages = {who: (folder / "out" / "feedback" / f"{feedback_name(who)}.html").read_text()
+             for who in probes}
+    return rows, pages
+
+
+# ------------------------------------------- 04: agreement is 1.0 for every right answer
+AGREEMENT_FAKES = {
+    "rows_over_rows": "agreement = X.shape[0] / X.shape[0]",
+    "model_with_itself": "agreement = float(np.mean(model.predict(X) == model.predict(X)))",
+    "decide_with_itself": "agreement = float(np.mean(decide(w0, w, X) == decide(w0, w, X)))",
+    "typed_in": "agreement = 1.0",
+}
+
+
+@pytest.fixture(scope="module")
+def exercise_4(tmp_path_factory):
+    probes = {"solution": "", **AGREEMENT_FAKES,
+              "decide_series": "def decide(w0, w, X):\n"
+                               "    s = w0 + np.asarray(X @ np.asarray(w, dtype=float)).ravel()\n"
+                               "    return pd.Series((s > 0).astype(int))\n"}
+    return grade_probes("04_linearity", probes, tmp_path_factory.mktemp("ex04"))
+
+
+def test_the_solution_keeps_every_mark_of_exercise_4(exercise_4):
+    rows, _ = exercise_4
+    assert all(q["score"] == q["points"] for q in rows["solution"].values()), rows["solution"]
+
+
+@pytest.mark.parametrize("probe", list(AGREEMENT_FAKES))
+def test_an_agreement_of_1_that_does_not_come_from_decide_earns_nothing(exercise_4, probe):
+    rows, pages = exercise_4
+    assert rows[probe]["q4"]["score"] == 0, rows[probe]["q4"]
+    assert "does not come from your `decide`" in pages[probe].replace("&#x27;", "'")
+    assert rows[probe]["q1"]["score"] == rows[probe]["q1"]["points"]
