@@ -15,6 +15,8 @@ from fractions import Fraction
 from numbers import Integral, Real
 from typing import Callable, Sequence
 
+from .execution.probe_source import NOT_ANSWERED
+
 NO_VALUE = object()  # the answer raised or could not be read on that case
 
 
@@ -45,6 +47,14 @@ def _leaves(actual, expected):
 #: How every ``form_note`` begins: a message that starts so already says what is wrong
 #: (no hint is added to it, and ``check()`` shows it as it is).
 FORM_NOTES = ("the numbers are right but", "the value looks rounded")
+
+
+def wrong_value(message: str) -> bool:
+    """Whether a failed case's message says the value is wrong, not its form (a list
+    where a dict is asked, a column, rounding) or that it raised: a public case's own
+    hint is about a wrong value, and beside another failure it would point elsewhere."""
+    return bool(message) and not message.startswith(
+        FORM_NOTES + ("expected ", "raised ", "the result ", NOT_ANSWERED))
 
 
 def form_note(actual, expected, tolerance, *, rounded: bool = True) -> str | None:

@@ -13,7 +13,8 @@ from fractions import Fraction
 
 from . import follow_through
 from .swaps import judge_swaps
-from .diagnosis import FORM_NOTES, IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain
+from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain,
+                        wrong_value)
 from .execution.probe_source import NOT_ANSWERED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .forbidden import TYPED_IN
@@ -247,7 +248,7 @@ def _judge_cases(question, outcomes: list, expected: list, result: QuestionResul
         verdicts.append(ok)
         actuals.append(actual)
         hint = case.hint if not ok and not case.hidden and case.hint and \
-            not (message or "").startswith(FORM_NOTES) else ""
+            wrong_value(message or "") else ""
         result.cases.append(CaseResult(case.name, case.hidden, ok, message or "", hint=hint))
     if question.kind == "value":  # one value: right or not, whatever checks it passes
         earned = points if passed == len(question.cases) else Fraction(0)

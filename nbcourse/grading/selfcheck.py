@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import forbidden as forbidden_names
-from .diagnosis import FORM_NOTES, NO_VALUE, diagnose, explain, form_note
+from .diagnosis import NO_VALUE, diagnose, explain, form_note, wrong_value
 from .execution.probe_source import NOT_ANSWERED, raised_by_stub
 from .judges import from_json
 from .values import (Tolerance, both_nan, compare, decode_input, describe_value, normalise,
@@ -303,20 +303,20 @@ class Checker:
                                                     "NotImplementedError)"), NO_VALUE
                 text = str(error)
                 message = f"raised {type(error).__name__}" + (f": {text}" if text else "")
-                return TestOutcome(name, False, message, hint), NO_VALUE
+                return TestOutcome(name, False, message, spec.hint), NO_VALUE
         else:
             returned = answer
         try:
             actual = normalise(returned)
         except TypeError as error:
             return TestOutcome(name, False, f"the result is not plain data ({error})",
-                               hint), NO_VALUE
+                               spec.hint), NO_VALUE
         expected = decode_input(case["expected"])
         try:
             problem = spec.compare(actual, expected, from_json(case.get("judge")))
         except Exception as error:  # noqa: BLE001
             problem = f"the result could not be compared ({type(error).__name__})"
-        if problem and problem.startswith(FORM_NOTES):
+        if problem and not wrong_value(problem):
             hint = ""  # the message says what is wrong; the hint would point elsewhere
         return TestOutcome(name, problem is None, problem or "", hint), actual
 

@@ -186,14 +186,9 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
     if expected is None:
         return None if actual is None else f"expected None{where}, got {kind_of(actual)}"
     if isinstance(expected, list):
-        if isinstance(actual, dict) and list(actual) == list(range(len(actual))):
-            actual = list(actual.values())  # a Series with the default index 0, 1, 2, ...
-        elif isinstance(actual, dict):
-            return (f"expected a list or array{where}, got a dict or Series with the keys "
-                    f"{describe_value(list(actual), 40)}: return a list (series.tolist(), "
-                    "or list(d.values()) in the right order)")
-        if not isinstance(actual, list):
-            return f"expected a list or array{where}, got {kind_of(actual)} ({describe_value(actual)})"
+        actual, problem = as_list(actual, expected, where)
+        if problem:
+            return problem
         if len(actual) != len(expected):
             return f"expected {len(expected)} items{where}, got {len(actual)}"
         for i, (a, e) in enumerate(zip(actual, expected)):
@@ -204,6 +199,28 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
     if isinstance(expected, dict):
         return _compare_dict(actual, expected, tol, exact, path)
     raise TypeError(f"cannot compare with an expected value of type {type(expected).__name__}")
+
+
+def as_list(actual, expected: list, where: str = "") -> tuple:
+    """``(actual as a list, None)`` where a list or an array is asked, or ``(actual, why
+    not)``: one rule for every question.  A Series with the default index 0, 1, 2, ...
+    is its values; one with labels, or an (n, 1) column where n values are asked, is
+    refused with the conversion that fixes it."""
+    if isinstance(actual, dict) and list(actual) == list(range(len(actual))):
+        actual = list(actual.values())  # a Series with the default index 0, 1, 2, ...
+    elif isinstance(actual, dict):
+        return actual, (f"expected a list or array{where}, got a dict or Series with the keys "
+                        f"{describe_value(list(actual), 40)}: return a list (series.tolist(), "
+                        "or list(d.values()) in the right order)")
+    if not isinstance(actual, list):
+        return actual, (f"expected a list or array{where}, got {kind_of(actual)} "
+                        f"({describe_value(actual)})")
+    if len(actual) == len(expected) and actual and \
+            all(isinstance(a, list) and len(a) == 1 for a in actual) and \
+            not any(isinstance(e, list) for e in expected):
+        return actual, (f"expected one value per row{where}, got shape ({len(actual)}, 1), a "
+                        "column: flatten it with .ravel() (or np.asarray(...).ravel())")
+    return actual, None
 
 
 def _compare_number(actual, expected, tol: Tolerance, exact: bool, where: str) -> str | None:

@@ -80,3 +80,53 @@ def test_an_agreement_of_1_that_does_not_come_from_decide_earns_nothing(exercise
     assert rows[probe]["q4"]["score"] == 0, rows[probe]["q4"]
     assert "does not come from your `decide`" in pages[probe].replace("&#x27;", "'")
     assert rows[probe]["q1"]["score"] == rows[probe]["q1"]["points"]
+
+
+def test_decisions_as_a_series_earn_the_marks_of_decide(exercise_4):
+    rows, _ = exercise_4
+    assert rows["decide_series"]["q2"]["score"] == rows["decide_series"]["q2"]["points"]
+    assert rows["decide_series"]["q4"]["score"] == rows["decide_series"]["q4"]["points"]
+
+
+# ------------------------------------------- one rule for a Series, a column, and hints
+def _scores(w0, w, X):
+    return w0 + np.asarray(X @ np.asarray(w, dtype=float)).ravel()
+
+
+def decide_series(w0, w, X):
+    return pd.Series((_scores(w0, w, X) > 0).astype(int))
+
+
+def decide_column(w0, w, X):
+    return (_scores(w0, w, X) > 0).astype(int).reshape(-1, 1)
+
+
+def test_a_series_of_decisions_is_accepted_as_a_list_is():
+    assert check("04_linearity", "q2", decide_series).all_passed
+    result = graded("04_linearity", "q2", decide_series)
+    assert result.score == result.points, [c.message for c in result.cases]
+
+
+def test_a_column_of_decisions_is_told_its_shape_and_no_unrelated_hint():
+    report = check("04_linearity", "q2", decide_column)
+    text = str(report)
+    assert "got shape (7, 1)" in text and ".ravel()" in text
+    assert "should be 0 or 1" not in text
+    assert "w0 is added once" not in text  # the case's hint is about a wrong value
+    result = graded("04_linearity", "q2", decide_column)
+    assert result.score == 0
+    assert "got shape (4, 1)" in " ".join(c.message for c in result.cases)
+    assert not any(c.hint for c in result.cases)
+
+
+def test_a_public_cases_hint_is_shown_for_a_wrong_value_only():
+    def decide_w0_in_every_weight(w0, w, X):
+        X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+        return (X @ (np.asarray(w, dtype=float) + w0) > 0).astype(int)
+
+    def decide_raises(w0, w, X):
+        raise TypeError("unsupported operand")
+
+    assert "w0 is added once" in str(check("04_linearity", "q2", decide_w0_in_every_weight))
+    raised = str(check("04_linearity", "q2", decide_raises))
+    assert "w0 is added once" not in raised and "1 where w0 + x . w > 0" in raised
