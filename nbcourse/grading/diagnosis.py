@@ -49,12 +49,12 @@ def _leaves(actual, expected):
 FORM_NOTES = ("the numbers are right but", "the value looks rounded")
 
 
-def wrong_value(message: str) -> bool:
-    """Whether a failed case's message says the value is wrong, not its form (a list
-    where a dict is asked, a column, rounding) or that it raised: a public case's own
-    hint is about a wrong value, and beside another failure it would point elsewhere."""
+def case_hint_applies(message: str) -> bool:
+    """Whether a public case's own hint fits its failure: a wrong value, or an error its
+    input raises (an empty shard), not a wrong form (a list where a dict is asked, a
+    column, rounding), where the message itself says what to change."""
     return bool(message) and not message.startswith(
-        FORM_NOTES + ("expected ", "raised ", "the result ", NOT_ANSWERED))
+        FORM_NOTES + ("expected ", "the result ", NOT_ANSWERED))
 
 
 def form_note(actual, expected, tolerance, *, rounded: bool = True) -> str | None:

@@ -14,7 +14,7 @@ from fractions import Fraction
 from . import follow_through
 from .swaps import judge_swaps
 from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain,
-                        wrong_value)
+                        case_hint_applies)
 from .execution.probe_source import NOT_ANSWERED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .forbidden import TYPED_IN
@@ -248,7 +248,7 @@ def _judge_cases(question, outcomes: list, expected: list, result: QuestionResul
         verdicts.append(ok)
         actuals.append(actual)
         hint = case.hint if not ok and not case.hidden and case.hint and \
-            wrong_value(message or "") else ""
+            case_hint_applies(message or "") else ""
         result.cases.append(CaseResult(case.name, case.hidden, ok, message or "", hint=hint))
     if question.kind == "value":  # one value: right or not, whatever checks it passes
         earned = points if passed == len(question.cases) else Fraction(0)
@@ -347,7 +347,7 @@ def _judge(question, case, outcome, expected):
     if message and case.hidden and not (question.kind == "value"
                                         and message.startswith(FORM_NOTES)):
         verdict = _hidden_verdict(actual, expected)  # (a form note is grader-made text)
-        places = rounded_places(actual) if question.kind == "value" else None
+        places = rounded_places(actual, question.tolerance)
         if places:  # said of every wrong value this short, near the answer or not
             verdict += f"; your value has only {places} {HIDDEN_ROUNDED}"
         return verdict, actual

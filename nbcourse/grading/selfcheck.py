@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import forbidden as forbidden_names
-from .diagnosis import NO_VALUE, diagnose, explain, form_note, wrong_value
+from .diagnosis import FORM_NOTES, NO_VALUE, diagnose, explain, form_note, case_hint_applies
 from .execution.probe_source import NOT_ANSWERED, raised_by_stub
 from .judges import from_json
 from .values import (Tolerance, both_nan, compare, decode_input, describe_value, normalise,
@@ -196,6 +196,15 @@ def load_public(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def _plain(answer):
+    """The answer as the grader reads it (numpy and pandas values as plain data); None if
+    it cannot be."""
+    try:
+        return normalise(answer)
+    except (TypeError, ValueError):
+        return None
+
+
 class Checker:
     """``check = Checker("01_weather")`` then ``check("q1", answer)``."""
 
@@ -258,8 +267,8 @@ class Checker:
         if failing:  # the mistake may be theirs: naming one here would blame the wrong code
             result.mistakes, result.diagnosis = [], ""
             result.callees_failing = " and ".join(f"`{q.name}` ({q.id})" for q in failing)
-        places = rounded_places(answer) if spec.graded_later and spec.kind == "value" and \
-            spec.tolerance.rel < 1e-3 else None
+        places = rounded_places(_plain(answer), spec.tolerance) \
+            if spec.graded_later and spec.kind == "value" else None  # (a dict's, a list's)
         if places:
             result.note = (f"{spec.name} has only {places} decimal places: if you rounded it, "
                            "store it unrounded, since the grader compares it with the exact "
@@ -303,7 +312,7 @@ class Checker:
                                                     "NotImplementedError)"), NO_VALUE
                 text = str(error)
                 message = f"raised {type(error).__name__}" + (f": {text}" if text else "")
-                return TestOutcome(name, False, message, spec.hint), NO_VALUE
+                return TestOutcome(name, False, message, hint), NO_VALUE
         else:
             returned = answer
         try:
@@ -316,8 +325,10 @@ class Checker:
             problem = spec.compare(actual, expected, from_json(case.get("judge")))
         except Exception as error:  # noqa: BLE001
             problem = f"the result could not be compared ({type(error).__name__})"
-        if problem and not wrong_value(problem):
+        if problem and problem.startswith(FORM_NOTES):
             hint = ""  # the message says what is wrong; the hint would point elsewhere
+        elif problem and not case_hint_applies(problem):
+            hint = spec.hint  # a wrong form: the case's own hint is about a wrong value
         return TestOutcome(name, problem is None, problem or "", hint), actual
 
     def __call__(self, question: str, answer) -> None:

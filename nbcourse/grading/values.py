@@ -265,13 +265,34 @@ def _compare_dict(actual, expected: dict, tol: Tolerance, exact: bool, path: str
     return None
 
 
-def rounded_places(value) -> int | None:
-    """How many decimal places a float answer looks rounded to (2 to 4), else None: what
-    ``check()`` can say of a value whose right answer only the grader knows.  A simple
-    share (7/8 = 0.875, denominator up to 200) is taken as exact, not rounded."""
+def rounded_places(value, tolerance: "Tolerance | None" = None,
+                   shares: int = 40) -> int | None:
+    """How many decimal places an answer looks rounded to (2 to 4), else None: what
+    ``check()`` and a hidden case's message can say from the student's value alone.
+
+    A dict or a list looks rounded when one of its numbers does (the fewest places any
+    of those shows).  A simple share (7/8 = 0.875, 0.96 = 24/25: denominator up to
+    ``shares``; 0: none) is taken as exact, not rounded.
+    With ``tolerance``, only a rounding that can lose the marks counts: half a unit of
+    the last place is more than the question allows (so a rounded answer within the
+    question's tolerance earns the marks, and one beyond it is always told why not).
+    """
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):  # the coarsest rounding among its numbers that matters
+        found = [p for p in (rounded_places(v, tolerance, shares) for v in value) if p]
+        return min(found) if found else None
+    places = _places(value, shares)
+    if places and tolerance is not None and \
+            0.5 * 10 ** -places <= max(tolerance.abs_, tolerance.rel * abs(value)):
+        return None
+    return places
+
+
+def _places(value, shares: int) -> int | None:
     if not isinstance(value, float) or not math.isfinite(value) or value.is_integer():
         return None
-    if float(Fraction(value).limit_denominator(200)) == value:
+    if shares and float(Fraction(value).limit_denominator(shares)) == value:
         return None
     for places in (1, 2, 3, 4):
         if round(value, places) == value:

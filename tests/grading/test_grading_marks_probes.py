@@ -119,14 +119,109 @@ def test_a_column_of_decisions_is_told_its_shape_and_no_unrelated_hint():
     assert not any(c.hint for c in result.cases)
 
 
-def test_a_public_cases_hint_is_shown_for_a_wrong_value_only():
+def test_a_public_cases_hint_is_not_shown_for_a_wrong_form():
     def decide_w0_in_every_weight(w0, w, X):
         X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
         return (X @ (np.asarray(w, dtype=float) + w0) > 0).astype(int)
 
-    def decide_raises(w0, w, X):
-        raise TypeError("unsupported operand")
+    def decide_labels(w0, w, X):
+        return pd.Series((_scores(w0, w, X) > 0).astype(int), index=[f"doc {i}" for i in
+                                                                     range(X.shape[0])])
 
     assert "w0 is added once" in str(check("04_linearity", "q2", decide_w0_in_every_weight))
-    raised = str(check("04_linearity", "q2", decide_raises))
-    assert "w0 is added once" not in raised and "1 where w0 + x . w > 0" in raised
+    labelled = str(check("04_linearity", "q2", decide_labels))
+    assert "series.tolist()" in labelled and "w0 is added once" not in labelled
+
+
+# ----------------------------------------------------------------- one rule for rounding
+def _module(name: str):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(f"probes_{name}", SOURCE / f"{name}.grading.py")
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
+
+
+ROUNDED_NOTE = "decimal places: if you rounded it, store it unrounded"
+
+
+@pytest.mark.parametrize("name, question, value", [
+    ("04_linearity", "q5", {"majority": 0.57, "best_linear": 0.6875, "best_any": 0.7125}),
+    ("02_smoothing", "q9", {"a": 0.0, "b": 0.125, "c": 1.0, "d": 0.2727}),
+    ("02_smoothing", "q9", {"a": 0.0, "b": 0.125, "c": 1.0, "d": 0.273}),
+])
+def test_a_rounded_value_in_a_dict_is_told_so_in_check_and_at_grading(name, question, value):
+    assert "if you rounded it, store it unrounded" in str(check(name, question, value))
+    result = graded(name, question, value)
+    assert result.score == 0
+    assert ROUNDED_NOTE in " ".join(c.message for c in result.cases)
+
+
+def test_a_rounding_within_the_questions_tolerance_gets_no_note():
+    # 04 q7 accepts four decimals (rel 1e-4): a rounded answer there earns the marks
+    exact = float(_module("04_linearity").free_shift(lambda t: float(t[1] - t[0])))
+    assert "if you rounded it" not in str(check("04_linearity", "q7", round(exact, 4)))
+    assert graded("04_linearity", "q7", round(exact, 4)).score == 2
+
+
+def test_a_rounded_function_answer_is_told_so_in_check_and_at_grading():
+    gaussian = _module("06_gaussian")
+
+    def ece_rounded(is_positive, p, n_bins):
+        return round(float(gaussian.ref_calibration_error(is_positive, p, n_bins)), 3)
+
+    report = check("06_gaussian", "q6", ece_rounded)
+    assert not report.all_passed and "looks rounded to 3 decimal places" in str(report)
+    result = graded("06_gaussian", "q6", ece_rounded)
+    assert result.score < 0.5
+    assert ROUNDED_NOTE in " ".join(c.message for c in result.cases if c.hidden)
+
+    merging = _module("07_merging")
+
+    def merge_rounded(a, b):
+        n, mean, var = merging.ref_merge_gaussian(a, b)
+        return [n, np.round(mean, 2).tolist(), np.round(var, 2).tolist()]
+
+    report = check("07_merging", "q2", merge_rounded)
+    assert not report.all_passed and "looks rounded to 2 decimal places" in str(report)
+
+
+# ---------------------------------------- wrong answers that passed check() (item 5)
+def test_merging_two_empty_shards_without_a_guard_fails_a_public_check():
+    def merge_without_guard(a, b):
+        (n_a, mean_a, var_a), (n_b, mean_b, var_b) = a, b
+        n = n_a + n_b
+        mean_a, mean_b = np.asarray(mean_a, float), np.asarray(mean_b, float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = (n_a * mean_a + n_b * mean_b) / n
+            delta = mean_b - mean_a
+            var = (n_a * np.asarray(var_a) + n_b * np.asarray(var_b)
+                   + delta ** 2 * n_a * n_b / n) / n
+        return [n, mean.tolist(), var.tolist()]
+
+    report = check("07_merging", "q2", merge_without_guard)
+    assert not report.all_passed and "two shards with no rows at all" in str(report)
+
+
+def test_a_width_read_from_the_first_rows_fails_a_public_check():
+    merging = _module("07_merging")
+
+    def merge_width_from_first(a, b):
+        width = len(a["feature_count"][0])  # an office with no messages has no row 0
+        merged = merging.ref_merge_counts(a, b)
+        assert width == len(merged["feature_count"][0])
+        return merged
+
+    report = check("07_merging", "q1", merge_width_from_first)
+    assert not report.all_passed and "the first office received no messages" in str(report)
+
+
+def test_subtracting_the_row_mean_fails_a_public_check():
+    def posterior_minus_mean(log_scores):
+        s = np.asarray(log_scores, dtype=float)
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(s - s.mean(axis=1, keepdims=True))
+            return (e / e.sum(axis=1, keepdims=True)).tolist()
+
+    report = check("06_gaussian", "q8", posterior_minus_mean)
+    assert not report.all_passed and "scores 2000 apart" in str(report)
