@@ -498,8 +498,6 @@ EXERCISE = Exercise(
                  cases=[
                      Case("twelve e-mails, ten bins", (TWELVE_SPAM, TWELVE_P, 10), hidden=False),
                      Case("twelve e-mails, four bins", (TWELVE_SPAM, TWELVE_P, 4), hidden=False),
-                     Case("forty e-mails, ten bins, an error of many decimals",
-                          (*_calibration_sample(45, 40, 2.5), 10), hidden=False),
                      Case("probabilities exactly on the edges of the bins", EDGES, hidden=False,
                           hint="a bin includes its left edge: p = 0.5 is in bin int(0.5 * 10) = 5"),
                      Case("300 over-confident predictions", (*_calibration_sample(41, 300, 3.0), 10)),
