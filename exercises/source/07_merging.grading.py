@@ -377,8 +377,9 @@ EXERCISE = Exercise(
                      Case("two shards with no rows at all", ((0, [0.0, 0.0], [0.0, 0.0]),
                                                              (0, [0.0, 0.0], [0.0, 0.0])),
                           hidden=False,
-                          hint="with N = 0 rows in all there is nothing to average: guard the "
-                               "division by the total count (0 / 0 is nan)"),
+                          hint="a shard with N = 0 rows has no weight, and with no rows in "
+                               "all there is nothing to average: guard the division by the "
+                               "total count (0 / 0 is nan)"),
                      Case("shards of 7 and 5 rows, means and variances of many decimals",
                           ((7, [1.0, 2.5], [0.3, 1.2]), (5, [2.0, 0.5], [0.7, 0.9])),
                           hidden=False),

@@ -33,7 +33,7 @@ from . import forbidden as forbidden_names
 from .diagnosis import FORM_NOTES, NO_VALUE, diagnose, explain, form_note, case_hint_applies
 from .execution.probe_source import NOT_ANSWERED, raised_by_stub
 from .judges import from_json
-from .values import (Tolerance, both_nan, compare, decode_input, describe_value, normalise,
+from .values import (Tolerance, both_nan, compare, decimal_problem, decode_input, describe_value, normalise,
                      rounded_places)
 from ..resources import CHECKS_SUFFIX, SPEC_SUFFIX, exercise_matches
 FORMAT = 1  # the checks file format this nbcourse reads (specs.Exercise.publish writes it)
@@ -157,7 +157,7 @@ class PublicQuestion:
             return judge(actual, expected, None)
         problem = compare(actual, expected, self.tolerance, exact=self.exact)
         if problem is None:
-            return None
+            return decimal_problem(actual, expected) if self.kind == "function" else None
         return form_note(actual, expected, self.tolerance) or problem
 
     def same(self, actual, value) -> bool:

@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 
 from .diagnosis import form_note
 from .judges import Judge
-from .values import Tolerance, both_nan, compare, encode_input, normalise
+from .values import Tolerance, both_nan, compare, decimal_problem, encode_input, normalise
 from ..resources import CHECKS_SUFFIX, SPEC_SUFFIX, exercise_matches
 PROBABILITY = Tolerance(rel=1e-6, abs_=1e-9)
 FAILED = object()  # a mistake's reference that raised on a case: it matches nothing
@@ -258,7 +258,7 @@ class Question:
             return judge(actual, expected, case)
         problem = compare(actual, expected, self.tolerance, exact=self.exact)
         if problem is None:
-            return None
+            return decimal_problem(actual, expected) if self.kind == "function" else None
         # "rounded" would tell a hidden case's answer is near: public cases only (a hidden
         # value's page gets a note made from the student's value alone: scoring)
         return form_note(actual, expected, self.tolerance, rounded=not case.hidden) or problem

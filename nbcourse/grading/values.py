@@ -71,9 +71,10 @@ def decode_answer(data):
     (tag, body), = data.items()
     if tag == "$float":
         return float(body)
-    if tag == "$fraction":
+    if tag in ("$fraction", "$decimal"):
         numerator, denominator = body
-        return Fraction(int(numerator), int(denominator))
+        value = Fraction(int(numerator), int(denominator))
+        return FromDecimal(value) if tag == "$decimal" else value
     if tag == "$dict":
         return {_key(decode_answer(k)): decode_answer(v) for k, v in body}
     if tag == "$set":
@@ -99,6 +100,27 @@ def _key(key):
     if isinstance(key, float) and key.is_integer():
         return int(key)
     return key
+
+
+class FromDecimal(Fraction):
+    """The exact value of a ``decimal.Decimal`` answer: equal to the Fraction it is, and
+    known to be a Decimal where that matters (``decimal_problem``)."""
+
+
+def decimal_problem(actual, expected) -> str | None:
+    """Why a right value cannot stand where a function's Fraction is expected: it is a
+    Decimal, and the functions that use it multiply Fractions (Fraction * Decimal raises
+    TypeError).  A value question's Decimal is used by nothing: it is accepted."""
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        actual, expected = list(actual.values()), [expected.get(k) for k in actual]
+    if isinstance(actual, list) and isinstance(expected, list):
+        return next((p for p in map(decimal_problem, actual, expected) if p), None)
+    if isinstance(actual, FromDecimal) and isinstance(expected, Fraction):
+        return ("the numbers are right but a decimal.Decimal: this exercise computes with "
+                "Fractions, and Fraction * Decimal raises TypeError in the functions that "
+                "use it: return a Fraction (Fraction(count, total)), or convert with "
+                "Fraction(str(d))")
+    return None
 
 
 @dataclass(frozen=True)

@@ -225,3 +225,45 @@ def test_subtracting_the_row_mean_fails_a_public_check():
 
     report = check("06_gaussian", "q8", posterior_minus_mean)
     assert not report.all_passed and "scores 2000 apart" in str(report)
+
+
+# ------------------------------------------- a Decimal where later functions need a Fraction
+DECIMAL_LIKELIHOOD = '''
+from decimal import Decimal
+
+
+def likelihood(table, feature, value, target, label):
+    rows = table[table[target] == label]
+    return Decimal(int((rows[feature] == value).sum())) / Decimal(len(rows))
+'''
+
+
+def test_a_decimal_likelihood_is_refused_with_the_conversion_and_costs_no_other_marks(
+        tmp_path):
+    from decimal import Decimal
+    weather = _module("01_weather")
+
+    def likelihood(*args):
+        value = weather.ref_likelihood(*args)
+        return Decimal(value.numerator) / Decimal(value.denominator)
+
+    said = str(check("01_weather", "q1", likelihood))
+    assert "decimal.Decimal" in said and "Fraction(str(d))" in said
+    assert "count only the rows of the class" not in said  # a form, not a wrong count
+    assert graded("01_weather", "q1", likelihood).score == 0
+    rows, pages = grade_probes("01_weather", {"decimal": DECIMAL_LIKELIHOOD}, tmp_path)
+    assert rows["decimal"]["q1"]["score"] == 0
+    for question in ("q2", "q3", "q4"):  # they call it: follow-through marking
+        assert rows["decimal"][question]["score"] == rows["decimal"][question]["points"], \
+            rows["decimal"][question]
+    assert "Fraction(str(d))" in pages["decimal"]
+
+
+def test_alpha_chosen_on_the_test_part_is_not_blamed_on_the_training_part():
+    spam = _module("05_spam")
+    chosen_on_test = spam.ref_experiment(*spam._sms_texts_and_labels(), spam.ALPHAS, 0,
+                                         choose_on="test")[0]
+    result = graded("05_spam", "q5", chosen_on_test)
+    assert result.score == 0
+    assert "alpha chosen on the test part" in result.mistakes
+    assert not result.diagnosis.startswith("Known mistake (alpha scored on the training part)")
