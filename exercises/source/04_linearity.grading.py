@@ -254,7 +254,8 @@ def bernoulli_absent_for_every_word(class_prior, p, b):
 ODD_DECIDE = """
 def decide(w0, w, X):
     scores = w0 + np.asarray(X @ np.asarray(w, dtype=float)).ravel()
-    words = np.asarray(X.sum(axis=1)).ravel()
+    rows = X if hasattr(X, "toarray") else np.asarray(X)
+    words = np.asarray(rows.sum(axis=-1)).ravel()   # one message at a time works too
     return ((scores > 0) != (words % 2 == 0)).astype(int)
 """
 

@@ -60,9 +60,19 @@ AGREEMENT_FAKES = {
 }
 
 
+AGREEMENT_RIGHT = {
+    "labels": "agreement = float(np.mean(np.where(decide(w0, w, X) == 1, model.classes_[1], "
+              "model.classes_[0]) == model.predict(X)))",
+    "one_message_at_a_time": "dense = X.toarray()\n"
+                             "said = [decide(w0, w, dense[i])[0] for i in range(dense.shape[0])]\n"
+                             "agreement = sum(int(s == (p == model.classes_[1])) for s, p in "
+                             "zip(said, model.predict(X))) / len(said)",
+}
+
+
 @pytest.fixture(scope="module")
 def exercise_4(tmp_path_factory):
-    probes = {"solution": "", **AGREEMENT_FAKES,
+    probes = {"solution": "", **AGREEMENT_FAKES, **AGREEMENT_RIGHT,
               "decide_series": "def decide(w0, w, X):\n"
                                "    s = w0 + np.asarray(X @ np.asarray(w, dtype=float)).ravel()\n"
                                "    return pd.Series((s > 0).astype(int))\n"}
@@ -80,6 +90,12 @@ def test_an_agreement_of_1_that_does_not_come_from_decide_earns_nothing(exercise
     assert rows[probe]["q4"]["score"] == 0, rows[probe]["q4"]
     assert "does not come from your `decide`" in pages[probe].replace("&#x27;", "'")
     assert rows[probe]["q1"]["score"] == rows[probe]["q1"]["points"]
+
+
+@pytest.mark.parametrize("probe", list(AGREEMENT_RIGHT))
+def test_an_agreement_computed_another_right_way_keeps_its_mark(exercise_4, probe):
+    rows, _ = exercise_4
+    assert rows[probe]["q4"]["score"] == rows[probe]["q4"]["points"], rows[probe]["q4"]
 
 
 def test_decisions_as_a_series_earn_the_marks_of_decide(exercise_4):
