@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from nbcourse import BernoulliNB, MultinomialNB
 from nbcourse.datasets import load_sms_mini
 from nbcourse.grading.judges import SameKeys, Within, ZerosAndOnes
-from nbcourse.grading.specs import Case, Exercise, Mistake, Question
+from nbcourse.grading.specs import Case, Exercise, Mistake, Question, Swap
 from nbcourse.grading.values import Tolerance
 from nbcourse.linear import decision_function
 from nbcourse.text import BagOfWords
@@ -248,6 +248,23 @@ def bernoulli_absent_for_every_word(class_prior, p, b):
     return (log_prior + np.log(p) @ b + np.log(1 - p).sum(axis=1)).tolist()
 
 
+# Question 4's value is 1.0 for every right answer, so it is also judged on a swap: its cell
+# runs again with a decide that disagrees with the model on every message of an even
+# number of words; the share must then be that of the messages of an odd number of words.
+ODD_DECIDE = """
+def decide(w0, w, X):
+    scores = w0 + np.asarray(X @ np.asarray(w, dtype=float)).ravel()
+    rows = X if hasattr(X, "toarray") else np.asarray(X)
+    words = np.asarray(rows.sum(axis=-1)).ravel()   # one message at a time works too
+    return ((scores > 0) != (words % 2 == 0)).astype(int)
+"""
+
+
+def share_of_odd_messages():
+    X = BagOfWords().fit_transform(load_sms_mini()["text"])
+    return float(np.mean(np.asarray(X.sum(axis=1)).ravel() % 2 == 1))
+
+
 NO_W0 = ("Your score leaves out w0, the difference of the log-priors. An empty document "
          "shows it: its score is w0 alone, so the class prior decides it. See lesson 04, §1.")
 
@@ -327,6 +344,13 @@ EXERCISE = Exercise(
                  title="the share of messages where both rules agree",
                  reference=lambda: 1.0, forbidden=("to_linear",), computed=True,
                  calls=("linear_weights", "decide"),
+                 swaps=[Swap("the share computed from decide's answers", ("decide",),
+                             ODD_DECIDE, share_of_odd_messages,
+                             "Your `agreement` does not come from your `decide`: run with a "
+                             "`decide` that disagrees with the model on some messages, your "
+                             "cell still gives the same share. Compare decide(w0, w, X) with "
+                             "model.predict(X) == model.classes_[1], message by message, and "
+                             "take the mean.")],
                  hint="decide answers 0/1 and predict answers labels: compare decide's result "
                       "with model.predict(X) == model.classes_[1], and keep w0 in the score",
                  mistakes=[

@@ -484,6 +484,13 @@ EXERCISE = Exercise(
                      Mistake("alpha scored on the training part", lambda: ref_experiment(
                          *_sms_texts_and_labels(), ALPHAS, 0, choose_on="train")[0],
                          ON_TRAINING),
+                     # on the SMS corpus the test part chooses the same alpha as the
+                     # training part: the feedback says it cannot tell which was used
+                     Mistake("alpha chosen on the test part", lambda: ref_experiment(
+                         *_sms_texts_and_labels(), ALPHAS, 0, choose_on="test")[0],
+                         "You chose alpha by its accuracy on the test part. The test part "
+                         "must play no role in any choice: score each alpha on the "
+                         "validation part (lesson 05, §5)."),
                      Mistake("the largest alpha kept on a tie", lambda: ref_experiment(
                          *_sms_texts_and_labels(), ALPHAS, 0,
                          choose_on="validation, last of ties")[0], TIES),

@@ -526,6 +526,8 @@ EXERCISE = Exercise(
                  cases=[
                      Case("twelve e-mails, ten bins", (TWELVE_SPAM, TWELVE_P, 10), hidden=False),
                      Case("twelve e-mails, four bins", (TWELVE_SPAM, TWELVE_P, 4), hidden=False),
+                     Case("forty e-mails, ten bins, an error of many decimals",
+                          (*_calibration_sample(45, 40, 2.5), 10), hidden=False),
                      Case("300 over-confident predictions", (*_calibration_sample(41, 300, 3.0), 10)),
                      Case("200 under-confident predictions, five bins",
                           (*_calibration_sample(42, 200, 0.4), 5)),
@@ -586,6 +588,11 @@ EXERCISE = Exercise(
                      Case("lesson 05's longest message and two small scores",
                           ([[-1117.9, -1323.9], [-2.0, -1.0]],), hidden=False),
                      Case("scores 800 apart", ([[0.0, -800.0], [-800.0, 0.0]],), hidden=False),
+                     Case("scores 2000 apart, where the row's mean is far from its largest",
+                          ([[0.0, -2000.0], [-1500.0, 0.0]],),
+                          hidden=False,
+                          hint="subtract each row's largest score: exp of what is left is at "
+                               "most 1 (the row's mean leaves exp(1000) = inf here)"),
                      Case("large positive scores", ([[1000.0, 999.0, 990.0], [712.0, 705.0, 709.0]],)),
                      Case("30 messages, four classes, very negative scores",
                           (_log_scores(61, 30, 4, -3000.0, 5.0),)),

@@ -324,6 +324,11 @@ EXERCISE = Exercise(
                           (_random_table(3, ["ham", "spam"], 25),
                            _random_table(4, ["spam", "ham", "promo"], 25))),
                      Case("an office that received no messages", (NO_MESSAGES, SPAM_FIRST)),
+                     Case("the first office received no messages", (NO_MESSAGES, MONDAY),
+                          hidden=False,
+                          hint="an office with no messages has no classes and no rows: take "
+                               "the number of words from a table that has rows, or from "
+                               "either table's word counts when one is empty"),
                  ]),
         Question("q2", "merge_gaussian", points=3, title="merging two Gaussian summaries",
                  reference=ref_merge_gaussian, forbidden=MERGE_NAMES,
@@ -369,6 +374,15 @@ EXERCISE = Exercise(
                           hidden=False,
                           hint="a shard with N = 0 rows has no weight: the merged summary is "
                                "the other shard's"),
+                     Case("two shards with no rows at all", ((0, [0.0, 0.0], [0.0, 0.0]),
+                                                             (0, [0.0, 0.0], [0.0, 0.0])),
+                          hidden=False,
+                          hint="a shard with N = 0 rows has no weight, and with no rows in "
+                               "all there is nothing to average: guard the division by the "
+                               "total count (0 / 0 is nan)"),
+                     Case("shards of 7 and 5 rows, means and variances of many decimals",
+                          ((7, [1.0, 2.5], [0.3, 1.2]), (5, [2.0, 0.5], [0.7, 0.9])),
+                          hidden=False),
                      # an empty shard's mean and variance say nothing, whatever they hold
                      Case("a second shard with no rows",
                           ((12, [3.0], [2.0]), (0, [7.0], [5.0]))),

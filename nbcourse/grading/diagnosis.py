@@ -15,6 +15,8 @@ from fractions import Fraction
 from numbers import Integral, Real
 from typing import Callable, Sequence
 
+from .execution.probe_source import NOT_ANSWERED
+
 NO_VALUE = object()  # the answer raised or could not be read on that case
 
 
@@ -65,6 +67,14 @@ def input_changed(where: str, positions: int = 0, keywords=()) -> str:
             "and whatever calls it (a later question too) would then work on the changed "
             "input. Work on a copy (table.copy(), list(values), dict(counts), "
             "np.array(x, copy=True)) and leave what you are given as it was.")
+
+
+def case_hint_applies(message: str) -> bool:
+    """Whether a public case's own hint fits its failure: a wrong value, or an error its
+    input raises (an empty shard), not a wrong form (a list where a dict is asked, a
+    column, rounding), where the message itself says what to change."""
+    return bool(message) and not message.startswith(
+        FORM_NOTES + ("expected ", "the result ", NOT_ANSWERED))
 
 
 def form_note(actual, expected, tolerance, *, rounded: bool = True) -> str | None:

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from numbers import Real
 
-from .values import Tolerance, compare, describe_value
+from .values import Tolerance, as_list, compare, describe_value
 
 
 def _number(x) -> bool:
@@ -91,8 +91,11 @@ class ZerosAndOnes(Judge):
     kind = "zeros_and_ones"
 
     def __call__(self, actual, expected, case=None):
-        if not isinstance(actual, list):
+        if not isinstance(actual, (list, dict)):
             return "expected one decision (0 or 1) per item, as a list or an array"
+        actual, problem = as_list(actual, expected)  # a Series, a column: as elsewhere
+        if problem:
+            return problem.replace("one value per row", "one decision per row")
         if len(actual) != len(expected):
             return f"expected {len(expected)} decisions, got {len(actual)}"
         if any(not isinstance(a, (int, float)) or a not in (0, 1) for a in actual):

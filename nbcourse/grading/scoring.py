@@ -12,13 +12,14 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 from . import follow_through
-from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain,
-                        input_changed)
+from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, case_hint_applies, diagnose,
+                        diagnose_in_part, explain, input_changed)
 from .execution.probe_source import INPUT_CHANGED, NOT_ANSWERED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .forbidden import TYPED_IN
 from .specs import FAILED, Exercise
 from .statuses import PRECEDENCE, AnswerStatus, Status
+from .swaps import judge_swaps
 from .values import Unsupported, decode_answer, describe_value, kind_of, rounded_places
 
 # what IPython calls a cell's code: /tmp/ipykernel_12/836573701.py, <ipython-input-3-...>
@@ -247,7 +248,7 @@ def _judge_cases(question, outcomes: list, expected: list, result: QuestionResul
         verdicts.append(ok)
         actuals.append(actual)
         hint = case.hint if not ok and not case.hidden and case.hint and \
-            not (message or "").startswith(FORM_NOTES) else ""
+            case_hint_applies(message or "") else ""
         result.cases.append(CaseResult(case.name, case.hidden, ok, message or "", hint=hint))
     if question.kind == "value":  # one value: right or not, whatever checks it passes
         earned = points if passed == len(question.cases) else Fraction(0)
@@ -349,7 +350,7 @@ def _judge(question, case, outcome, expected):
     if message and case.hidden and not (question.kind == "value"
                                         and message.startswith(FORM_NOTES)):
         verdict = _hidden_verdict(actual, expected)  # (a form note is grader-made text)
-        places = rounded_places(actual) if question.kind == "value" else None
+        places = rounded_places(actual, question.tolerance)
         if places:  # said of every wrong value this short, near the answer or not
             verdict += f"; your value has only {places} {HIDDEN_ROUNDED}"
         return verdict, actual
@@ -480,6 +481,7 @@ def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunRep
     # a value missing only because its cell called a wrong graded function is not missing
     follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,
                           score_question, points_text)
+    judge_swaps(exercise, report, questions, score_question)
     for result in questions:
         if result.status == AnswerStatus.MISSING:
             statuses.add(Status.ANSWER_MISSING)

@@ -30,12 +30,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import forbidden as forbidden_names
-from .diagnosis import FORM_NOTES, NO_VALUE, diagnose, explain, form_note, input_changed
+from .diagnosis import (FORM_NOTES, NO_VALUE, case_hint_applies, diagnose, explain, form_note,
+                        input_changed)
 from .execution.probe_source import (NOT_ANSWERED, changed_input, input_snapshot,
                                      raised_by_stub)
 from .judges import from_json
-from .values import (Tolerance, both_nan, compare, decode_input, describe_value, normalise,
-                     rounded_places)
+from .values import (Tolerance, both_nan, compare, decimal_problem, decode_input, describe_value,
+                     normalise, rounded_places)
 from ..resources import CHECKS_SUFFIX, SPEC_SUFFIX, exercise_matches
 FORMAT = 1  # the checks file format this nbcourse reads (specs.Exercise.publish writes it)
 
@@ -159,7 +160,7 @@ class PublicQuestion:
             return judge(actual, expected, None)
         problem = compare(actual, expected, self.tolerance, exact=self.exact)
         if problem is None:
-            return None
+            return decimal_problem(actual, expected) if self.kind == "function" else None
         return form_note(actual, expected, self.tolerance) or problem
 
     def same(self, actual, value) -> bool:
@@ -196,6 +197,15 @@ def load_public(path: Path) -> dict:
         exercise = specs.load(path.name[: -len(SPEC_SUFFIX)], path.parent)
         return json.loads(json.dumps(exercise.publish()))
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _plain(answer):
+    """The answer as the grader reads it (numpy and pandas values as plain data); None if
+    it cannot be."""
+    try:
+        return normalise(answer)
+    except (TypeError, ValueError):
+        return None
 
 
 class Checker:
@@ -260,8 +270,8 @@ class Checker:
         if failing:  # the mistake may be theirs: naming one here would blame the wrong code
             result.mistakes, result.diagnosis = [], ""
             result.callees_failing = " and ".join(f"`{q.name}` ({q.id})" for q in failing)
-        places = rounded_places(answer) if spec.graded_later and spec.kind == "value" and \
-            spec.tolerance.rel < 1e-3 else None
+        places = rounded_places(_plain(answer), spec.tolerance) \
+            if spec.graded_later and spec.kind == "value" else None  # (a dict's, a list's)
         if places:
             result.note = (f"{spec.name} has only {places} decimal places: if you rounded it, "
                            "store it unrounded, since the grader compares it with the exact "
@@ -318,7 +328,7 @@ class Checker:
             actual = normalise(returned)
         except TypeError as error:
             return TestOutcome(name, False, f"the result is not plain data ({error})",
-                               hint), NO_VALUE
+                               spec.hint), NO_VALUE
         expected = decode_input(case["expected"])
         try:
             problem = spec.compare(actual, expected, from_json(case.get("judge")))
@@ -326,6 +336,8 @@ class Checker:
             problem = f"the result could not be compared ({type(error).__name__})"
         if problem and problem.startswith(FORM_NOTES):
             hint = ""  # the message says what is wrong; the hint would point elsewhere
+        elif problem and not case_hint_applies(problem):
+            hint = spec.hint  # a wrong form: the case's own hint is about a wrong value
         return TestOutcome(name, problem is None, problem or "", hint), actual
 
     def __call__(self, question: str, answer) -> None:

@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 
 from .diagnosis import form_note
 from .judges import Judge
-from .values import Tolerance, both_nan, compare, encode_input, normalise
+from .values import Tolerance, both_nan, compare, decimal_problem, encode_input, normalise
 from ..resources import CHECKS_SUFFIX, SPEC_SUFFIX, exercise_matches
 PROBABILITY = Tolerance(rel=1e-6, abs_=1e-9)
 FAILED = object()  # a mistake's reference that raised on a case: it matches nothing
@@ -95,6 +95,29 @@ class Mistake:
 
 
 @dataclass
+class Swap:
+    """A hidden judgement of a computed value: does it follow the functions it should be
+    computed from?
+
+    After every answer is read, the value's cell runs again with the graded functions
+    ``source`` defines (a deliberately different ``decide``, say) in place of the
+    student's, and with the solutions of the question's other ``calls``; the value must
+    then equal ``reference()``.  A value that comes out right whatever those functions say
+    (typed in, or 1 by construction, like ``len(X) / len(X)``) fails it, and its feedback
+    is ``feedback`` (fixed text: what the kernel sends back is never shown).
+    """
+    name: str
+    replace: Sequence[str]
+    source: str
+    reference: Callable[[], Any]
+    feedback: str
+    origin: tuple = field(default_factory=_origin, repr=False, compare=False)
+
+    def __post_init__(self):
+        self.replace = tuple(self.replace)
+
+
+@dataclass
 class Question:
     """A graded answer: a function called on cases, or a value read as it is.
 
@@ -110,7 +133,8 @@ class Question:
     ``joint_scores``; a value, the functions its cell calls): when one of them fails, the
     answer is graded again with their references in place (follow-through marking, see
     ``grading/follow_through.py``), and right that way it earns ``follow_through`` of
-    its points (1.0: all of them).
+    its points (1.0: all of them).  ``swaps`` (a computed value only) are hidden
+    judgements that its cell really uses those functions (``Swap``).
 
     ``computed=True`` (a value the notebook asks to compute, not to type in) flags an
     answer whose every assignment is a number typed in (``forbidden.TYPED_IN``), like a
@@ -136,6 +160,7 @@ class Question:
     mistakes: Sequence[Mistake] = ()
     calls: Sequence[str] = ()
     follow_through: float = 1.0
+    swaps: Sequence[Swap] = ()
 
     computed: bool = False
     changes_inputs: bool = False
@@ -146,6 +171,11 @@ class Question:
             raise TypeError(f"question {self.id}: calls must be a list of names, "
                             f"got {self.calls!r}")
         self.calls = tuple(self.calls)
+        self.swaps = list(self.swaps)
+        if self.swaps and (self.kind != "value" or
+                           any(set(s.replace) - set(self.calls) for s in self.swaps)):
+            raise ValueError(f"question {self.id}: a swap replaces functions a value's "
+                             "cell calls (its calls)")
         if not 0 <= self.follow_through <= 1:
             raise ValueError(f"question {self.id}: follow_through must be between 0 and 1, "
                              f"got {self.follow_through}")
@@ -234,7 +264,7 @@ class Question:
             return judge(actual, expected, case)
         problem = compare(actual, expected, self.tolerance, exact=self.exact)
         if problem is None:
-            return None
+            return decimal_problem(actual, expected) if self.kind == "function" else None
         # "rounded" would tell a hidden case's answer is near: public cases only (a hidden
         # value's page gets a note made from the student's value alone: scoring)
         return form_note(actual, expected, self.tolerance, rounded=not case.hidden) or problem
@@ -365,8 +395,9 @@ class Exercise:
         """What the grading worker asks the kernel: every answer, then the follow-through
         probes (``follow_through.plan``), which run after every answer is read."""
         from .follow_through import plan
+        from .swaps import swap_plan
         return {"exercise": self.name, "questions": [q.probe_request() for q in self.questions],
-                "follow_through": plan(self)}
+                "follow_through": plan(self) + swap_plan(self)}
 
     def expected(self) -> dict[str, list]:
         return {q.id: q.expected() for q in self.questions}

@@ -71,9 +71,10 @@ def decode_answer(data):
     (tag, body), = data.items()
     if tag == "$float":
         return float(body)
-    if tag == "$fraction":
+    if tag in ("$fraction", "$decimal"):
         numerator, denominator = body
-        return Fraction(int(numerator), int(denominator))
+        value = Fraction(int(numerator), int(denominator))
+        return FromDecimal(value) if tag == "$decimal" else value
     if tag == "$dict":
         return {_key(decode_answer(k)): decode_answer(v) for k, v in body}
     if tag == "$set":
@@ -99,6 +100,27 @@ def _key(key):
     if isinstance(key, float) and key.is_integer():
         return int(key)
     return key
+
+
+class FromDecimal(Fraction):
+    """The exact value of a ``decimal.Decimal`` answer: equal to the Fraction it is, and
+    known to be a Decimal where that matters (``decimal_problem``)."""
+
+
+def decimal_problem(actual, expected) -> str | None:
+    """Why a right value cannot stand where a function's Fraction is expected: it is a
+    Decimal, and the functions that use it multiply Fractions (Fraction * Decimal raises
+    TypeError).  A value question's Decimal is used by nothing: it is accepted."""
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        actual, expected = list(actual.values()), [expected.get(k) for k in actual]
+    if isinstance(actual, list) and isinstance(expected, list):
+        return next((p for p in map(decimal_problem, actual, expected) if p), None)
+    if isinstance(actual, FromDecimal) and isinstance(expected, Fraction):
+        return ("the numbers are right but a decimal.Decimal: this exercise computes with "
+                "Fractions, and Fraction * Decimal raises TypeError in the functions that "
+                "use it: return a Fraction (Fraction(count, total)), or convert with "
+                "Fraction(str(d))")
+    return None
 
 
 @dataclass(frozen=True)
@@ -187,14 +209,9 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
     if expected is None:
         return None if actual is None else f"expected None{where}, got {kind_of(actual)}"
     if isinstance(expected, list):
-        if isinstance(actual, dict) and list(actual) == list(range(len(actual))):
-            actual = list(actual.values())  # a Series with the default index 0, 1, 2, ...
-        elif isinstance(actual, dict):
-            return (f"expected a list or array{where}, got a dict or Series with the keys "
-                    f"{describe_value(list(actual), 40)}: return a list (series.tolist(), "
-                    "or list(d.values()) in the right order)")
-        if not isinstance(actual, list):
-            return f"expected a list or array{where}, got {kind_of(actual)} ({describe_value(actual)})"
+        actual, problem = as_list(actual, expected, where)
+        if problem:
+            return problem
         if len(actual) != len(expected):
             return f"expected {len(expected)} items{where}, got {len(actual)}"
         for i, (a, e) in enumerate(zip(actual, expected)):
@@ -205,6 +222,28 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
     if isinstance(expected, dict):
         return _compare_dict(actual, expected, tol, exact, path)
     raise TypeError(f"cannot compare with an expected value of type {type(expected).__name__}")
+
+
+def as_list(actual, expected: list, where: str = "") -> tuple:
+    """``(actual as a list, None)`` where a list or an array is asked, or ``(actual, why
+    not)``: one rule for every question.  A Series with the default index 0, 1, 2, ...
+    is its values; one with labels, or an (n, 1) column where n values are asked, is
+    refused with the conversion that fixes it."""
+    if isinstance(actual, dict) and list(actual) == list(range(len(actual))):
+        actual = list(actual.values())  # a Series with the default index 0, 1, 2, ...
+    elif isinstance(actual, dict):
+        return actual, (f"expected a list or array{where}, got a dict or Series with the keys "
+                        f"{describe_value(list(actual), 40)}: return a list (series.tolist(), "
+                        "or list(d.values()) in the right order)")
+    if not isinstance(actual, list):
+        return actual, (f"expected a list or array{where}, got {kind_of(actual)} "
+                        f"({describe_value(actual)})")
+    if len(actual) == len(expected) and actual and \
+            all(isinstance(a, list) and len(a) == 1 for a in actual) and \
+            not any(isinstance(e, list) for e in expected):
+        return actual, (f"expected one value per row{where}, got shape ({len(actual)}, 1), a "
+                        "column: flatten it with .ravel() (or np.asarray(...).ravel())")
+    return actual, None
 
 
 def _compare_number(actual, expected, tol: Tolerance, exact: bool, where: str) -> str | None:
@@ -253,13 +292,34 @@ def _compare_dict(actual, expected: dict, tol: Tolerance, exact: bool, path: str
     return None
 
 
-def rounded_places(value) -> int | None:
-    """How many decimal places a float answer looks rounded to (2 to 4), else None: what
-    ``check()`` can say of a value whose right answer only the grader knows.  A simple
-    share (7/8 = 0.875, denominator up to 200) is taken as exact, not rounded."""
+def rounded_places(value, tolerance: "Tolerance | None" = None,
+                   shares: int = 40) -> int | None:
+    """How many decimal places an answer looks rounded to (2 to 4), else None: what
+    ``check()`` and a hidden case's message can say from the student's value alone.
+
+    A dict or a list looks rounded when one of its numbers does (the fewest places any
+    of those shows).  A simple share (7/8 = 0.875, 0.96 = 24/25: denominator up to
+    ``shares``; 0: none) is taken as exact, not rounded.
+    With ``tolerance``, only a rounding that can lose the marks counts: half a unit of
+    the last place is more than the question allows (so a rounded answer within the
+    question's tolerance earns the marks, and one beyond it is always told why not).
+    """
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):  # the coarsest rounding among its numbers that matters
+        found = [p for p in (rounded_places(v, tolerance, shares) for v in value) if p]
+        return min(found) if found else None
+    places = _places(value, shares)
+    if places and tolerance is not None and \
+            0.5 * 10 ** -places <= max(tolerance.abs_, tolerance.rel * abs(value)):
+        return None
+    return places
+
+
+def _places(value, shares: int) -> int | None:
     if not isinstance(value, float) or not math.isfinite(value) or value.is_integer():
         return None
-    if float(Fraction(value).limit_denominator(200)) == value:
+    if shares and float(Fraction(value).limit_denominator(shares)) == value:
         return None
     for places in (1, 2, 3, 4):
         if round(value, places) == value:

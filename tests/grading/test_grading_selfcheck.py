@@ -591,7 +591,7 @@ def _bins(is_positive, p, n_bins, right=False):
 def _merge(a, b, classes=None):
     found = list(dict.fromkeys(list(a["classes"]) + list(b["classes"])))
     classes = sorted(found) if classes is None else classes(a, b, found)
-    n = len(a["feature_count"][0])
+    n = max((len(row) for table in (a, b) for row in table["feature_count"]), default=0)
     count = {c: 0 for c in classes}
     rows = {c: [0] * n for c in classes}
     for table in (a, b):

@@ -103,7 +103,8 @@ async def run_follow_through(session, plan: dict, cells: list, limits, report, d
         reply = await probe(session, request, indices, limits, report, deadline, extra)
         if (report.kernel, report.kernel_reason, report.memory_error) != before:
             report.kernel, report.kernel_reason, report.memory_error = before
-            report.follow_through[request["question"]] = {"not_run": "stopped"}
+            report.follow_through[request.get("key", request["question"])] = \
+                {"not_run": "stopped"}
             return True
-        report.follow_through[request["question"]] = reply
+        report.follow_through[request.get("key", request["question"])] = reply
     return False

@@ -174,10 +174,11 @@ class _Encoder:
         return {"$fraction": [int(value.numerator), int(value.denominator)]}
 
     def decimal(self, value):
-        """A decimal.Decimal: exactly, as a Fraction (a float when it is huge or not finite)."""
+        """A decimal.Decimal: exactly, as a Fraction tagged as a Decimal (a float when it is
+        huge or not finite)."""
         if not value.is_finite() or abs(value.adjusted()) > 300:
             return self.scalar(float(value))
-        return self.scalar(Fraction(value))
+        return {"$decimal": self.scalar(Fraction(value))["$fraction"]}
 
     def library(self, value, module, depth):
         """numpy arrays and scalars, pandas Series and DataFrames, scipy sparse matrices."""

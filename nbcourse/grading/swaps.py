@@ -1,0 +1,71 @@
+"""Swaps: a hidden judgement that a computed value follows the functions it is computed
+from (``specs.Swap``).
+
+Some values are the same for every right answer (the share of messages where ``decide``
+and the model agree is 1.0), so a value typed in or true by construction
+(``len(X) / len(X)``) would earn the marks.  A swap runs the value's cell again, after
+every answer is read and after the follow-through probes, with a deliberately
+different function in place of the student's (the follow-through probe's machinery:
+the cell and the earlier cells it reads run again, and the student's functions are
+put back afterwards).  The value must then be the swap's reference; one that does not
+move with the function fails the question.  The message is the spec's fixed text.
+"""
+from __future__ import annotations
+
+from .follow_through import reference_source
+from .statuses import AnswerStatus
+from .values import normalise
+
+
+def key(question, swap) -> str:
+    """Where the swap's reply is kept in the run's report."""
+    return f"{question.id}/swap/{swap.name}"
+
+
+def swap_plan(exercise) -> list[dict]:
+    """The swap probes, run after the follow-through probes."""
+    graded = [q.name for q in exercise.questions if q.kind == "function"]
+    probes = []
+    for question in exercise.questions:
+        for swap in question.swaps:
+            others = [q.name for q in exercise.callees(question) if q.name not in swap.replace]
+            source = reference_source(exercise, others) if others else ""
+            if source is None:
+                continue  # no solution to put in place of the other functions
+            request = question.probe_request()
+            request.pop("forbidden", None)
+            request.update(replace=list(swap.replace) + others,
+                           reference=source + "\n" + swap.source, graded=graded,
+                           key=key(question, swap))
+            probes.append(request)
+    return probes
+
+
+def judge_swaps(exercise, report, results: list, score_question) -> None:
+    """Fail, in place, a value right the ordinary way that does not follow a swap.
+
+    ``score_question`` is ``scoring.score_question`` (the swapped reading is judged as
+    the ordinary one).  A swap probe that did not run leaves the ordinary grade.
+    """
+    replies = report.follow_through if isinstance(report.follow_through, dict) else {}
+    by_id = {r.id: r for r in results}
+    for question in exercise.questions:
+        result = by_id[question.id]
+        if result.status not in (AnswerStatus.PASSED, AnswerStatus.FOLLOW_THROUGH):
+            continue
+        for swap in question.swaps:
+            reply = replies.get(key(question, swap))
+            if not isinstance(reply, dict) or "not_run" in reply or "timed_out" in reply:
+                continue
+            expected = [normalise(swap.reference())] * len(question.cases)
+            again = score_question(question, reply, expected, 0.0, [])
+            if again.status == AnswerStatus.PASSED:
+                continue
+            result.score, result.status = 0.0, AnswerStatus.FAILED
+            result.follow_through = []
+            result.notes = [n for n in result.notes if not n.startswith("Your `")]
+            result.notes.append(swap.feedback)
+            for case in result.cases:
+                if case.hidden:
+                    case.passed, case.message = False, swap.name
+            break
