@@ -18,6 +18,8 @@ from typing import Callable, Sequence
 from .execution.probe_source import NOT_ANSWERED
 
 NO_VALUE = object()  # the answer raised or could not be read on that case
+#: What the grader and ``check()`` say of an answer (or a cell) that is still the stub.
+STILL_THE_STUB = f"{NOT_ANSWERED} (it still raises NotImplementedError)"
 
 
 def _leaves(actual, expected):

@@ -12,8 +12,8 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 from . import follow_through
-from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, case_hint_applies, diagnose,
-                        diagnose_in_part, explain, input_changed)
+from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, STILL_THE_STUB, case_hint_applies,
+                        diagnose, diagnose_in_part, explain, input_changed)
 from .execution.probe_source import INPUT_CHANGED, NOT_ANSWERED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .forbidden import TYPED_IN
@@ -243,8 +243,7 @@ def _judge_cases(question, outcomes: list, expected: list, result: QuestionResul
         message, actual = _judge(question, case, outcome, want)
         ok = message is None
         passed += ok
-        if message and message.startswith(NOT_ANSWERED):
-            not_implemented += 1
+        not_implemented += outcome == {"error": STUB_RAISED}  # the probe's own verdict
         verdicts.append(ok)
         actuals.append(actual)
         hint = case.hint if not ok and not case.hidden and case.hint and \
@@ -317,7 +316,7 @@ def _judge(question, case, outcome, expected):
     if key == "error":
         text = str(body)
         if text == STUB_RAISED:  # the probe applied probe_source.is_stub_raise
-            return f"{NOT_ANSWERED} (it still raises NotImplementedError)", NO_VALUE
+            return STILL_THE_STUB, NO_VALUE
         if text.startswith(INPUT_CHANGED + ": ") and question.keeps_inputs:
             return input_changed(text[len(INPUT_CHANGED) + 2:], len(case.args),
                                  tuple(case.kwargs)), NO_VALUE
@@ -446,8 +445,7 @@ def _notebook_problems(exercise: Exercise, report: RunReport, statuses: set, rea
             statuses.add(Status.TIMED_OUT)
             reasons.append(f"{_cell(problem)} was {problem['error']} and was interrupted")
         elif problem.get("not_implemented"):
-            notes.append(f"{_cell(problem)} is {NOT_ANSWERED} (it still raises "
-                         "NotImplementedError)")
+            notes.append(f"{_cell(problem)} is {STILL_THE_STUB}")
         elif _names_missing_answer(problem.get("error", ""), missing_names):
             # e.g. check("q3", predict) after the predict cell was deleted: that is the
             # missing answer again, reported once as "answer missing"

@@ -30,10 +30,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import forbidden as forbidden_names
-from .diagnosis import (FORM_NOTES, NO_VALUE, case_hint_applies, diagnose, explain, form_note,
-                        input_changed)
-from .execution.probe_source import (NOT_ANSWERED, changed_input, input_snapshot,
-                                     raised_by_stub)
+from .diagnosis import (FORM_NOTES, NO_VALUE, STILL_THE_STUB, case_hint_applies, diagnose,
+                        explain, form_note, input_changed)
+from .execution.probe_source import changed_input, input_snapshot, raised_by_stub
 from .judges import from_json
 from .values import (Tolerance, both_nan, compare, decimal_problem, decode_input, describe_value,
                      normalise, rounded_places)
@@ -311,10 +310,11 @@ class Checker:
             snapshot = input_snapshot(args, kwargs) if spec.keep_inputs else None
             try:
                 returned = answer(*args, **kwargs)
-            except Exception as error:  # noqa: BLE001 - report it like the grader would
+            except BaseException as error:  # noqa: BLE001 - report it like the grader would
+                if isinstance(error, KeyboardInterrupt):  # the student stopped the check
+                    raise
                 if raised_by_stub(error, answer):
-                    return TestOutcome(name, False, f"{NOT_ANSWERED} (it still raises "
-                                                    "NotImplementedError)"), NO_VALUE
+                    return TestOutcome(name, False, STILL_THE_STUB), NO_VALUE
                 text = str(error)
                 message = f"raised {type(error).__name__}" + (f": {text}" if text else "")
                 return TestOutcome(name, False, message, hint), NO_VALUE

@@ -73,6 +73,27 @@ def test_unfinished_and_misused_answers_get_clear_messages():
     assert "no public checks found for 'quantum'" in str(check_for("quantum").run("q1", stub))
 
 
+def test_an_answer_that_exits_is_a_failed_case_in_check_as_at_grading():
+    # The probe reports SystemExit as the case's error; check() used to let it end the check.
+    def leaves(*args):
+        sys.exit(3)
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    result = Checker("01_weather").run("q1", leaves)
+    assert not result.all_passed and "raised SystemExit: 3" in str(result)
+    with pytest.raises(KeyboardInterrupt):  # the student stopping the check still stops it
+        Checker("01_weather").run("q1", interrupted)
+
+
+def test_the_stub_sentence_is_written_once():
+    # check() and the grader's pages say it with the same words, from diagnosis.py
+    homes = [path.relative_to(REPO).as_posix() for path in (REPO / "nbcourse").rglob("*.py")
+             if "(it still raises NotImplementedError)" in path.read_text(encoding="utf-8")]
+    assert homes == ["nbcourse/grading/diagnosis.py"]
+
+
 def test_value_questions_are_checked_as_values():
     check = check_for("01_weather")
     assert not check.run("q4", 1.5).all_passed
