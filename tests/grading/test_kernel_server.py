@@ -61,7 +61,8 @@ def test_the_probe_sees_what_an_unconfined_process_sees(tmp_path):
     server.listen(1)
     try:
         run = subprocess.run([sys.executable, "-c", sandbox.SELF_TEST, str(planted),
-                              str(server.getsockname()[1]), str(tmp_path)],
+                              str(server.getsockname()[1]), str(tmp_path),
+                              str(tmp_path / "made")],
                              capture_output=True, text=True, timeout=60)
     finally:
         server.close()
@@ -69,6 +70,11 @@ def test_the_probe_sees_what_an_unconfined_process_sees(tmp_path):
     assert found["planted_visible"] and found["network"]
     assert os.getpid() in found["processes"]
     assert found["seccomp"] == "0"
+    found["owner"] = (tmp_path / "made").stat().st_uid
+    problems = sandbox.isolation_problems(found, str(tmp_path))
+    assert {"a file planted outside is visible inside", "the seccomp filter is not in force",
+            "the host's loopback network is reachable"} <= set(problems)
+    assert ("the sandbox's user is root on the host" in problems) == (os.geteuid() == 0)
 
 
 def test_the_runner_asks_the_server_to_hand_the_connection_file_over(tmp_path):

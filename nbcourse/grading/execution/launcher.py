@@ -43,8 +43,9 @@ from . import cgroups, kernel_server
 from .folder_state import folder_state, reset_folder
 from .limits import bytes_or_unlimited
 from .processes import kill_descendants
-from .sandbox import (HOME, SandboxConfig, bwrap_command, kernel_environment, prepare_channel,
-                      release_channel, remove_tree)
+from .sandbox import (HOME, SandboxConfig, bwrap_command, kernel_environment,
+                      open_to_sandbox_user, prepare_channel, release_channel, remove_tree,
+                      seccomp_fd)
 
 #: Run as ``python -c LAUNCHER FOLDER...``: the kernel server (``kernel_server.py``, a
 #: module of its own so that it is read, linted and tested as code), given as its source
@@ -121,11 +122,13 @@ class KernelServer:
         self._killed = False
         self._first_state: tuple | None = None
         self.cgroup = cgroups.create(config.cgroups, self.channel.name, config.limits)
+        passed: tuple[int, ...] = ()  # the seccomp filter's descriptor, for bwrap
         if config.kind == "bwrap":
             prepare_channel(config, self.channel)
             folders = [HOME, "/tmp", "/dev/shm"]
             program = [sys.executable, "-c", LAUNCHER, *folders]
-            command, env, cwd = bwrap_command(config, self.channel, program), None, None
+            passed = (seccomp_fd(self.channel),)
+            command, env, cwd = bwrap_command(config, self.channel, program, *passed), None, None
         else:
             self.home = tempfile.mkdtemp(prefix="home-", dir=base)
             os.mkdir(os.path.join(self.home, ".tmp"))
@@ -136,8 +139,10 @@ class KernelServer:
         paths = self.cgroup
         self.process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True, env=env, cwd=cwd,
+            start_new_session=True, close_fds=True, env=env, cwd=cwd, pass_fds=passed,
             preexec_fn=(lambda: cgroups.enter(paths)) if paths else None)
+        for fd in passed:  # bwrap has its own copy
+            os.close(fd)
         self.pid = self.process.pid
 
     @property
@@ -226,8 +231,7 @@ class KernelServer:
         """Make ``path``, a file the grader wrote into the channel (the notebook, the
         connection file), the sandbox user's, who must read it (a root grader's sandboxes
         run as ``config.run_as``; otherwise the kernel is the grader's own user)."""
-        if self.config.run_as >= 0:
-            os.chown(path, self.config.run_as, self.config.run_as)
+        open_to_sandbox_user(self.config, Path(path), own=True)
 
     def start_kernel(self, args: list[str], notebook: str) -> ForkedKernel:
         """Fork the kernel for one submission: it starts with ``args`` (ipykernel's options)."""
