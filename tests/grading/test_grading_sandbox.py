@@ -809,6 +809,23 @@ def test_a_submission_cannot_change_the_channel_as_an_ordinary_user():
     assert left == []
 
 
+def test_a_worker_without_mounts_of_its_own_records_a_plain_channel(monkeypatch, capsys):
+    """Review of issue 36: a root grader's worker that could not make a mount namespace
+    kept "a tmpfs of 8 MB" in results.json, though its channels were plain folders."""
+    from nbcourse.grading.execution import worker
+
+    monkeypatch.setattr(worker, "private_mounts", lambda: False)
+    for run_as in (65534, -1):  # a root grader's worker, an ordinary user's
+        given = sandbox.SandboxConfig("bwrap", limits=LIMITS, run_as=run_as, worker_mounts=True)
+        assert given.describe()["channel"].startswith("a tmpfs")
+        kept = worker.own_mounts(given)
+        assert not kept.private_channel
+        assert kept.describe()["channel"].startswith("a folder in the grader's TMPDIR")
+    assert "plain folders" in capsys.readouterr().err
+    monkeypatch.setattr(worker, "private_mounts", lambda: True)
+    assert worker.own_mounts(given) is given
+
+
 def test_a_folder_is_reset_to_its_first_state_whatever_its_owner_did(tmp_path):
     """``folder_state.reset_folder`` undoes what the folder's owner may do to the folder
     itself (no write access, an access and a default ACL, an extended attribute, inode

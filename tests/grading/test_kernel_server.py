@@ -120,3 +120,29 @@ def test_the_server_hands_a_file_to_the_sandboxs_user_only_as_root(tmp_path):
         launcher.KernelServer.hand_over(SimpleNamespace(config=SimpleNamespace(run_as=1001)),
                                         handed)
         assert (handed.stat().st_uid, handed.stat().st_gid) == (1001, 1001)
+
+
+HIGH_DESCRIPTOR = r"""
+import os, resource
+from nbcourse.grading.execution import kernel_server
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+high = min(hard - 1, 70000)  # above 65535 wherever the machine allows it
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+os.dup2(os.open(os.devnull, os.O_RDONLY), high, inheritable=True)
+os.open(os.devnull, os.O_RDONLY)
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))  # below it, once it is open
+kernel_server.close_inherited()
+print(high, sorted(int(fd) for fd in os.listdir("/proc/self/fd")))
+"""
+
+
+def test_a_kernel_inherits_no_descriptor_however_high(tmp_path):
+    """Review of issue 36: ``os.closerange(3, 65536)`` left open a descriptor above 65535,
+    which a server whose RLIMIT_NOFILE is higher may hold (where the hard limit allows,
+    the descriptor is 70000); one above the soft limit, lowered after it was opened, is
+    closed too."""
+    run = subprocess.run([sys.executable, "-c", HIGH_DESCRIPTOR], capture_output=True,
+                         text=True, timeout=60, cwd=tmp_path, check=True)
+    high, left = run.stdout.split(" ", 1)
+    # 0-2, and the descriptor listdir opened to read the folder
+    assert int(high) > 1000 and json.loads(left)[:3] == [0, 1, 2] and len(json.loads(left)) <= 4

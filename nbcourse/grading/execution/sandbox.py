@@ -97,7 +97,7 @@ class SandboxConfig:
     limits: GradingLimits = field(kw_only=True)
     cgroups: dict = field(default_factory=dict)  # cgroups.find_parents(), {} without
     run_as: int = -1        # a grader running as root starts sandboxes as this user
-    user_mounts: bool = False  # an ordinary user's workers can mount (mounts.py)
+    worker_mounts: bool = False  # workers mount each channel's tmpfs (mounts.py)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -112,9 +112,10 @@ class SandboxConfig:
 
     @property
     def private_channel(self) -> bool:
-        """Does each channel get a sized tmpfs of its own?  A root grader can mount it, an
-        ordinary user where the machine lets it make user namespaces (mounts.py)."""
-        return self.kind == "bwrap" and (self.run_as >= 0 or self.user_mounts)
+        """Does each channel get a sized tmpfs of its own?  A root grader's workers mount
+        it, an ordinary user's where the machine lets them make user namespaces (mounts.py);
+        a worker that cannot says so in its own configuration (``worker.own_mounts``)."""
+        return self.kind == "bwrap" and self.worker_mounts
 
     def describe(self) -> dict:
         """What results.json records about the isolation of every submission."""
@@ -211,8 +212,9 @@ def make_config(mode: str, limits: GradingLimits, folders: CourseFolders) -> San
                     "would run as root. Install util-linux (Debian/Ubuntu: `sudo apt install "
                     "util-linux`), or grade as an ordinary user.")
             config.run_as = sandbox_uid()
+            config.worker_mounts = True
         else:
-            config.user_mounts = mounts.user_mounts_work()
+            config.worker_mounts = mounts.user_mounts_work()
         seccomp_program()  # fails here, loudly, if the filter cannot be built
     config.cgroups = cgroups.find_parents()
     if mode != "off":
