@@ -52,6 +52,15 @@ from .sandbox import (HOME, SandboxConfig, bwrap_command, kernel_environment,
 #: so that nothing but what it imports itself is on its path.
 LAUNCHER = Path(kernel_server.__file__).read_text(encoding="utf-8")
 
+# Not in GradingLimits: waits of the grader's own, which no submission can lengthen.
+#: How long the server may take to empty the sandbox's folders after a submission (tmpfs
+#: folders of a few hundred MB: well under a second); a slower wipe counts as failed and
+#: the sandbox is replaced, which is always safe.
+WIPE_SECONDS = 5.0
+#: How long ``kill`` waits for bwrap to end once it and its cgroup are killed; its end is
+#: not needed for safety (nothing inside outlives its namespace's pid 1).
+KILLED_SECONDS = 5.0
+
 
 class ForkedKernel:
     """The kernel as jupyter_client sees its process (``poll``, ``kill``, ...): a child of
@@ -160,7 +169,7 @@ class KernelServer:
         finally:
             selector.close()
 
-    def _send(self, request: dict, timeout: float = 10.0) -> dict:
+    def _send(self, request: dict, timeout: float) -> dict:
         try:
             self.process.stdin.write((json.dumps(request) + "\n").encode())
             self.process.stdin.flush()
@@ -252,7 +261,7 @@ class KernelServer:
                "tasks": -1 if self.cgroup or self.config.kind != "bwrap" else limits.tasks}
         self.out_of_memory = False
         self._oom_before = cgroups.oom_kills(self.cgroup) if self.cgroup else 0
-        pid = self._send({"kernel": job}).get("pid")
+        pid = self._send({"kernel": job}, timeout=limits.start_timeout).get("pid")
         if not isinstance(pid, int):
             self.healthy = False
             raise RuntimeError("the kernel server did not start a kernel")
@@ -291,7 +300,7 @@ class KernelServer:
                 self.healthy = cgroups.kill_all_but(self.cgroup, self.chain(),
                                                     self.config.limits.tasks)
             kill_descendants(root, spare=self.chain())
-            reply = self._send({"wipe": True}, timeout=5.0) if self.healthy else {}
+            reply = self._send({"wipe": True}, timeout=WIPE_SECONDS) if self.healthy else {}
             self.healthy = (reply.get("left") == [] and self._only_chain_left(root)
                             and self._server_state() == self._first_state is not None)
         # the channel is the one host folder bound into the sandbox, and its user's: a
@@ -338,7 +347,7 @@ class KernelServer:
             self.out_of_memory |= cgroups.oom_kills(self.cgroup) > self._oom_before
             cgroups.kill(self.cgroup)
         try:
-            self.process.wait(timeout=5)
+            self.process.wait(timeout=KILLED_SECONDS)
         except subprocess.TimeoutExpired:
             pass
         for stream in (self.process.stdin, self.process.stdout):
