@@ -134,6 +134,25 @@ def own_mounts(config: SandboxConfig) -> SandboxConfig:
     return dataclasses.replace(config, worker_mounts=False)
 
 
+def grade_job(job: dict, config: SandboxConfig, kernels: KernelServers,
+              scan_source: SourceScan) -> dict:
+    """The report of one job, as JSON.  When the grading machinery itself fails, the row's
+    grader error says what and where, and the whole traceback goes to the worker's log."""
+    try:
+        report = run_submission(job["path"], job["plan"], config.limits, kernels.take,
+                                scan_source=scan_source)
+        report.isolation = config.describe()
+        return report.to_json()
+    except Exception as error:  # noqa: BLE001 - report it, keep the worker alive
+        traceback.print_exc(limit=8)  # stderr: the worker's log
+        frames = traceback.extract_tb(error.__traceback__)
+        where = (f" (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}, "
+                 f"{frames[-1].name})") if frames else ""
+        return RunReport.failed(f"{type(error).__name__}: {error}{where}").to_json()
+    finally:
+        kernels.after_submission()
+
+
 def main(scan_source: SourceScan) -> int:
     """Serve jobs until stdin closes.  ``scan_source`` is ``runner.run_submission``'s (the
     grading side's source scan): ``grading/worker_main.py`` is this process's entry point
@@ -160,16 +179,7 @@ def main(scan_source: SourceScan) -> int:
             if not line.strip():
                 continue
             job = json.loads(line)
-            try:
-                report = run_submission(job["path"], job["plan"], config.limits, kernels.take,
-                                        scan_source=scan_source)
-                report.isolation = config.describe()
-                report = report.to_json()
-            except Exception as error:  # noqa: BLE001 - report it, keep the worker alive
-                report = RunReport.failed(f"{type(error).__name__}: {error}").to_json()
-                report["traceback"] = traceback.format_exc(limit=8)
-            finally:
-                kernels.after_submission()
+            report = grade_job(job, config, kernels, scan_source)
             replies.write(json.dumps({"id": job["id"], "report": report}) + "\n")
             replies.flush()
     finally:
