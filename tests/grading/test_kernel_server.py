@@ -146,3 +146,41 @@ def test_a_kernel_inherits_no_descriptor_however_high(tmp_path):
     high, left = run.stdout.split(" ", 1)
     # 0-2, and the descriptor listdir opened to read the folder
     assert int(high) > 1000 and json.loads(left)[:3] == [0, 1, 2] and len(json.loads(left)) <= 4
+
+
+def _opened_to_a_user(tree) -> set[str]:
+    """The functions of ``tree`` that change a path's owner or make it traversable (0o711)."""
+    import ast
+
+    found = set()
+    for function in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+        for node in ast.walk(function):
+            if (isinstance(node, ast.Call) and ast.unparse(node.func) == "os.chown") or (
+                    isinstance(node, ast.Constant) and node.value == 0o711
+                    and type(node.value) is int):
+                found.add(function.name)
+    return found
+
+
+def test_paths_are_opened_to_the_sandboxs_user_in_one_place(tmp_path):
+    """Review of issue 36: the channel's way and owner were set in three places (the site,
+    ``prepare_channel`` and ``KernelServer.hand_over``); each now asks
+    ``sandbox.open_to_sandbox_user`` (``folder_state`` only restores a first owner)."""
+    import ast
+    from types import SimpleNamespace
+
+    from course_paths import REPO
+
+    grading = REPO / "nbcourse" / "grading"
+    found = {f"{path.relative_to(grading).as_posix()}: {name}" for path in grading.rglob("*.py")
+             for name in _opened_to_a_user(ast.parse(path.read_text(encoding="utf-8")))}
+    assert found == {"execution/sandbox.py: open_to_sandbox_user",
+                     "execution/folder_state.py: reset_folder"}, found
+    assert _opened_to_a_user(ast.parse("def f(p):\n    os.chmod(p, 0o711)\n")) == {"f"}
+    folder = tmp_path / "way"
+    folder.mkdir(mode=0o700)
+    sandbox.open_to_sandbox_user(SimpleNamespace(run_as=-1), folder, own=False)
+    assert folder.stat().st_mode & 0o777 == 0o700  # an ordinary grader: nothing changes
+    if os.geteuid() == 0:
+        sandbox.open_to_sandbox_user(SimpleNamespace(run_as=1001), folder, own=False)
+        assert folder.stat().st_mode & 0o777 == 0o711
