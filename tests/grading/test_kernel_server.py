@@ -1,6 +1,6 @@
 """The programs the grader runs inside a sandbox, tested as the modules they are (issue
-36, item 2): the kernel server's tidy-up (``kernel_server.py``) and the self-test's probe
-(``sandbox_probe.py``).  Their end-to-end behaviour is in test_grading_sandbox.py."""
+36, item 2): the kernel server's tidy-up (``kernel_server.py``), the self-test's probe
+(``sandbox_probe.py``) and a root grader's staging (``sandbox_stage.py``).  Their end-to-end behaviour is in test_grading_sandbox.py."""
 from __future__ import annotations
 
 import json
@@ -9,12 +9,36 @@ import socket
 import subprocess
 import sys
 
-from nbcourse.grading.execution import kernel_server, launcher, sandbox
+import pytest
+
+from nbcourse.grading.execution import kernel_server, launcher, sandbox, sandbox_stage
 
 
 def test_the_launcher_and_the_self_test_run_the_modules_own_source():
     assert launcher.LAUNCHER.startswith('"""The kernel server')
     assert "def serve(" in launcher.LAUNCHER and "def probe(" in sandbox.SELF_TEST
+
+
+def test_the_staging_step_binds_each_folder_and_becomes_its_command(tmp_path):
+    """A root grader's first step of every sandbox (``sandbox_stage.py``, once a shell
+    script): each folder bound under the stage, in its own mount namespace only."""
+    assert sandbox_stage.parse(["/s", "/a", "/s/0", "--", "setpriv", "x"]) == (
+        "/s", [("/a", "/s/0")], ["setpriv", "x"])
+    for bad in (["/s", "/a", "--", "x"], ["/s", "/a", "/s/0"], ["/s", "--"]):
+        with pytest.raises(ValueError, match="STAGE SOURCE TARGET"):
+            sandbox_stage.parse(bad)
+    source, stage = tmp_path / "private", tmp_path / "stage"
+    source.mkdir()
+    stage.mkdir()
+    (source / "seen.txt").write_text("inside")
+    namespace = ["unshare", "--mount", "--propagation", "private"] if os.geteuid() == 0 else \
+        ["unshare", "--user", "--map-root-user", "--mount", "--propagation", "private"]
+    run = subprocess.run([*namespace, "--", sys.executable, "-I", "-S", "-c", sandbox.STAGE,
+                          str(stage), str(source), str(stage / "0"), "--",
+                          "cat", str(stage / "0" / "seen.txt")],
+                         capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout) == (0, "inside"), run.stderr
+    assert os.listdir(stage) == []  # the mounts stayed in that namespace
 
 
 def test_a_wipe_brings_a_folder_back_to_its_first_state(tmp_path):
