@@ -40,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_grading import CpuClock, sandbox_config  # noqa: E402  (the same clock)
 from shared import keep_results, use_default_data  # noqa: E402
 
+from nbcourse.grading.execution import kernel_server  # noqa: E402
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 # the submissions the grading tests build, built the same way here
 from submission_support import making_mistake, solved, with_cell  # noqa: E402
@@ -49,7 +51,7 @@ SOURCE = REPO / "exercises" / "source"
 RELEASED = REPO / "exercises"
 BEGIN, END = "<!-- bench_exercises: begin -->", "<!-- bench_exercises: end -->"
 #: what the grader's kernel server imports before a submission (launcher.LAUNCHER)
-PRELOADED = "import ipykernel.zmqshell, numpy, pandas, scipy.sparse, nbcourse, nbcourse.datasets"
+PRELOADED = "import " + ", ".join(kernel_server.PRELOADED)
 
 
 # ----------------------------------------------------------------------------- the class

@@ -8,8 +8,8 @@ Measures, on this machine and in this run (so the ratios compare like with like)
 * 20 Newsgroups "bydate" (11,314 training / 7,532 test posts): accuracy at alpha 1.0, 0.1 and
   0.01; wall time of vectorise + fit + predict (medians of --repeats runs, the two libraries
   alternating); peak memory of that pipeline, each library in its own fresh process;
-* the time to execute every notebook in notebooks/ from a fresh kernel (copies in a temporary
-  folder, so the stored outputs are left alone);
+* the time, wall and CPU, to execute every notebook in notebooks/ (lessons 01-08) from a
+  fresh kernel (copies in a temporary folder, so the stored outputs are left alone);
 * the median time of one slider update (recompute + redraw) for the sliders of notebooks 02
   and 05.
 
@@ -48,6 +48,7 @@ MAX_FIT_PREDICT_RATIO = 1.0
 MAX_MEMORY_RATIO = 1.5
 MAX_ACCURACY_GAP_POINTS = 0.5
 MAX_NOTEBOOKS_SECONDS = 60.0
+MAX_LESSON_SECONDS = {"07": 10.0, "08": 10.0}  # the two lessons that read 20 Newsgroups
 MAX_SLIDER_MS = 100.0
 
 
@@ -233,7 +234,20 @@ def measure_memory(data_dir: Path) -> dict:
     return result
 
 
+def _kernel_cpu_seconds(client) -> float:
+    """User + system CPU time of a notebook's kernel so far, with the child processes it
+    has waited for (lesson 07's Dask workers, once its cluster is closed)."""
+    import psutil
+    times = psutil.Process(client.km.provisioner.pid).cpu_times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def measure_notebooks(data_dir: Path) -> dict:
+    """Per notebook: (wall seconds from kernel start to shutdown, CPU seconds of the kernel).
+
+    On a shared machine the wall time says how busy the machine was as much as how long
+    the lesson is; the CPU time says the second far better.
+    """
     import nbformat
     from nbclient import NotebookClient
 
@@ -247,9 +261,13 @@ def measure_notebooks(data_dir: Path) -> dict:
                 shutil.copy(original, copy)
                 notebook = nbformat.read(copy, as_version=4)
                 start = time.perf_counter()
-                NotebookClient(notebook, timeout=600, kernel_name="python3",
-                               resources={"metadata": {"path": scratch}}).execute()
-                seconds[original.name] = time.perf_counter() - start
+                client = NotebookClient(notebook, timeout=600, kernel_name="python3",
+                                        resources={"metadata": {"path": scratch}})
+                with client.setup_kernel():
+                    for index, cell in enumerate(notebook.cells):
+                        client.execute_cell(cell, index)
+                    cpu = _kernel_cpu_seconds(client)
+                seconds[original.name] = (time.perf_counter() - start, cpu)
     finally:
         if env_before is None:
             os.environ.pop("NBCOURSE_DATA", None)
@@ -362,9 +380,14 @@ def report(args, sms, news, memory, notebooks, sliders) -> str:
             targets.append((f"peak memory ({name}) <= 1.5x scikit-learn", f"{r:.2f}x",
                             r <= MAX_MEMORY_RATIO))
     if notebooks:
-        total = sum(notebooks.values())
+        total = sum(wall for wall, _ in notebooks.values())
         targets.append(("all notebooks from fresh kernels < 60 s", f"{total:.1f} s",
                         total < MAX_NOTEBOOKS_SECONDS))
+        for name, (wall, cpu) in notebooks.items():
+            limit = MAX_LESSON_SECONDS.get(name[:2])
+            if limit is not None:
+                targets.append((f"lesson {name[:2]} from a fresh kernel <= {limit:g} s",
+                                f"{wall:.1f} s ({cpu:.1f} s of CPU)", wall <= limit))
     if sliders:
         worst = max(sliders.values())
         targets.append(("median slider update < 100 ms (every slider)", f"{worst:.0f} ms (slowest)",
@@ -428,9 +451,12 @@ def report(args, sms, news, memory, notebooks, sliders) -> str:
         out.append("")
     if notebooks:
         out += ["## Notebooks, each run top to bottom in a fresh kernel", "",
-                "| notebook | seconds |", "|---|---|"]
-        out += [f"| {name} | {seconds:.1f} |" for name, seconds in notebooks.items()]
-        out += [f"| **total** | **{sum(notebooks.values()):.1f}** |", ""]
+                "Seconds from starting the kernel to its shutdown, and the CPU seconds (user + "
+                "system) of the kernel and of the processes it started and waited for.", "",
+                "| notebook | seconds | CPU seconds |", "|---|---|---|"]
+        out += [f"| {name} | {wall:.1f} | {cpu:.1f} |" for name, (wall, cpu) in notebooks.items()]
+        out += [f"| **total** | **{sum(w for w, _ in notebooks.values()):.1f}** | "
+                f"**{sum(c for _, c in notebooks.values()):.1f}** |", ""]
     if sliders:
         out += ["## Sliders: one update (recompute + redraw), median", "",
                 "| slider | ms |", "|---|---|"]

@@ -1,7 +1,8 @@
 """scikit-learn's estimator interface, written without importing scikit-learn.
 
 `BaseEstimator` serves every nbcourse estimator (the naive Bayes classifiers, the
-logistic regression of `linear`, `text.BagOfWords`); `ClassifierMixin` adds ``score``.
+logistic regression of `linear`, `text.BagOfWords`) and holds the one not-fitted check,
+``_check_fitted``; `ClassifierMixin` adds ``score``.
 
 scikit-learn's tools (``clone``, ``Pipeline``, ``cross_val_score``, ``GridSearchCV``)
 need only a few methods from an estimator: ``get_params``/``set_params`` read from the
@@ -48,6 +49,19 @@ class BaseEstimator:
 
     #: input tags that differ from scikit-learn's defaults, e.g. {"sparse": True}
     _input_tags: dict = {}
+    #: the attribute that exists once the estimator is fitted
+    _fitted_attribute = "n_features_in_"
+
+    def _check_fitted(self) -> None:
+        """Raise the not-fitted error (`_checks.not_fitted`) if ``fit`` has not run.
+
+        The one not-fitted check of the library: every estimator, transformer, pipeline
+        and calibration map calls it, naming its own ``_fitted_attribute``.
+        """
+        from ._checks import not_fitted
+
+        if not hasattr(self, self._fitted_attribute):
+            raise not_fitted(self)
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
@@ -89,13 +103,6 @@ class ClassifierMixin(BaseEstimator):
     _classifier_tags: dict = {}
     #: the attribute that exists once the classifier is fitted
     _fitted_attribute = "classes_"
-
-    def _check_fitted(self) -> None:
-        """Raise the not-fitted error (`_checks.not_fitted`) if ``fit`` has not run."""
-        from ._checks import not_fitted
-
-        if not hasattr(self, self._fitted_attribute):
-            raise not_fitted(self)
 
     def score(self, X, y, sample_weight=None) -> float:
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted if weights are given)."""

@@ -6,7 +6,9 @@
   of rows, and the pooled update that merges two blocks (Chan, Golub and LeVeque);
 - `gaussian_log_density`: log N(x; mean, var), term by term;
 - `times_log` and `log_dot`: count x log-probability where 0 * log 0 counts as 0, term by
-  term and inside a (sparse) matrix product.
+  term and inside a (sparse) matrix product;
+- `sigmoid` and `softplus`: 1 / (1 + exp(-z)) and log(1 + exp(z)) without overflow (the
+  logistic regression of `linear` and Platt scaling in `calibration`).
 
 The estimators, `mle` and `scale` call these; none of them writes the formulas again.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["log", "logsumexp", "moments", "combine_moments", "gaussian_log_density",
-           "times_log", "log_dot"]
+           "times_log", "log_dot", "sigmoid", "softplus"]
 
 
 def log(values, out=None) -> np.ndarray:
@@ -117,3 +119,22 @@ def log_dot(X, log_params) -> np.ndarray:
             if where.any():
                 out[np.asarray(X @ where.T.astype(np.float64)) > 0] += value
     return out
+
+
+def sigmoid(z) -> np.ndarray:
+    """1 / (1 + exp(-z)) without overflow for large |z|.
+
+    Written with exp(-|z|) only, which is at most 1: for z < 0 the same value is
+    exp(z) / (1 + exp(z)), so a very negative z gives a tiny positive number, not 0 / inf.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    e = np.exp(-np.abs(z))
+    return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def softplus(z) -> np.ndarray:
+    """log(1 + exp(z)) without overflow: ``np.logaddexp(0, z)``.
+
+    -softplus(-z) is log sigmoid(z), the log-likelihood of one logistic prediction.
+    """
+    return np.logaddexp(0.0, z)

@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_labels, check_positive_int, not_fitted
-from ._estimator import ClassifierMixin
+from ._checks import check_labels
+from ._estimator import BaseEstimator, ClassifierMixin
+from ._numerics import sigmoid, softplus
+from .evaluation import reliability_table
 
 __all__ = ["CalibratedClassifier", "PlattScaling", "IsotonicCalibration",
            "pool_adjacent_violators", "expected_calibration_error"]
@@ -61,17 +63,7 @@ def _zero_one(y, n: int, name: str = "y") -> np.ndarray:
     return y.astype(np.float64)
 
 
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    e = np.exp(-np.abs(z))
-    return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-
-def _log1p_exp(z: np.ndarray) -> np.ndarray:
-    """log(1 + exp(z)) without overflow."""
-    return np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z)))
-
-
-class PlattScaling:
+class PlattScaling(BaseEstimator):
     """Fit P(y = 1 | s) = sigmoid(slope_ * s + intercept_) to scores ``s`` and 0/1 targets.
 
     Newton's method on the two parameters, with step halving, from Platt's starting
@@ -79,6 +71,8 @@ class PlattScaling:
     than 30 in size are divided by the largest one while fitting (the fitted curve is the
     same; the numbers stay well conditioned), as scikit-learn does.
     """
+
+    _fitted_attribute = "slope_"
 
     def fit(self, scores, y, *, max_iter: int = 100, tol: float = 1e-10) -> "PlattScaling":
         s = _scores(scores)
@@ -92,12 +86,12 @@ class PlattScaling:
 
         def loss(params):
             z = design @ params
-            return float(np.sum(_log1p_exp(z) - target * z))
+            return float(np.sum(softplus(z) - target * z))
 
         params = np.array([0.0, np.log((n_pos + 1.0) / (n_neg + 1.0))])
         current = loss(params)
         for _ in range(max_iter):
-            p = _sigmoid(design @ params)
+            p = sigmoid(design @ params)
             gradient = design.T @ (p - target)
             if np.max(np.abs(gradient)) <= tol * max(1.0, len(f)):
                 break
@@ -121,9 +115,8 @@ class PlattScaling:
         return self
 
     def predict(self, scores) -> np.ndarray:
-        if not hasattr(self, "slope_"):
-            raise not_fitted(self)
-        return _sigmoid(self.slope_ * _scores(scores) + self.intercept_)
+        self._check_fitted()
+        return sigmoid(self.slope_ * _scores(scores) + self.intercept_)
 
 
 def pool_adjacent_violators(values, weights=None) -> np.ndarray:
@@ -153,7 +146,7 @@ def pool_adjacent_violators(values, weights=None) -> np.ndarray:
     return np.repeat(means, lengths)
 
 
-class IsotonicCalibration:
+class IsotonicCalibration(BaseEstimator):
     """A non-decreasing map from score to frequency, fitted by pool-adjacent-violators.
 
     Samples with the same score are first merged into one point (their mean target,
@@ -161,6 +154,8 @@ class IsotonicCalibration:
     ``values_`` the fitted frequencies; `predict` interpolates linearly between them and
     clips outside.
     """
+
+    _fitted_attribute = "values_"
 
     def fit(self, scores, y) -> "IsotonicCalibration":
         s = _scores(scores)
@@ -172,8 +167,7 @@ class IsotonicCalibration:
         return self
 
     def predict(self, scores) -> np.ndarray:
-        if not hasattr(self, "values_"):
-            raise not_fitted(self)
+        self._check_fitted()
         s = _scores(scores)
         if self.thresholds_.shape[0] == 1:
             return np.full(s.shape, self.values_[0])
@@ -183,20 +177,46 @@ class IsotonicCalibration:
 class CalibratedClassifier(ClassifierMixin):
     """A fitted classifier whose probabilities are re-mapped on validation data.
 
-    Parameters
-    ----------
-    estimator : an already fitted classifier (``classes_`` and ``predict_proba`` or
-        ``decision_function``). It is never refitted: `fit` learns only the map.
-    method : ``"sigmoid"`` (Platt scaling) or ``"isotonic"``.
-
-    Attributes after `fit`: ``classes_`` (the estimator's), ``calibrators_`` (one
-    `PlattScaling` or `IsotonicCalibration` for two classes, else one per class).
-
     Fit it on data the estimator was not fitted on: on the training data its scores are
     over-confident in a way the test data will not repeat.
+
+    Parameters
+    ----------
+    estimator : classifier, default=None
+        An already fitted classifier (``classes_`` and ``predict_proba`` or
+        ``decision_function``). It is never refitted: `fit` learns only the map.
+    method : {"sigmoid", "isotonic"}, default="sigmoid"
+        Platt scaling or isotonic regression; keyword-only, as in scikit-learn.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The estimator's classes.
+    calibrators_ : list of PlattScaling or IsotonicCalibration
+        One map for two classes (for ``classes_[1]``), else one per class.
+    n_features_in_ : int or None
+        The estimator's, when it has one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbcourse.calibration import CalibratedClassifier
+    >>> from nbcourse.naive_bayes import GaussianNB
+    >>> rng = np.random.default_rng(0)
+    >>> shift = np.repeat([[0.0], [2.0]], 20, axis=0)
+    >>> y = np.repeat([0, 1], 20)
+    >>> model = GaussianNB().fit(rng.normal(size=(40, 1)) + shift, y)
+    >>> calibrated = CalibratedClassifier(model, method="sigmoid").fit(
+    ...     rng.normal(size=(40, 1)) + shift, y)
+    >>> calibrated.predict_proba([[1.0]]).round(3).tolist()
+    [[0.574, 0.426]]
+    >>> calibrated.predict([[3.0]]).tolist()
+    [1]
     """
 
-    def __init__(self, estimator=None, method: str = "sigmoid"):
+    _fitted_attribute = "calibrators_"
+
+    def __init__(self, estimator=None, *, method: str = "sigmoid"):
         self.estimator = estimator
         self.method = method
 
@@ -224,6 +244,9 @@ class CalibratedClassifier(ClassifierMixin):
         return proba[:, 1:2] if proba.shape[1] == 2 else proba
 
     def fit(self, X, y) -> "CalibratedClassifier":
+        if not isinstance(self.method, str):
+            raise TypeError(f"method must be one of {METHODS} (a string), got "
+                            f"{type(self.method).__name__} {self.method!r}")
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         model = self._check_estimator()
@@ -248,8 +271,7 @@ class CalibratedClassifier(ClassifierMixin):
         return self
 
     def predict_proba(self, X) -> np.ndarray:
-        if not hasattr(self, "calibrators_"):
-            raise not_fitted(self)
+        self._check_fitted()
         scores = self._raw_scores(X)
         if len(self.classes_) == 2:
             positive = self.calibrators_[0].predict(scores[:, 0])
@@ -270,8 +292,6 @@ def expected_calibration_error(y_true, proba_positive, positive, n_bins: int = 1
     The bins are those of :func:`nbcourse.evaluation.reliability_table`, so the number
     summarises the reliability diagram drawn from the same table.
     """
-    from .evaluation import reliability_table
-    check_positive_int(n_bins, "n_bins")
     table = reliability_table(y_true, proba_positive, positive, n_bins=n_bins)
     share = table["count"] / table["count"].sum()
     return float(np.sum(share * np.abs(table["observed"] - table["mean_predicted"])))

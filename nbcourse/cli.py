@@ -38,7 +38,7 @@ from pathlib import Path
 from ._version import __version__
 from .grading.execution.sandbox import SANDBOX_MODES
 from .grading.export import FORMATS as LMS_FORMATS
-from .grading.export import LANGUAGES
+from .grading.export import DEFAULT_FORMATS, LANGUAGES, ROSTER_FORMATS
 
 __all__ = ["build_parser", "main"]
 
@@ -210,7 +210,8 @@ def _add_lms_options(command) -> None:
                               "worksheet; every student on it gets a row (grade: 'not "
                               "submitted' when nothing of theirs was found) and, in the LMS "
                               "files, the LMS's own ids, and OUT/roster.csv says who matched "
-                              "which submission")
+                              "which submission; without --format, writes "
+                              + ", ".join(ROSTER_FORMATS))
     command.add_argument("--roster-column", metavar="COLUMN", default=None,
                          help="the roster column that holds the submission folders' names "
                               "(default: login, e-mail address or its part before @, or full "
@@ -398,13 +399,16 @@ def _release(args) -> int:
 
 def _grade(args) -> int:
     from .grading.batch import grade_batch
+    from .grading.execution.worker import skip_uri_grammar
     from .grading.summary import summary
+
+    skip_uri_grammar()  # this process reads notebooks too (the class report's templates)
 
     roster = None
     if args.roster is not None:  # a roster that cannot be read stops before any grading
         from .grading.roster import read_roster
         roster = read_roster(args.roster)
-        args.format = args.format or ["canvas", "moodle", "moodle-grades"]
+        args.format = args.format or list(ROSTER_FORMATS)
     _check_lms_options(args)
 
     batch = grade_batch(args.exercise, args.submissions, args.out, jobs=args.jobs,
@@ -467,7 +471,6 @@ def _certs(args) -> int:
 
 
 def _export(args) -> int:
-    from .grading.export import DEFAULT_FORMATS
     from .grading.merge import reapply_overrides
     from .grading.overrides import OVERRIDES_FILE
     from .grading.terminal import terminal_safe
@@ -485,8 +488,7 @@ def _export(args) -> int:
             if not overrides.is_file():
                 raise FileNotFoundError(f"--overrides {overrides}: no such file")
             reapply_overrides(folder, overrides, _course_source(args), _command_line())
-    formats = args.format or (DEFAULT_FORMATS + ("moodle-grades",) if args.roster
-                              else DEFAULT_FORMATS)
+    formats = args.format or (ROSTER_FORMATS if args.roster else DEFAULT_FORMATS)
     out = args.out[0] if len(args.out) == 1 else args.out
     for path in _write_lms_files(out, formats, args):
         print(terminal_safe(f"wrote {path}"))

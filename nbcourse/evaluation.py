@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ._checks import check_labels, check_positive_int, check_seed
+from ._numerics import log as _log
 
 __all__ = [
     "stratified_split", "accuracy", "binary_scores", "confusion_matrix",
@@ -214,7 +215,7 @@ def binary_scores(y_true, y_pred, positive) -> dict[str, float]:
     true_positives = int(np.sum(flagged & actual))
     n_flagged = int(np.sum(flagged))
     return {
-        "accuracy": float(np.mean(y_true == y_pred)),
+        "accuracy": accuracy(y_true, y_pred),
         "precision": true_positives / n_flagged if n_flagged else 0.0,
         "recall": true_positives / int(np.sum(actual)),
     }
@@ -331,8 +332,7 @@ def log_loss(y_true, proba, classes) -> float:
     if unknown:
         raise ValueError(f"y_true has labels {unknown} that are not in classes={classes.tolist()}")
     picked = proba[np.arange(len(y_true)), [column[v] for v in y_true.tolist()]]
-    with np.errstate(divide="ignore"):
-        return float(-np.mean(np.log(picked)))
+    return float(-np.mean(_log(picked)))
 
 
 def shuffle_within_class(X, y, seed: int = 0) -> np.ndarray:

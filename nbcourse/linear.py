@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from nbcourse._checks import (NotFittedError, check_labels, check_matrix, check_positive,
                               check_positive_int, plain)
 from nbcourse._estimator import ClassifierMixin
+from nbcourse._numerics import sigmoid, softplus
 
 __all__ = [
     "ConvergenceWarning",
@@ -78,26 +79,45 @@ def decision_function(w0, w, X) -> np.ndarray:
     return _bias(w0) + np.asarray(X @ weights).ravel()
 
 
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    """1 / (1 + exp(-z)) without overflow for large |z|."""
-    e = np.exp(-np.abs(z))
-    return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-
 class LogisticRegression(ClassifierMixin):
     """Two-class L2-regularised logistic regression, fitted by Newton-CG.
 
+    As in scikit-learn, the parameters are stored as given and checked by `fit`, so
+    `set_params`, `clone` and grid searches work. ``X`` may be dense or sparse.
+
     Parameters
     ----------
-    C : inverse regularisation strength, as in scikit-learn (larger C, weaker penalty).
-    max_iter : maximum number of Newton steps.
-    tol : stop when every component of the gradient is at most tol in absolute value.
+    C : float, default=1.0
+        Inverse regularisation strength, as in scikit-learn (larger C, weaker penalty).
+    max_iter : int, default=100
+        Maximum number of Newton steps; a `ConvergenceWarning` says when they ran out.
+    tol : float, default=1e-6
+        Stop when every component of the gradient is at most ``tol`` in absolute value.
 
-    Attributes after `fit`: `classes_`, `coef_` (1, n_features), `intercept_` (1,),
-    `n_iter_` (1,) Newton steps taken, `n_features_in_`.
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two class labels, sorted; a positive score means ``classes_[1]``.
+    coef_ : ndarray of shape (1, n_features)
+        The weights w.
+    intercept_ : ndarray of shape (1,)
+        The bias w0 (not penalised).
+    n_iter_ : ndarray of shape (1,)
+        Newton steps taken.
+    n_features_in_ : int
+        The number of features ``fit`` saw.
 
-    As in scikit-learn, the parameters are stored as given and checked by `fit`, so
-    `set_params`, `clone` and grid searches work.
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbcourse.linear import LogisticRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array(["ham", "ham", "spam", "spam"])
+    >>> model = LogisticRegression(C=10.0).fit(X, y)
+    >>> model.predict([[0.5], [2.5]]).tolist()
+    ['ham', 'spam']
+    >>> model.coef_.round(2).tolist(), model.intercept_.round(2).tolist()
+    ([[2.65]], [-3.98])
     """
 
     _input_tags = {"sparse": True}
@@ -154,7 +174,7 @@ class LogisticRegression(ClassifierMixin):
         def objective(v, z):
             w, _ = split(v)
             # log(1 + exp(-s z)) with s = 2t - 1, computed without overflow
-            return 0.5 * float(w @ w) + C * float(np.logaddexp(0.0, -(2.0 * t - 1.0) * z).sum())
+            return 0.5 * float(w @ w) + C * float(softplus(-(2.0 * t - 1.0) * z).sum())
 
         def gradient(v, p):
             w, _ = split(v)
@@ -164,7 +184,7 @@ class LogisticRegression(ClassifierMixin):
         params = np.zeros(n_features + 1)
         z = scores(params)
         value = objective(params, z)
-        p = _sigmoid(z)
+        p = sigmoid(z)
         g = gradient(params, p)
         for step in range(1, max_iter + 1):
             if np.abs(g).max() <= tol:
@@ -190,7 +210,7 @@ class LogisticRegression(ClassifierMixin):
                 if alpha < 1e-10:  # no progress possible at machine precision
                     return params, step, np.abs(g).max() <= math.sqrt(tol)
             params, z, value = candidate, z_new, new_value
-            p = _sigmoid(z)
+            p = sigmoid(z)
             g = gradient(params, p)
         return params, max_iter, np.abs(g).max() <= tol
 
@@ -204,11 +224,11 @@ class LogisticRegression(ClassifierMixin):
     def predict_proba(self, X) -> np.ndarray:
         """Columns: P(classes_[0] | x), P(classes_[1] | x)."""
         z = self.decision_function(X)
-        return np.column_stack([_sigmoid(-z), _sigmoid(z)])  # not 1 - p: keeps tiny values accurate
+        return np.column_stack([sigmoid(-z), sigmoid(z)])  # not 1 - p: keeps tiny values accurate
 
     def predict_log_proba(self, X) -> np.ndarray:
         z = self.decision_function(X)
-        return np.column_stack([-np.logaddexp(0.0, z), -np.logaddexp(0.0, -z)])
+        return np.column_stack([-softplus(z), -softplus(-z)])
 
     def predict(self, X) -> np.ndarray:
         """classes_[1] where the log-odds are positive, classes_[0] otherwise."""

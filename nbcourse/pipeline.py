@@ -16,7 +16,6 @@ after its class in lower case.
 """
 from __future__ import annotations
 
-from ._checks import not_fitted
 from ._estimator import BaseEstimator
 
 __all__ = ["Pipeline", "make_pipeline"]
@@ -25,11 +24,38 @@ __all__ = ["Pipeline", "make_pipeline"]
 class Pipeline(BaseEstimator):
     """Transformers, then a final estimator, fitted and applied in order.
 
-    ``steps``: a list of ``(name, estimator)``; every estimator but the last needs
-    ``fit`` and ``transform``, the last needs ``fit``. The estimators themselves are
-    fitted in place (as in scikit-learn), so build a new pipeline for every fit that
-    must start afresh, e.g. one per fold of a cross-validation.
+    The estimators themselves are fitted in place (as in scikit-learn), so build a new
+    pipeline for every fit that must start afresh, e.g. one per fold of a
+    cross-validation.
+
+    Parameters
+    ----------
+    steps : list of (str, estimator) pairs
+        Every estimator but the last needs ``fit`` and ``transform``, the last needs
+        ``fit``; the names must be unique.
+
+    Attributes
+    ----------
+    named_steps : dict
+        The steps by name.
+    classes_ : ndarray
+        The last step's classes, once fitted.
+
+    Examples
+    --------
+    >>> from nbcourse.naive_bayes import MultinomialNB
+    >>> from nbcourse.pipeline import Pipeline
+    >>> from nbcourse.text import BagOfWords
+    >>> model = Pipeline([("words", BagOfWords()), ("nb", MultinomialNB())])
+    >>> model = model.fit(["free money now", "win money now", "lunch at noon",
+    ...                    "see you at lunch"], ["spam", "spam", "ham", "ham"])
+    >>> model.predict(["free money", "lunch at noon?"]).tolist()
+    ['spam', 'ham']
+    >>> model.named_steps["words"].get_feature_names_out().tolist()[:4]
+    ['at', 'free', 'lunch', 'money']
     """
+
+    _fitted_attribute = "_fitted"
 
     def __init__(self, steps):
         self.steps = steps
@@ -70,8 +96,7 @@ class Pipeline(BaseEstimator):
         return self
 
     def _through_transformers(self, X):
-        if not getattr(self, "_fitted", False):
-            raise not_fitted(self)
+        self._check_fitted()
         for _, step in self.steps[:-1]:
             X = step.transform(X)
         return X

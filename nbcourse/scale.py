@@ -36,11 +36,12 @@ from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.lib.stride_tricks import sliding_window_view
 
 from ._checks import check_positive_int
 from ._numerics import combine_moments, moments
 from .naive_bayes import MultinomialNB
-from .text import _default_tokens, count_documents
+from .word_counts import _ASCII_NON_WORD, _ASCII_WORD_CHARACTERS, _word_runs, _words, count_documents
 
 __all__ = [
     "CountTable", "add_counts", "count_matrix", "Vocabulary", "gaussian_summary", "hashed_counts",
@@ -100,8 +101,9 @@ def shard_vocabulary(paths: Iterable[str]) -> frozenset[str]:
     """Map step of the first pass: every distinct word in the files ``paths``."""
     words: set[str] = set()
     for text in iter_posts(paths):
-        words.update(_default_tokens(text))
-    return frozenset(words)
+        words.update(_word_runs(text.lower()))
+    # runs of one word character are not tokens (`nbcourse.word_counts._word_runs`)
+    return frozenset(words.difference(_ASCII_WORD_CHARACTERS))
 
 
 @dataclass(frozen=True)
@@ -147,7 +149,7 @@ def count_matrix(texts: Iterable[str], vocabulary: Mapping[str, int]) -> sp.csr_
     """Documents x words counts over a fixed ``vocabulary`` (word -> column).
 
     The same matrix as ``BagOfWords.transform`` for a BagOfWords whose vocabulary is
-    ``vocabulary`` (both call `nbcourse.text.count_documents`); words outside it are not
+    ``vocabulary`` (both call `nbcourse.word_counts.count_documents`); words outside it are not
     counted. The vocabulary never grows, so matrices of different shards have the same
     columns and their counts can be added. ``texts`` may be any iterable, e.g.
     :func:`iter_posts`, which reads one file at a time.
@@ -155,10 +157,24 @@ def count_matrix(texts: Iterable[str], vocabulary: Mapping[str, int]) -> sp.csr_
     if len(vocabulary) > np.iinfo(np.int32).max:
         raise ValueError(f"at most {np.iinfo(np.int32).max} columns, got {len(vocabulary)}")
     if isinstance(vocabulary, Vocabulary):
-        columns_of = vocabulary.columns
-    else:
-        columns_of = _each(lambda word: vocabulary.get(word, -1))
+        return count_documents(texts, None, tokenizer=_spaced_or_tokens, pairs_of=vocabulary._pairs,
+                               block_size=_BLOCK_CHARACTERS, n_columns=len(vocabulary), name="texts")
+    columns_of = _each(lambda word: vocabulary.get(word, -1))
     return count_documents(texts, columns_of, n_columns=len(vocabulary), name="texts")
+
+
+#: A block of ASCII documents that `Vocabulary._pairs` reads at once: about 10,000 tokens.
+_BLOCK_CHARACTERS = 1 << 16
+
+
+def _spaced_or_tokens(text: str):
+    """One document as `Vocabulary._pairs` reads it: lower-cased, and if ASCII, as one
+    str with a space for every character that is not a word character (its tokens are
+    then the runs of two or more other characters); otherwise as its list of tokens."""
+    text = text.lower()
+    if text.isascii():
+        return text.translate(_ASCII_NON_WORD)
+    return _words(text)
 
 
 def _each(column_of: Callable[[str], int]) -> Callable[[list[str]], np.ndarray]:
@@ -270,26 +286,69 @@ class Vocabulary(Mapping):
             encoded = _utf8(tokens)
             raw = np.frombuffer(b"".join(encoded), dtype=np.uint8)
             lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-        offsets = np.arange(cls._WIDTH, dtype=np.int32)
-        inside = offsets < lengths[:, None]
-        starts = (np.cumsum(lengths) - lengths).astype(np.int32 if len(raw) < 2 ** 31 else np.int64)
-        packed = np.zeros((len(tokens), cls._WIDTH), dtype=np.uint8)
-        packed[inside] = raw[(starts[:, None] + offsets)[inside]]
-        return packed.view(f"S{cls._WIDTH}").reshape(len(tokens)), lengths
+        return cls._cut(raw, np.cumsum(lengths) - lengths, lengths), lengths
+
+    @classmethod
+    def _cut(cls, raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """The first 16 bytes of each token ``raw[start:start + length]``, as ``S16``.
+
+        Each token's row is copied whole from a sliding 16-byte window over ``raw``, then
+        the bytes past its end (the next tokens') are set to 0.
+        """
+        padded = np.concatenate([raw, np.zeros(cls._WIDTH, dtype=np.uint8)])
+        packed = sliding_window_view(padded, cls._WIDTH)[starts]
+        packed *= np.arange(cls._WIDTH) < lengths[:, None]
+        return packed.view(f"S{cls._WIDTH}").reshape(len(lengths))
 
     def columns(self, tokens: Sequence[str]) -> np.ndarray:
         """The column of every token at once (``int32``), -1 for words outside the vocabulary."""
         packed, lengths = self._packed(tokens)
-        columns = np.full(len(tokens), -1, dtype=np.int32)
-        if len(self._keys_sorted) and len(tokens):
-            position = np.searchsorted(self._keys_sorted, self._keys(packed, lengths))
+        return self._looked_up(packed, lengths, tokens.__getitem__)
+
+    def _looked_up(self, packed, lengths, token) -> np.ndarray:
+        """Columns of packed tokens; ``token(i)`` gives token i as a str, for the dict."""
+        columns = np.full(len(lengths), -1, dtype=np.int32)
+        if len(self._keys_sorted) and len(lengths):
+            # Each distinct key once, in increasing order: the search then walks the key
+            # array in order, about three times faster than a search per token.
+            distinct, back = np.unique(self._keys(packed, lengths), return_inverse=True)
+            position = np.searchsorted(self._keys_sorted, distinct)[back]
             position[position == len(self._keys_sorted)] = 0
             found = (self._bytes[position] == packed) & (self._lengths[position] == lengths)
             columns[found] = self._columns[position[found]]
         if self._others:
             for i in np.flatnonzero(columns < 0):
-                columns[i] = self._others.get(tokens[i], -1)
+                columns[i] = self._others.get(token(i), -1)
         return columns
+
+    def _pairs(self, block: list) -> tuple[np.ndarray, np.ndarray]:
+        """(document, column) of every token of a block of documents, as `count_matrix`
+        reads them (`_spaced_or_tokens`): ASCII documents as spaced text, others as tokens.
+
+        The ASCII documents are joined and cut into tokens with numpy, straight into the
+        packed form the lookup needs, so no str is made per token (that matters under
+        ``tracemalloc``, which lesson 07 uses, and for speed). Words outside the
+        vocabulary get column -1.
+        """
+        spaced = [i for i, item in enumerate(block) if isinstance(item, str)]
+        listed = [i for i, item in enumerate(block) if not isinstance(item, str)]
+        joined = " ".join(block[i] for i in spaced)
+        raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+        word = raw != ord(" ")
+        edges = np.flatnonzero(np.diff(word, prepend=False, append=False))  # where runs start and end
+        starts, lengths = edges[0::2], edges[1::2] - edges[0::2]
+        starts, lengths = starts[lengths > 1], lengths[lengths > 1]  # one character: not a token
+        # each token's document: the last one that starts at or before the token
+        document_starts = np.cumsum([0] + [len(block[i]) + 1 for i in spaced[:-1]])
+        rows = np.asarray(spaced, dtype=np.int64)[np.searchsorted(document_starts, starts, "right") - 1]
+        columns = self._looked_up(self._cut(raw, starts, lengths), lengths,
+                                  lambda i: joined[starts[i]:starts[i] + lengths[i]])
+        if listed:
+            tokens = [token for i in listed for token in block[i]]
+            rows = np.concatenate([rows, np.repeat(np.asarray(listed, dtype=np.int64),
+                                                   [len(block[i]) for i in listed])])
+            columns = np.concatenate([columns, self.columns(tokens)])
+        return rows, columns
 
     def __getitem__(self, word: str) -> int:
         column = int(self.columns([word])[0]) if isinstance(word, str) else -1

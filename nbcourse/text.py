@@ -6,14 +6,8 @@ per word. It mirrors scikit-learn's ``CountVectorizer`` on purpose: same token
 pattern, same alphabetical column order, same pruning rules. A student can then
 check every number against scikit-learn, and later switch to it without surprises.
 
-The matrix is built in bulk rather than word by word, in one function that
-`BagOfWords` and `nbcourse.scale` both call (`count_documents`). Each document is
-lower-cased once and split in one call: ``str.split`` for ASCII text (the usual case, see
-`_ASCII_NON_WORD`), ``re.findall`` otherwise; the tokens of a block of
-documents then go through a single lookup (``map`` runs it in C) that turns them into
-column numbers, and one sort per block adds up the (document, word) pairs. On 20
-Newsgroups this is quicker than a Python loop over millions of tokens, and since only
-one block of tokens is kept as strings, it needs about as much memory as scikit-learn.
+The matrix itself is built in bulk by `nbcourse.word_counts.count_documents`,
+which `BagOfWords` and `nbcourse.scale` both call.
 """
 from __future__ import annotations
 
@@ -26,8 +20,10 @@ from itertools import count, repeat
 import numpy as np
 import scipy.sparse as sp
 
-from ._checks import check_bool, check_matrix, check_positive_int, not_fitted, plain
+from ._checks import check_bool, check_matrix, check_positive_int, plain
 from ._estimator import BaseEstimator
+from .word_counts import (_ASCII_WORD_CHARACTERS, _FAST_DEFAULT_PATTERN, _renumbered, _word_runs,
+                          _words, count_documents)
 from .zipf import zipf_fit, zipf_slope, zipf_table  # lessons import them from here
 
 __all__ = ["TOKEN_PATTERN", "tokenize", "BagOfWords", "KeepSeenWords", "TfidfTransformer",
@@ -35,23 +31,6 @@ __all__ = ["TOKEN_PATTERN", "tokenize", "BagOfWords", "KeepSeenWords", "TfidfTra
 
 #: scikit-learn's default: a word is a run of two or more letters/digits/underscores.
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
-
-# The same tokens, found about 20% faster: a match of ``\w\w+`` always starts at the
-# beginning of a run of word characters and greedily runs to its end, so the word
-# boundaries ``\b`` that the default pattern asks for hold automatically.
-_FAST_DEFAULT_PATTERN = re.compile(r"\w\w+")
-
-# In ASCII text the word characters are just a-z, A-Z, 0-9 and "_". Turning every other
-# character into a space lets ``str.split`` find the runs of word characters, about twice
-# as fast as the regular expression engine; a run of one character is not a token.
-_ASCII_WORD_CHARACTERS = [chr(code) for code in range(128) if chr(code).isalnum() or chr(code) == "_"]
-_ASCII_NON_WORD = {code: " " for code in range(128) if chr(code) not in _ASCII_WORD_CHARACTERS}
-
-#: Tokens looked up and counted together (see `count_documents`): enough to make numpy's
-#: per-call cost vanish, few enough that they (about 0.5 MB of str objects) stay small
-#: next to a streaming fit's model (lesson 07).
-_BLOCK_TOKENS = 1 << 13
-
 
 def _compile_token_pattern(token_pattern: str) -> re.Pattern:
     if token_pattern == TOKEN_PATTERN:
@@ -101,19 +80,6 @@ def _check_document_frequency(value, name: str):
 class BagOfWords(BaseEstimator):
     """Count how often each vocabulary word occurs in each document.
 
-    Parameters
-    ----------
-    lowercase : lower-case the text before tokenising, so "Free" and "FREE" are one word.
-    binary : record presence (0/1) instead of counts, which is what Bernoulli naive Bayes needs.
-    min_df, max_df : drop words that occur in fewer than ``min_df`` or in more than ``max_df``
-        documents. An int counts documents, a float is a proportion of them (``max_df=0.5``
-        drops words that occur in more than half of the documents).
-    max_features : keep only this many words, those with the highest total count in the corpus.
-    stop_words : a collection of words to leave out of the vocabulary (for example ``{"the", "a"}``).
-    token_pattern : the regular expression that defines a word (see :func:`tokenize`).
-
-    After ``fit``: ``vocabulary_`` maps each word to its column, with the columns in
-    alphabetical order, and ``get_feature_names_out()`` lists the words by column.
     ``transform`` returns a ``scipy.sparse.csr_matrix`` of int64 with one row per document.
     The results match scikit-learn's ``CountVectorizer`` with the same settings exactly,
     including which words win a tie under ``max_features``.
@@ -122,9 +88,42 @@ class BagOfWords(BaseEstimator):
     ``sklearn.base.clone`` work, so it can be a step of a ``Pipeline`` whose settings a
     ``GridSearchCV`` tunes. As there, ``__init__`` only stores the settings and ``fit``
     checks them.
+
+    Parameters
+    ----------
+    lowercase : bool, default=True
+        Lower-case the text before tokenising, so "Free" and "FREE" are one word.
+    binary : bool, default=False
+        Record presence (0/1) instead of counts, which is what Bernoulli naive Bayes needs.
+    min_df, max_df : int or float, default=1 and 1.0
+        Drop words that occur in fewer than ``min_df`` or in more than ``max_df``
+        documents. An int counts documents, a float is a proportion of them (``max_df=0.5``
+        drops words that occur in more than half of the documents).
+    max_features : int, default=None
+        Keep only this many words, those with the highest total count in the corpus.
+    stop_words : collection of str, default=None
+        Words to leave out of the vocabulary (for example ``{"the", "a"}``).
+    token_pattern : str, default=TOKEN_PATTERN
+        The regular expression that defines a word (see :func:`tokenize`).
+
+    Attributes
+    ----------
+    vocabulary_ : dict
+        Each word's column, the columns in alphabetical order
+        (``get_feature_names_out()`` lists the words by column).
+
+    Examples
+    --------
+    >>> from nbcourse.text import BagOfWords
+    >>> bag = BagOfWords().fit(["free money now", "money for lunch", "lunch now"])
+    >>> bag.get_feature_names_out().tolist()
+    ['for', 'free', 'lunch', 'money', 'now']
+    >>> bag.transform(["free lunch, free!"]).toarray().tolist()
+    [[0, 2, 1, 0, 0]]
     """
 
     _input_tags = {"string": True, "two_d_array": False}
+    _fitted_attribute = "vocabulary_"
 
     def __init__(self, *, lowercase: bool = True, binary: bool = False, min_df=1, max_df=1.0,
                  max_features: int | None = None, stop_words: Iterable[str] | None = None,
@@ -259,8 +258,7 @@ class BagOfWords(BaseEstimator):
 
     def transform(self, documents) -> sp.csr_matrix:
         """Count the fitted vocabulary's words in ``documents``; other words are ignored."""
-        if not hasattr(self, "vocabulary_"):
-            raise not_fitted(self)
+        self._check_fitted()
         vocabulary = self.vocabulary_
 
         def encode(tokens):
@@ -275,8 +273,7 @@ class BagOfWords(BaseEstimator):
 
     def get_feature_names_out(self) -> np.ndarray:
         """The vocabulary words in column order (alphabetical), as an object array."""
-        if not hasattr(self, "vocabulary_"):
-            raise not_fitted(self)
+        self._check_fitted()
         return self._feature_names.copy()
 
 class KeepSeenWords(BaseEstimator):
@@ -294,10 +291,32 @@ class KeepSeenWords(BaseEstimator):
 
     equals ``BagOfWords().fit(docs[rows]).transform(other)`` exactly, for a ``bag`` fitted
     on any documents that include ``docs[rows]``, without tokenising anything again.
-    After ``fit``: ``columns_`` (the kept column numbers) and ``n_features_in_``.
+
+    Parameters
+    ----------
+    None: the columns to keep are all learnt by ``fit``.
+
+    Attributes
+    ----------
+    columns_ : ndarray of shape (n_kept,)
+        The kept column numbers, in increasing order.
+    n_features_in_ : int
+        How many columns (words) the counts given to ``fit`` had.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbcourse.text import KeepSeenWords
+    >>> counts = np.array([[1, 0, 2, 0], [0, 0, 1, 3]])
+    >>> keep = KeepSeenWords().fit(counts[:1])
+    >>> keep.columns_.tolist()
+    [0, 2]
+    >>> keep.transform(counts).toarray().tolist()
+    [[1.0, 2.0], [0.0, 1.0]]
     """
 
     _input_tags = {"sparse": True, "positive_only": True}
+    _fitted_attribute = "columns_"
 
     def _counts(self, X, n_features=None):
         if not sp.issparse(X):
@@ -330,8 +349,7 @@ class KeepSeenWords(BaseEstimator):
 
     def transform(self, X) -> sp.csr_matrix:
         """The counts ``X`` restricted to the remembered columns (a CSR matrix)."""
-        if not hasattr(self, "columns_"):
-            raise not_fitted(self)
+        self._check_fitted()
         X = self._counts(X, n_features=self.n_features_in_)
         # Renumber the kept columns and drop the others; the kept columns keep their
         # order, so each row's entries stay sorted and nothing needs sorting again.
@@ -361,12 +379,39 @@ class TfidfTransformer(BaseEstimator):
         idf_k = ln(n / df_k) + 1                 (``smooth_idf=False``)
         tf-idf_dk = x_dk * idf_k, then each row divided by its l2 (or l1) norm
 
-    with n documents and df_k of them containing word k. Parameters as in
-    scikit-learn's ``TfidfTransformer``: ``norm`` ('l2', 'l1' or None), ``use_idf``,
-    ``smooth_idf``, ``sublinear_tf`` (replace a count x by 1 + ln x). With the defaults
-    the numbers equal scikit-learn's. ``transform`` returns a float64
-    ``scipy.sparse.csr_matrix``, as scikit-learn does, for dense or sparse counts.
-    After ``fit``: ``idf_`` (when ``use_idf``) and ``n_features_in_``.
+    with n documents and df_k of them containing word k. The parameters are those of
+    scikit-learn's ``TfidfTransformer``, and with the defaults the numbers equal
+    scikit-learn's. ``transform`` returns a float64 ``scipy.sparse.csr_matrix``, as
+    scikit-learn does, for dense or sparse counts.
+
+    Parameters
+    ----------
+    norm : {"l2", "l1", None}, default="l2"
+        Scale each row to unit length in this norm; None leaves the rows as they are.
+    use_idf : bool, default=True
+        Multiply by the inverse document frequency; False keeps term frequencies only.
+    smooth_idf : bool, default=True
+        Add one document holding every word once (no division by zero).
+    sublinear_tf : bool, default=False
+        Replace a count x by 1 + ln x.
+
+    Attributes
+    ----------
+    idf_ : ndarray of shape (n_features,)
+        The inverse document frequency of every word (only when ``use_idf``).
+    n_features_in_ : int
+        Number of columns of the counts seen at ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbcourse.text import TfidfTransformer
+    >>> counts = np.array([[1, 1, 0], [0, 1, 1], [0, 1, 0]])
+    >>> tfidf = TfidfTransformer().fit(counts)
+    >>> tfidf.idf_.round(3).tolist()
+    [1.693, 1.0, 1.693]
+    >>> tfidf.transform([[2, 1, 0]]).toarray().round(3).tolist()
+    [[0.959, 0.283, 0.0]]
     """
 
     _input_tags = {"sparse": True, "positive_only": True}
@@ -411,8 +456,7 @@ class TfidfTransformer(BaseEstimator):
 
     def transform(self, X) -> sp.csr_matrix:
         """The tf-idf matrix of the counts ``X`` (same words as at fit, in the same columns)."""
-        if not hasattr(self, "n_features_in_"):
-            raise not_fitted(self)
+        self._check_fitted()
         X = self._counts(X, n_features=self.n_features_in_)
         X = X.copy() if sp.issparse(X) else sp.csr_matrix(X)
         X.eliminate_zeros()
@@ -433,99 +477,3 @@ class TfidfTransformer(BaseEstimator):
     def fit_transform(self, X, y=None) -> sp.csr_matrix:
         """``fit(X)`` then ``transform(X)``."""
         return self.fit(X).transform(X)
-
-
-def count_documents(documents, columns_of, *, tokenizer=None, n_columns=None,
-                    name: str = "documents") -> sp.csr_matrix:
-    """The documents x words count matrix: the one place where tokens become counts.
-
-    ``tokenizer(document)`` gives a document's tokens (default: lower-cased, the
-    default `TOKEN_PATTERN`) and ``columns_of(tokens)`` their columns as an integer
-    array, -1 for a token that is not counted. ``n_columns`` is the number of columns,
-    or a function that says it once every document is read (`BagOfWords.fit`, whose
-    vocabulary grows as it reads).
-
-    Documents are read one at a time (any iterable works, e.g. a generator reading files)
-    and counted in blocks of about 8,000 tokens: only one block's tokens exist as
-    strings, and the matrix keeps one entry per distinct word of a document, not one per
-    token, with each row's columns in increasing order.
-    """
-    if isinstance(documents, str):
-        raise TypeError(
-            f"{name} must be a list (or other iterable) of strings, got a single str; "
-            "wrap it in a list: [text]")
-    if isinstance(documents, (bytes, bytearray)) or not isinstance(documents, Iterable):
-        raise TypeError(f"{name} must be an iterable of str, got {type(documents).__name__}")
-    if tokenizer is None:
-        tokenizer = _default_tokens
-    per_row, columns, counts = [], [], []
-    block: list[str] = []
-    lengths: list[int] = []
-
-    def count_block():
-        found = columns_of(block)
-        rows = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-        counted = found >= 0
-        stride = max(int(found.max()) + 1, 1) if found.size else 1
-        # One sort for the whole block: (row, column) pairs, sorted row by row, then by column.
-        pairs, how_often = np.unique(rows[counted] * stride + found[counted], return_counts=True)
-        per_row.append(np.bincount(pairs // stride, minlength=len(lengths)))
-        columns.append(pairs % stride)
-        counts.append(how_often)
-
-    for position, document in enumerate(documents):
-        if not isinstance(document, str):
-            raise TypeError(f"{name}[{position}] must be a str, got {type(document).__name__}")
-        tokens = tokenizer(document)
-        block += tokens
-        lengths.append(len(tokens))
-        if len(block) >= _BLOCK_TOKENS:
-            count_block()
-            block, lengths = [], []
-    if lengths:
-        count_block()
-    width = n_columns() if callable(n_columns) else n_columns
-    indptr = np.zeros(sum(map(len, per_row)) + 1, dtype=np.int64)
-    if per_row:
-        np.cumsum(np.concatenate(per_row), out=indptr[1:])
-    index_dtype = np.int32 if width <= np.iinfo(np.int32).max else np.int64
-    X = sp.csr_matrix((np.concatenate(counts) if counts else np.zeros(0, np.int64),
-                       (np.concatenate(columns) if columns else np.zeros(0)).astype(index_dtype),
-                       indptr), shape=(len(indptr) - 1, width))
-    X.has_sorted_indices = True  # np.unique sorted each row, and no column repeats in a row
-    return X
-
-
-def _word_runs(text: str) -> list[str]:
-    """The tokens of the default `TOKEN_PATTERN` in ``text`` (no lower-casing here), and
-    in ASCII text also the runs of a single word character, which are not tokens."""
-    if text.isascii():
-        return text.translate(_ASCII_NON_WORD).split()
-    return _FAST_DEFAULT_PATTERN.findall(text)
-
-
-def _words(text: str) -> list[str]:
-    """The tokens of the default `TOKEN_PATTERN` in ``text`` (no lower-casing here)."""
-    if text.isascii():
-        return [word for word in _word_runs(text) if len(word) > 1]
-    return _FAST_DEFAULT_PATTERN.findall(text)
-
-
-def _default_tokens(text: str) -> list[str]:
-    # The same tokens as BagOfWords() with its defaults: lower-cased, scikit-learn's pattern.
-    return _words(text.lower())
-
-
-def _renumbered(X: sp.csr_matrix, new_column: np.ndarray, n_columns: int) -> sp.csr_matrix:
-    """``X`` with column j moved to ``new_column[j]`` (-1: dropped), rows sorted again."""
-    columns = new_column[X.indices]
-    kept = columns >= 0
-    if not kept.all():
-        kept_before = np.concatenate(([0], np.cumsum(kept)))
-        X = sp.csr_matrix((X.data[kept], X.indices[kept], kept_before[X.indptr]), shape=X.shape)
-        columns = columns[kept]
-    X = sp.csr_matrix((X.data, columns.astype(X.indices.dtype), X.indptr),
-                      shape=(X.shape[0], n_columns))
-    X.has_sorted_indices = False
-    X.sort_indices()
-    return X

@@ -7,6 +7,7 @@ from sklearn.datasets import make_classification
 from sklearn.frozen import FrozenEstimator
 from sklearn.isotonic import IsotonicRegression
 
+from nbcourse._checks import NotFittedError
 from nbcourse import BernoulliNB, GaussianNB, LogisticRegression
 from nbcourse.calibration import (CalibratedClassifier, IsotonicCalibration, PlattScaling,
                                   expected_calibration_error, pool_adjacent_violators)
@@ -144,6 +145,18 @@ def test_unknown_method_is_refused(fitted):
         CalibratedClassifier(model, method="platt").fit(X_val, y_val)
 
 
+def test_a_method_of_the_wrong_type_is_a_type_error(fitted):
+    model, X_val, y_val = fitted
+    with pytest.raises(TypeError, match="method must be one of .* got int 1"):
+        CalibratedClassifier(model, method=1).fit(X_val, y_val)
+
+
+def test_method_is_keyword_only_as_in_scikit_learn(fitted):
+    model, _, _ = fitted
+    with pytest.raises(TypeError, match="positional"):
+        CalibratedClassifier(model, "isotonic")
+
+
 def test_unfitted_or_missing_estimator_is_refused(fitted):
     _, X_val, y_val = fitted
     with pytest.raises(ValueError, match="not fitted"):
@@ -195,3 +208,35 @@ def test_exercise_06_flags_an_ece_answer_that_calls_the_library():
               "def calibration_error(is_positive, p, n_bins):\n"
               "    return expected_calibration_error(is_positive, p, True, n_bins)\n")
     assert forbidden.find([answer], "calibration_error", question.forbidden) == ["expected_calibration_error"]
+
+
+@pytest.mark.parametrize("unfitted, call", [
+    (PlattScaling(), lambda m: m.predict([0.5])),
+    (IsotonicCalibration(), lambda m: m.predict([0.5])),
+    (CalibratedClassifier(), lambda m: m.predict_proba([[1.0]])),
+])
+def test_every_calibration_map_says_it_is_not_fitted(unfitted, call):
+    """The maps use the library's one not-fitted check: the same error class and words
+    as every estimator."""
+    with pytest.raises(NotFittedError, match=f"This {type(unfitted).__name__} instance is not "
+                                             "fitted yet"):
+        call(unfitted)
+
+
+def test_expected_calibration_error_reads_the_bins_of_reliability_table(monkeypatch):
+    """The bins and the n_bins check are `evaluation.reliability_table`'s, not repeated."""
+    import nbcourse.calibration as calibration
+    import pandas as pd
+
+    with pytest.raises(TypeError, match="n_bins"):
+        expected_calibration_error([0, 1], [0.5, 0.5], 1, n_bins="7")
+    asked = []
+
+    def table(y_true, proba, positive, n_bins):
+        asked.append(n_bins)
+        return pd.DataFrame({"count": [1, 3], "observed": [0.0, 1.0],
+                             "mean_predicted": [0.5, 0.5]})
+
+    monkeypatch.setattr(calibration, "reliability_table", table)
+    assert expected_calibration_error([0, 1], [0.5, 0.5], 1, n_bins=7) == pytest.approx(0.5)
+    assert asked == [7]

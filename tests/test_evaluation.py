@@ -210,3 +210,19 @@ def test_shuffle_within_class_keeps_each_class_column_and_breaks_the_dependence(
         evaluation.shuffle_within_class(X[:10], y)
     with pytest.raises(TypeError, match="seed"):
         evaluation.shuffle_within_class(X, y, seed=0.5)
+
+
+def test_binary_scores_reports_the_accuracy_that_accuracy_computes(monkeypatch):
+    """One home for accuracy: `binary_scores` asks `accuracy`, it does not count again."""
+    monkeypatch.setattr(evaluation, "accuracy", lambda y_true, y_pred: "from accuracy")
+    assert evaluation.binary_scores(["a", "b"], ["a", "a"], "a")["accuracy"] == "from accuracy"
+
+
+def test_log_loss_takes_its_logarithm_from_numerics(monkeypatch):
+    """log(0) without a warning is `_numerics.log`: a zero probability for the true class
+    gives inf through it, not through a logarithm of its own."""
+    seen = []
+    monkeypatch.setattr(evaluation, "_log", lambda p: seen.append(p) or np.log(p))
+    assert evaluation.log_loss(["a", "b"], [[0.5, 0.5], [0.25, 0.75]], ["a", "b"]) == \
+        pytest.approx(-np.mean(np.log([0.5, 0.75])))
+    assert len(seen) == 1

@@ -211,6 +211,15 @@ def test_alpha_zero_is_the_mle_without_nan():
     np.testing.assert_array_equal(bern.predict(X), [0, 0, 1])
 
 
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "predict_log_proba"])
+def test_an_impossible_sample_raises_in_predict_as_in_predict_proba(method):
+    """alpha=0: the sample [1, 1] has probability zero under both classes; predict
+    must not answer class 0 where predict_proba refuses."""
+    model = MultinomialNB(alpha=0).fit(np.array([[2, 0], [1, 0], [0, 3]]), [0, 0, 1])
+    with pytest.raises(ValueError, match="sample 1 has probability zero under every class"):
+        getattr(model, method)([[1, 0], [1, 1]])
+
+
 def test_discrete_bad_input_is_named(counts_data):
     X, y = counts_data
     with pytest.raises(ValueError, match="Negative values in data passed to MultinomialNB"):

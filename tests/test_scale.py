@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nbcourse import GaussianNB, MultinomialNB
-from nbcourse import text as text_module
+from nbcourse import scale as scale_module
+from nbcourse import word_counts as counts_module
 from nbcourse.scale import (CountTable, Vocabulary, add_counts, count_matrix, gaussian_summary,
                             hashed_counts, merge_gaussian_summaries, multinomial_from_counts,
                             shard_counts, shard_vocabulary, split_evenly, tree_reduce, union_words)
@@ -188,7 +189,8 @@ def test_a_vocabulary_from_unaligned_buffers_is_aligned_again():
 
 @pytest.mark.parametrize("block", [1, 3, 1 << 13], ids=["a-block-per-post", "blocks-of-3", "one-block"])
 def test_count_matrix_is_the_same_with_a_vocabulary_or_a_dict(block, monkeypatch):
-    monkeypatch.setattr(text_module, "_BLOCK_TOKENS", block)
+    monkeypatch.setattr(counts_module, "_BLOCK_TOKENS", block)
+    monkeypatch.setattr(scale_module, "_BLOCK_CHARACTERS", 8 * block)  # ASCII posts, read as text
     texts = ([text for text, _ in POSTS] + ["", "!!", "sixteen_bytes_ab sixteen_bytes_abc naïve naïve xx" * 3]
              + [text for text, _ in POSTS[:2]])
     bag = BagOfWords().fit(texts[2:])
@@ -198,6 +200,28 @@ def test_count_matrix_is_the_same_with_a_vocabulary_or_a_dict(block, monkeypatch
     assert compact.has_canonical_format and compact.dtype == np.int64
     empty = count_matrix([], Vocabulary(["a"]))
     assert empty.shape == (0, 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(max_codepoint=127), max_size=40)
+                | st.text(alphabet="aZ_9 .'\u00e9\u00c9\u0130\u212a\u00b2-", max_size=40)
+                | st.text(alphabet="ab_ \u00f1", min_size=15, max_size=40), max_size=6),
+       st.sampled_from([1, 7, 64, 1 << 16]))
+def test_a_vocabulary_counts_ascii_text_without_tokens_as_count_vectorizer_does(documents, block):
+    # Vocabulary.pairs cuts ASCII documents into tokens with numpy (words of 16 bytes and
+    # more, one-character runs, runs at a document's edges, blocks of any size) and the
+    # others with the regex engine: the counts must be CountVectorizer's.
+    from unittest import mock
+
+    from sklearn.feature_extraction.text import CountVectorizer
+    try:
+        expected = CountVectorizer().fit(documents)
+    except ValueError:  # no token at all
+        return
+    vocabulary = Vocabulary(expected.vocabulary_)
+    with mock.patch.object(scale_module, "_BLOCK_CHARACTERS", block):
+        ours = count_matrix(documents, vocabulary)
+    assert (ours != expected.transform(documents)).nnz == 0 and ours.has_canonical_format
 
 
 def test_hashed_counts_keep_every_token_and_are_the_same_in_every_process():

@@ -334,3 +334,12 @@ def test_a_single_class_warns_at_the_callers_line():
     with pytest.warns(UserWarning, match="only one class") as record:
         TreeAugmentedNB().fit(X, ["ham"] * 20)
     assert [w.filename for w in record] == [__file__]
+
+
+def test_merging_two_tree_augmented_models_says_why_it_cannot():
+    from nbcourse.naive_bayes import merge
+
+    X = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": ["u", "u", "v", "v"]})
+    model = TreeAugmentedNB().fit(X, [0, 1, 0, 1])
+    with pytest.raises(TypeError, match="TreeAugmentedNB cannot be merged: its tree is chosen"):
+        merge(model, model)

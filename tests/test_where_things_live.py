@@ -164,6 +164,28 @@ def test_the_map_check_sees_a_missing_file_or_name(cell, expected):
     assert _problems_in_cell(cell) == expected
 
 
+def _broken_tables(text: str) -> list[str]:
+    """The first row of every block of table rows that does not open with a header and
+    a ``|---|`` line: Markdown shows such rows (after a blank line, say) as plain text."""
+    lines, broken = text.splitlines(), []
+    for i, line in enumerate(lines):
+        starts_block = line.startswith("|") and (i == 0 or not lines[i - 1].startswith("|"))
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if starts_block and not (following.startswith("|") and set(following) <= set("|-: ")):
+            broken.append(line[:60])
+    return broken
+
+
+def test_every_table_of_the_map_renders_as_one_table():
+    assert not _broken_tables(MAP.read_text(encoding="utf-8"))
+
+
+def test_the_table_check_sees_a_blank_line_inside_a_table():
+    table = "| what | home |\n|---|---|\n| a | b |\n"
+    assert _broken_tables(table) == []
+    assert _broken_tables(table + "\n| c | d |\n") == ["| c | d |"]
+
+
 # ----- "one home" rows that the source can be held to ------------------------------------
 
 def _library_sources() -> dict[str, str]:
@@ -190,6 +212,24 @@ def _definitions(name: str) -> list[str]:
 ])
 def test_each_function_of_one_home_is_defined_once(name, home):
     assert _definitions(name) == [home]
+
+
+def test_the_not_fitted_check_is_written_once():
+    """Every estimator, transformer, pipeline and calibration map asks
+    `BaseEstimator._check_fitted`; no other module raises `_checks.not_fitted` itself."""
+    found = [where for where, text in _library_sources().items()
+             if where not in ("nbcourse/_estimator.py", "nbcourse/_checks.py")
+             and "not_fitted(" in text]
+    assert not found
+
+
+def test_the_library_writes_no_sigmoid_or_softplus_of_its_own():
+    """1 / (1 + exp(-z)) and log(1 + exp(z)) are `_numerics.sigmoid` and `softplus`."""
+    local = re.compile(r"np\.exp\(-np\.abs\(|np\.logaddexp\(0|np\.log1p\(np\.exp\(|"
+                       r"1(\.0)? \+ np\.exp\(")
+    found = [where for where, text in _library_sources().items()
+             if where != "nbcourse/_numerics.py" and local.search(text)]
+    assert not found
 
 
 def test_the_library_writes_no_zero_times_log_zero_of_its_own():
@@ -234,12 +274,13 @@ def test_seeds_and_count_vectors_are_checked_in_checks_only():
     assert not found
 
 
-def _homes_in_cell(cell: str) -> list[tuple[str, Path]]:
-    """(name, file) for every plain name that a home cell puts right after its file."""
+def _homes_in_cell(cell: str, words: str = r"[A-Za-z(]") -> list[tuple[str, Path]]:
+    """(name, file) for every plain name that a home cell puts right after its file: no
+    ``words`` in between (but "and")."""
     pairs, home, end = [], None, 0
     for match in re.finditer(r"`([^`]+)`", cell):
         token, between, end = match.group(1), cell[end:match.start()], match.end()
-        if re.search(r"[A-Za-z(]", re.sub(r"\band\b", "", between)):
+        if re.search(words, re.sub(r"\band\b", "", between)):
             home = None
         if "/" in token or token.endswith(".py"):
             home = _resolve(token.rstrip("/"))
@@ -281,3 +322,71 @@ def test_the_home_reader_takes_the_names_right_after_a_file():
             "`naive_bayes/_discrete.py` `_BaseDiscreteNB._check_alpha`; `nbcourse/text.py` "
             "`TfidfTransformer.fit`/`transform`, `count_documents`")
     assert [name for name, _ in _homes_in_cell(cell)] == ["times_log", "count_documents"]
+
+
+# ----- the grading table: each function a row names is defined in that file only --------
+
+#: names a grading row gives that other modules use for something else, and why; for
+#: these the test asks only that the home defines them
+SHARED_NAMES = {
+    "main": "every program run as a module has one",
+    "release": "the sandbox's ends a batch's sandboxes; release.py's is `nbcourse release`",
+    "compare": "integrity's compares a class's code; values' one answer with its expected",
+}
+
+
+def _grading_homes() -> list[tuple[str, Path]]:
+    """(name, file) of the Grading table's home column: the names in brackets or after a
+    colon right after a file (``grading/forbidden.py`` (``find``; ``flagged_answers``)),
+    until other words come."""
+    text = MAP.read_text(encoding="utf-8")
+    table = text.split("## Grading", 1)[1].split("\n## ", 1)[0]
+    pairs = []
+    for row in table.splitlines():
+        cells = re.split(r"(?<!\\)\|", row)[1:-1]
+        if len(cells) == 2 and not set(row) <= set("|- ") and "home" not in cells[1]:
+            pairs += _homes_in_cell(cells[1], words=r"[A-Za-z]")
+    return pairs
+
+
+def _nbcourse_sources() -> dict[str, str]:
+    """Every module of nbcourse, grading included, by path."""
+    return {path.relative_to(REPO).as_posix(): path.read_text(encoding="utf-8")
+            for path in PACKAGE.rglob("*.py")}
+
+
+def test_every_function_of_the_grading_map_is_defined_in_its_home_only():
+    """A grading row's home is the one place: what it names right after a file (a
+    function, a class, a constant) is defined there, and by no other module of nbcourse
+    (four copies of one cell parser, each with its own rule, would fail here)."""
+    pairs = _grading_homes()
+    assert len(pairs) >= 40
+    sources = _nbcourse_sources()
+    wrong = {}
+    for name, home in pairs:
+        pattern = re.compile(rf"^(def|class) {name}\b|^{name}\s*[:=]", re.M)
+        found = sorted(where for where, text in sources.items() if pattern.search(text))
+        where = home.relative_to(REPO).as_posix()
+        if found != [where] and not (name in SHARED_NAMES and where in found):
+            wrong[name] = found
+    assert not wrong, f"defined elsewhere too, or not in the home the map gives: {wrong}"
+
+
+def test_the_grading_home_reader_takes_names_in_brackets_after_a_file():
+    cell = ("`grading/forbidden.py` (`find`; `flagged_answers` for a whole plan), "
+            "`execution/limits.py`: `GradingLimits` (checked when made; `worker_deadline`)")
+    assert [name for name, _ in _homes_in_cell(cell, words=r"[A-Za-z]")] == [
+        "find", "flagged_answers", "GradingLimits"]
+
+
+def test_the_limits_row_names_every_limit():
+    """Issue 36: the limits row left out ``interrupt_grace``, ``worker_memory_mb`` and
+    ``queued_messages``.  Every field of ``GradingLimits`` is named in it."""
+    tree = ast.parse((PACKAGE / "grading" / "execution" / "limits.py").read_text("utf-8"))
+    limits = next(node for node in tree.body
+                  if isinstance(node, ast.ClassDef) and node.name == "GradingLimits")
+    fields = [item.target.id for item in limits.body if isinstance(item, ast.AnnAssign)]
+    row = next(row for row in _map_rows() if "`execution/limits.py`" in row)
+    named = set(re.findall(r"`(\w+)`", row.split("|")[1]))
+    assert len(fields) >= 16
+    assert not set(fields) - named, f"limits the map does not name: {set(fields) - named}"

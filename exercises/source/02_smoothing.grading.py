@@ -9,7 +9,7 @@ import pandas as pd
 
 from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
-from nbcourse.grading.judges import Numbers, SameKeys, Within
+from nbcourse.grading.judges import SameKeys, Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
 from nbcourse.grading.values import Tolerance
 from nbcourse.smoothing import beta_mean, beta_mode, beta_posterior, m_estimate
@@ -65,6 +65,40 @@ def ref_smoothed_likelihood(table, feature, value, target, label, alpha):
 def ref_smoothed_p_no():
     model = CategoricalNB(alpha=1).fit(WEATHER[list(LESSON_DAY)], WEATHER["play"])
     return model.predict_proba(pd.DataFrame([LESSON_DAY]), exact=True).iloc[0]["no"]
+
+
+# Question 4: the rule (heads + k) / (N + n), k pseudo-heads in n pseudo-tosses, is the
+# posterior mean of Beta(k, n - k). Laplace's add-one rule is k = 1, n = 2.
+RULE_CASES = [
+    Case("Laplace's add-one rule: k = 1, n = 2", (1, 2), hidden=False),
+    Case("one pseudo-head in three pseudo-tosses", (1, 3), hidden=False),
+    Case("half a pseudo-head in one pseudo-toss (Jeffreys' prior)", (Fraction(1, 2), 1)),
+    Case("three pseudo-heads in ten pseudo-tosses", (3, 10)),
+    Case("more pseudo-heads than pseudo-tails", (4, 6)),
+    Case("a fractional rule", (Fraction(3, 2), Fraction(7, 2))),
+    Case("a strong rule: twenty pseudo-heads in fifty", (20, 50)),
+    Case("two pseudo-heads in five pseudo-tosses", (2, 5)),
+    Case("a third of a pseudo-head in one pseudo-toss", (Fraction(1, 3), 1)),
+    Case("five pseudo-heads in eight pseudo-tosses", (5, 8)),
+]
+# (every case has its own answer, so a pair returned whatever k and n earns at most a
+# tenth of the point: tests/grading/test_grading_guessing.py)
+
+
+def ref_smoothing_prior(k, n):
+    return [k, n - k]
+
+
+def rule_map_prior(k, n):
+    return [k + 1, n - k + 1]
+
+
+def rule_b_is_n(k, n):
+    return [k, n]
+
+
+def rule_swapped(k, n):
+    return [n - k, k]
 
 
 # ----------------------------------------------------------------- known mistakes
@@ -320,23 +354,25 @@ EXERCISE = Exercise(
                              "Take the mean of the posterior Beta(a + heads, b + tails): see "
                              "lesson 02, §3 and §4."),
                  ]),
-        Question("q4", "laplace_prior", points=1, kind="value",
-                 title="the prior behind Laplace's add-one rule",
-                 reference=lambda: [1, 1],
-                 hint="it is the posterior *mean* (a + heads) / (a + b + N), not the MAP, that "
-                      "must equal (heads + 1) / (N + 2), for every number of heads and tails",
+        Question("q4", "smoothing_prior", points=1,
+                 title="the prior behind a smoothing rule",
+                 reference=ref_smoothing_prior, cases=RULE_CASES,
+                 hint="the posterior mean of Beta(a, b) after the tosses is (a + heads) / "
+                      "(a + b + N): match it with (heads + k) / (N + n) for every number of "
+                      "heads and tails. It is the posterior *mean*, not the MAP, that must equal "
+                      "the rule",
                  mistakes=[
-                     Mistake("Beta(2, 2), whose MAP is add-one", lambda: [2, 2],
-                             "With Beta(2, 2) it is the MAP (the mode) that equals (N_1 + 1) / "
-                             "(N + 2). Laplace's rule is the posterior mean: see lesson 02, §7."),
-                     Mistake("Beta(0, 0)", lambda: [0, 0],
-                             "Beta(0, 0) adds no pseudo-count at all: its posterior mean is the "
-                             "plain share N_1 / N. See lesson 02, §7."),
-                 ],
-                 cases=[Case("two pseudo-counts, a and b", hidden=False,
-                             judge=Numbers(2, 0, None, "laplace_prior should be a list [a, b] "
-                                                       "of two numbers, neither negative")),
-                        Case("the prior whose posterior mean is Laplace's rule")]),
+                     Mistake("the prior whose MAP is the rule", rule_map_prior,
+                             "With Beta(k + 1, n - k + 1) it is the MAP (the mode) that equals "
+                             "(N_1 + k) / (N + n), as Beta(2, 2)'s MAP is add-one. The rule is "
+                             "the posterior *mean* (a + N_1) / (a + b + N): see lesson 02, §7."),
+                     Mistake("b taken as all the pseudo-tosses", rule_b_is_n,
+                             "Your b is n, all the pseudo-tosses. b counts the pseudo-*tails* "
+                             "only: a + b = n, so b = n - k (lesson 02, §3 and §7)."),
+                     Mistake("heads and tails swapped", rule_swapped,
+                             "Your a and b are swapped. In Beta(a, b), a counts heads (the k "
+                             "pseudo-heads of the rule) and b tails: see lesson 02, §3."),
+                 ]),
         Question("q5", "smoothed_likelihood", points=2,
                  title="a smoothed likelihood from a table", reference=ref_smoothed_likelihood,
                  forbidden=("CategoricalNB",) + SMOOTHING,

@@ -15,6 +15,13 @@ markers), ``release`` (``authoring``'s student versions and checks files, once
 ``diagnosis`` names the known mistakes an answer makes.  Importing this package stays cheap: the grading machinery
 (nbclient, jupyter_client) is only imported by the modules that need it.
 """
-from .selfcheck import CheckResult, Checker, check_for
-
 __all__ = ["CheckResult", "Checker", "check_for"]
+
+
+def __getattr__(name: str):
+    """The self-check's names, imported on first use (PEP 562): a grading worker imports
+    this package without the self-check's numpy and pandas."""
+    if name not in __all__:
+        raise AttributeError(f"module 'nbcourse.grading' has no attribute {name!r}")
+    from . import selfcheck
+    return getattr(selfcheck, name)

@@ -19,7 +19,7 @@ from typing import Callable, TextIO
 
 from . import specs
 from .collection import collect_submissions
-from .execution.limits import GradingLimits
+from .execution.limits import MB, GradingLimits
 from .execution.sandbox import SANDBOX_MODES
 from .gradebook import BatchResult, remove_planted, snapshot
 from .integrity import check_batch
@@ -27,6 +27,7 @@ from .late import settings
 from .merge import load_previous, select, settle
 from .overrides import OVERRIDES_FILE, read_overrides
 from .roster import ROSTER_ROW, absent, normalise, read_roster, row_name, still_absent
+from .saved_outputs import strip_oversized
 from .scheduling import Rows, grade_locally
 from .scoring import SubmissionResult
 from .site import GradingSite, leftover_warnings
@@ -68,15 +69,15 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     submissions, warnings, site = _prepare(
         exercise, paths, notebook, out_dir, None if scheduler is not None else (sandbox, limits),
         only, lambda found: _check_overrides(overrides_file, exercise, previous, found,
-                                             (roster, roster_column)))
+                                             (roster, roster_column)), limits)
     before = snapshot(out_dir)
-    hints = check_batch(exercise, submissions, site.inbox, limits)  # never run
+    hints = check_batch(exercise, submissions, limits)  # never run
     rows = Rows(exercise, expected, submissions, progress, on_result)
     if scheduler is not None:  # graded on a Dask cluster; rows and outputs as below
         from .cluster import grade_on_cluster
         try:
             isolation, more = grade_on_cluster(scheduler, rows, exercise.probe_plan(), limits,
-                                               sandbox, site.inbox, tls, insecure)
+                                               sandbox, tls, insecure)
         finally:
             site.close()
         warnings += more
@@ -140,10 +141,12 @@ def _check_overrides(overrides_file, exercise, previous, submissions, roster=(No
         read_overrides(overrides_file, exercise, sorted(students))
 
 
-def _prepare(exercise, paths, notebook, out_dir: Path, local, only=None, check=None):
+def _prepare(exercise, paths, notebook, out_dir: Path, local, only=None, check=None,
+             limits: GradingLimits = GradingLimits()):
     """(submissions, warnings, this machine's ``GradingSite``), or nothing left behind and
     the error raised.  ``local`` is (sandbox mode, limits) when the batch runs on this
-    machine: its sandbox's self-test then runs here, before any kernel."""
+    machine: its sandbox's self-test then runs here, before any kernel.  A notebook over
+    ``limits.notebook_mb`` is stripped of its saved outputs here, once."""
     site = GradingSite(secrets.token_hex(12))
     try:
         submissions, warnings = collect_submissions(paths, notebook or exercise.name,
@@ -154,6 +157,7 @@ def _prepare(exercise, paths, notebook, out_dir: Path, local, only=None, check=N
             check(submissions)
         if not submissions:
             raise ValueError("no submissions to grade: " + "; ".join(warnings or ["none given"]))
+        submissions = strip_oversized(submissions, limits.notebook_mb * MB, site.inbox)
         if local is not None:
             site.start(*local)
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ from html import escape
 
 from .diagnosis import mistake_counts
 from .scoring import points_text
-from .statuses import NOT_A_MARK, AnswerStatus, Status
+from .statuses import NO_MARK, NOT_A_MARK, AnswerStatus, Status
 
 #: A submission below this share of the exercise's points is named among those who need
 #: attention, whatever its status.
@@ -77,8 +77,7 @@ def pass_rates_plot(labels: list[str], rates: list[float]) -> str:
 def marked(results) -> list:
     """The rows that are submissions with a mark: not ``not submitted``, and not a row
     the grader could not mark (several notebooks, a grader error, a link)."""
-    return [r for r in results
-            if r.status != Status.NOT_SUBMITTED and r.status not in NOT_A_MARK]
+    return [r for r in results if r.status not in NO_MARK]
 
 
 def attention(batch, below: float = ATTENTION_BELOW) -> list[tuple[str, str, str]]:

@@ -1,7 +1,8 @@
 """Grade a batch on a Dask cluster: the same sandbox on every worker, one gradebook here.
 
 ``nbcourse grade ... --scheduler tcp://host:8786`` (or ``local`` for a ``LocalCluster``
-on this machine) sends each submission, as bytes, to a Dask worker.  The worker grades
+on this machine) sends each submission, as bytes, to a Dask worker, two per worker at a
+time (``in_flight``: the next is read and sent as one comes back).  The worker grades
 it exactly as ``nbcourse grade`` does locally: a grading process of its own
 (``worker_main``, which also runs the forbidden-estimator scan there), a fresh kernel
 alone in a bubblewrap sandbox, the same limits, and the same start-up self-test on that
@@ -29,6 +30,7 @@ same version), bubblewrap, and user namespaces, exactly as for local grading.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -41,7 +43,6 @@ from pathlib import Path
 from distributed import Client, Scheduler
 from distributed import Worker as DaskWorker
 
-from .saved_outputs import without_outputs
 from .execution.limits import MB, GradingLimits
 from .execution.notebook_file import open_untrusted
 from .execution.report import RunReport
@@ -129,10 +130,10 @@ def close_remote(token: str) -> int:
         remove_scratch(token)
 
 
-def _read_for_worker(path: Path, limit: int, scratch: Path) -> bytes:
-    """The bytes a worker grades: outputs stripped when too large, read at most limit + 1
-    bytes (so the worker refuses an oversized notebook exactly as a local run would)."""
-    path = without_outputs(path, limit, scratch)
+def _read_for_worker(path: Path, limit: int) -> bytes:
+    """The bytes a worker grades (``Submission.to_grade``: an oversized notebook's outputs
+    are already stripped), read at most limit + 1 bytes (so the worker refuses an
+    oversized notebook exactly as a local run would)."""
     try:
         with open_untrusted(path) as handle:
             return handle.read(limit + 1)
@@ -279,7 +280,7 @@ def _local_cluster(n: int, workspace: str):
 
 
 def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
-                     scratch: Path, tls=None, insecure: bool = False) -> tuple[dict, list[str]]:
+                     tls=None, insecure: bool = False) -> tuple[dict, list[str]]:
     """Grade the submissions of ``rows`` (``scheduling.Rows``) on the cluster, each row
     finished as its run comes back; (isolation, warnings).  ``tls``: the folder of the
     instructor's certificates; ``insecure``: accept a plain ``tcp://`` scheduler."""
@@ -294,19 +295,23 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
         warnings.append(f"graded with --insecure: {INSECURE}")
     address, n_workers = client.scheduler.address, len(client.scheduler_info().get("workers", {}))
     futures = {}
+
+    def submit(index: int):
+        """Send one submission (read only now: a batch is never all in memory)."""
+        job = {"id": index, "plan": plan}
+        notebook = _read_for_worker(rows.submissions[index].to_grade, limits.notebook_mb * MB)
+        future = client.submit(grade_remote, job, notebook, mode, token, limits.to_json(),
+                               pure=False, key=f"nbcourse-grade-{token}-{index}")
+        futures[future] = index
+        return future
+
     try:
         for index, submission in enumerate(rows.submissions):
             if submission.refused:
-                continue
-            job = {"id": index, "plan": plan}
-            notebook = _read_for_worker(submission.path, limits.notebook_mb * MB, scratch)
-            future = client.submit(grade_remote, job, notebook, mode, token, limits.to_json(),
-                                   pure=False, key=f"nbcourse-grade-{token}-{index}")
-            futures[future] = index
-        for index, submission in enumerate(rows.submissions):
-            if submission.refused:
                 rows.finish(index, refused_report(submission))
-        isolations = _collect(futures, rows)
+        jobs = (submit(index) for index, submission in enumerate(rows.submissions)
+                if not submission.refused)
+        isolations = _collect(futures, rows, jobs, lambda: in_flight(client))
     finally:
         for future in futures:
             future.cancel()
@@ -322,12 +327,21 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
     return isolation, warnings
 
 
-def _collect(futures: dict, rows) -> list[dict]:
-    """Finish each row as its future completes; the isolation every worker reported."""
+def in_flight(client) -> int:
+    """How many submissions may be on the cluster at once: two per worker (one graded,
+    one waiting), so no worker idles while the grader keeps little of the batch in memory."""
+    return 2 * max(1, len(client.scheduler_info().get("workers", {})))
+
+
+def _collect(futures: dict, rows, jobs, room) -> list[dict]:
+    """Submit from ``jobs`` (an iterator that sends one submission and returns its future)
+    while fewer than ``room()`` are pending, finish each row as its future completes and
+    submit the next; the isolation every worker reported."""
     from distributed import as_completed
 
     isolations: list[dict] = []
-    for future in as_completed(list(futures)):
+    waiting = as_completed(list(itertools.islice(jobs, room())))
+    for future in waiting:
         index = futures.pop(future)
         try:
             report, isolation = report_from_worker(future.result())
@@ -344,6 +358,8 @@ def _collect(futures: dict, rows) -> list[dict]:
             report = RunReport.failed(text)
         future.release()  # done: a worker that dies later need not compute it again
         rows.finish(index, report)
+        for following in itertools.islice(jobs, max(0, room() - len(futures))):
+            waiting.add(following)
     return isolations
 
 

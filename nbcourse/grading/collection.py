@@ -54,7 +54,9 @@ class Submission:
     so that an LMS gradebook can be written; ``shown`` is the path as the instructor
     knows it (``submissions.zip:alice_1_2_hw.ipynb`` for a file inside a zip).  With a
     scratch folder, ``path`` of a row to grade is the grader's own copy, made when it was
-    collected; ``origin`` is the file it was copied from."""
+    collected; ``origin`` is the file it was copied from.  ``stripped`` is the copy of an
+    oversized notebook without its saved outputs, made once for the whole batch
+    (``saved_outputs.strip_oversized``); ``to_grade`` is the file every reader then uses."""
     id: str
     path: Path
     refused: Status | str = ""  # "" when it is to be graded
@@ -65,6 +67,12 @@ class Submission:
     late: bool = False
     origin: Path | None = None
     submitted_at: str = ""  # nbgrader's timestamp.txt, ISO 8601 in UTC (see ``late``)
+    stripped: Path | None = None
+
+    @property
+    def to_grade(self) -> Path:
+        """The notebook that is read and run: ``stripped`` when there is one, else ``path``."""
+        return self.stripped or self.path
 
 
 @dataclass

@@ -43,31 +43,39 @@ def _leaves(actual, expected):
 
 
 #: How every ``form_note`` begins: a message that starts so already says what is wrong
-#: (no hint is added to it, and ``check()`` shows it as it is).
-FORM_NOTES = ("the numbers are right but", "the value looks rounded")
+#: (no hint is added to it, and ``check()`` shows it as it is).  (A float that is a whole
+#: number needs no note: ``values.compare`` takes 9.0 for 9 everywhere.)
+FORM_NOTES = ("the value looks rounded", "the function changed")
+
+
+def input_changed(where: str, positions: int = 0, keywords=()) -> str:
+    """What the grader and ``check()`` say of a call that changed an input in place.
+
+    ``where`` is the probe's ``"argument N"`` or ``"keyword K"``, used only when it names
+    one of the case's ``positions`` arguments or ``keywords``: the words are the grader's
+    own, whatever the kernel sent.
+    """
+    words = "one of its inputs"
+    kind, _, name = str(where).partition(" ")
+    if kind == "argument" and name.isdigit() and 1 <= int(name) <= positions:
+        words = f"its argument {name} (of {positions})"
+    elif kind == "keyword" and name in keywords:
+        words = f"its argument {name}="
+    return (f"the function changed {words} in place: this question does not ask for that, "
+            "and whatever calls it (a later question too) would then work on the changed "
+            "input. Work on a copy (table.copy(), list(values), dict(counts), "
+            "np.array(x, copy=True)) and leave what you are given as it was.")
 
 
 def form_note(actual, expected, tolerance, *, rounded: bool = True) -> str | None:
-    """Why a wrong-looking answer may be right in substance: floats where whole numbers
-    are asked, or the right numbers rounded.  None when neither explains the failure.
+    """Why a wrong-looking answer may be right in substance: the right numbers rounded.
+    None when that does not explain the failure.
 
     ``tolerance`` is the question's (``rel``, ``abs_``); ``rounded=False`` for a hidden
     case, where "rounded" would say that the answer is near the expected one.
     """
-    pairs = _leaves(actual, expected)
-    if not pairs:
-        return None
-    whole = [(a, e) for a, e in pairs if isinstance(e, Integral)]
-    if whole and any(isinstance(a, float) for a, _ in whole) and all(
-            float(a) == float(e) for a, e in pairs if isinstance(e, Integral)):
-        close = all(math.isclose(float(a), float(e), rel_tol=tolerance.rel,
-                                 abs_tol=tolerance.abs_) for a, e in pairs)
-        if close:
-            return ("the numbers are right but some are floats (such as 5.0) where whole "
-                    "numbers are asked: return ints (int(x), or an array of dtype int)")
-    if not rounded:
-        return None
-    if all(isinstance(e, Integral) for _, e in pairs):
+    pairs = _leaves(actual, expected) if rounded else None
+    if not pairs or all(isinstance(e, Integral) for _, e in pairs):
         return None
     for places in range(2, 7):  # one place: too easily a wrong answer by chance
         if all(isinstance(a, (Real, Fraction)) and

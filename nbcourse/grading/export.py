@@ -40,10 +40,13 @@ from pathlib import Path
 
 from .roster import ROSTER_ROW, Roster, Student, match, read_roster
 from .scoring import points_text
-from .statuses import NOT_A_MARK, Status
+from .statuses import NO_MARK, Status
 
 FORMATS = ("canvas", "moodle", "moodle-grades", "moodle-feedback", "questions")
 DEFAULT_FORMATS = ("canvas", "moodle", "questions")
+#: What ``grade --roster`` and ``export --roster`` write when no ``--format`` is given: a
+#: roster gives every student's LMS ids, so Moodle's gradebook import too.
+ROSTER_FORMATS = ("canvas", "moodle", "moodle-grades", "questions")
 
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 QUESTION_COLUMNS = ["student", "question", "points", "possible", "status", "mistake"]
@@ -69,9 +72,6 @@ MOODLE_HEADERS = {
 LANGUAGES = tuple(MOODLE_HEADERS)
 MOODLE_COLUMNS = [MOODLE_HEADERS["en"][k] for k in
                   ("id", "name", "email", "grade", "max", "modified", "comments")]
-
-#: Rows the LMS files leave blank: no mark of the student's work.
-BLANK = NOT_A_MARK | {Status.NOT_SUBMITTED}
 
 #: What a student reads about each status (never a file path or a grader option).
 STUDENT_WORDS = {
@@ -113,7 +113,7 @@ def _scaled(points, results: dict, scale: float | None) -> float:
 
 def _blank(row: dict | None) -> bool:
     """A row that is no mark of the student's work, and that no override gave points."""
-    return row is None or (row["status"] in BLANK and not row.get("overrides"))
+    return row is None or (row["status"] in NO_MARK and not row.get("overrides"))
 
 
 def _mark(row: dict | None, results: dict | None = None, scale: float | None = None) -> str:
@@ -140,7 +140,7 @@ def comment(row: dict | None) -> str:
     parts = []
     if row["status"] != Status.GRADED:
         parts.append(STUDENT_WORDS.get(row["status"], ""))
-    if row["status"] in BLANK and row.get("overrides"):  # no run: only the marks set by hand
+    if row["status"] in NO_MARK and row.get("overrides"):  # no run: only the marks set by hand
         parts.append(f"{points_text(row['total'])} of {points_text(row['maximum'])} points, "
                      "set by your instructor: " + "; ".join(
                          f"{o['question']} {points_text(o['points'])} ({_short(o['reason'], 80)})"

@@ -22,27 +22,26 @@ calling answer's own, never an expected value), each defined in a namespace of i
 holding the source notebook's imports, so the calling answer cannot reach any other
 solution through them.  The probes run callees first: an answer is evaluated before
 any probe that brings its own solution into the kernel.
+
+Callee sets need not nest (04's ``agreement`` swaps ``linear_weights`` and ``decide``,
+``free_shift`` only ``linear_weights``), so a probe must leave nothing for the next one:
+the kernel's probe binds every name back to what it was after each probe (a replayed
+cell rebinds values computed with the solutions) and retires the solutions it lent
+(``probe_source._follow_through``), and empties the notebook's ``lru_cache``s.  What one
+kernel cannot undo, a result the student's code memoised its own way or a change made
+inside an object that existed before, can only shape a later second reading, never an
+ordinary answer (exercises/README.md says so).
 """
 from __future__ import annotations
 
 import ast
 import json
-import re
 from fractions import Fraction
 
+from .execution.cells import parse_cell
 from .statuses import AnswerStatus
 
-_MAGIC = re.compile(r"^\s*[%!]|^\s*\w+\s*=\s*[%!]")
 HIDDEN_MARK = "BEGIN HIDDEN TESTS"
-
-
-def parse_cell(source: str) -> ast.Module | None:
-    """A code cell as Python, IPython magics (``%time``, ``!pip``) blanked; None if not Python."""
-    lines = ["" if _MAGIC.match(line) else line for line in source.splitlines()]
-    try:
-        return ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def _source_cells(exercise) -> list[ast.Module]:

@@ -26,20 +26,18 @@ do not depend on the scan being perfect, because answers are judged on hidden in
 from __future__ import annotations
 
 import ast
-import re
 from typing import Iterable
 
-_MAGIC = re.compile(r"^\s*[%!]|^\s*\w+\s*=\s*[%!]")
+from .execution.cells import parse_cell
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def _parse(source: str) -> ast.Module | None:
-    """Parse a cell, blanking IPython magics (``%time``, ``!pip``) that are not Python."""
-    lines = ["" if _MAGIC.match(line) else line for line in source.splitlines()]
-    try:
-        return ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+def _trees(sources: Iterable) -> list[ast.Module]:
+    """The cells as syntax trees: a source is parsed (``parse_cell``), a tree passes as it
+    is, so that ``flagged_answers`` parses a submission's cells once for all its questions."""
+    return [tree for tree in (s if isinstance(s, ast.Module) else parse_cell(s) for s in sources)
+            if tree is not None]
 
 
 def _walk_scope(node: ast.AST):
@@ -59,13 +57,13 @@ def _stored_names(target: ast.AST) -> set[str]:
 class _Notebook:
     """Functions, notebook-level assignments and imports of a whole submission."""
 
-    def __init__(self, sources: Iterable[str], forbidden: set[str]):
+    def __init__(self, sources: Iterable, forbidden: set[str]):
         self.forbidden = forbidden
         self.functions: dict[str, ast.AST] = {}
         self.assignments: dict[str, list[ast.AST]] = {}
         self.imported: dict[str, str] = {}  # local name -> forbidden name
         self.star = False
-        for tree in filter(None, map(_parse, sources)):
+        for tree in _trees(sources):
             for node in ast.walk(tree):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     self.functions[node.name] = node
@@ -119,8 +117,9 @@ class _Notebook:
         return found, loaded, stored
 
 
-def find(sources: Iterable[str], name: str, forbidden: Iterable[str]) -> list[str]:
-    """Forbidden names that the answer ``name`` uses, directly or through what it uses."""
+def find(sources: Iterable, name: str, forbidden: Iterable[str]) -> list[str]:
+    """Forbidden names that the answer ``name`` uses, directly or through what it uses
+    (``sources``: the cells' code, or their trees)."""
     notebook = _Notebook(list(sources), set(forbidden))
     found: set[str] = set()
     seen: set[str] = set()
@@ -168,12 +167,12 @@ def _constant(node: ast.AST) -> bool:
     return False
 
 
-def typed_in(sources: Iterable[str], name: str) -> bool:
+def typed_in(sources: Iterable, name: str) -> bool:
     """Whether the last notebook-level assignment of ``name`` (the one whose value is
     graded) is a number typed in, where the exercise asks to compute it (``p_no =
     Fraction(486, 611)``, ``agreement = 1.0``)."""
     last = None
-    for tree in filter(None, map(_parse, sources)):
+    for tree in _trees(sources):
         nodes = [n for n in _walk_scope(tree)
                  if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value]
         for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
@@ -204,7 +203,7 @@ def flagged_answers(sources: Iterable[str], plan: dict) -> dict[str, list[str]]:
     """{question id: the forbidden names its answer uses} for a probe plan
     (``specs.Exercise.probe_plan``), only the questions whose answer uses one; a value the
     exercise asks to compute (``"computed"``) and that is typed in is flagged ``TYPED_IN``."""
-    sources = list(sources)
+    sources = _trees(sources)  # parsed once, read for every question
     flagged = {}
     for question in plan["questions"]:
         found = []

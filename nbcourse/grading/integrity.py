@@ -40,6 +40,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .execution.cells import parse_cell
+
 #: Tokens per hashed run, and hashes per winnowing window (MOSS's k and w).
 K = 6
 W = 4
@@ -155,16 +157,6 @@ def _names(node: ast.AST, budget: list[int]) -> tuple[set[str], set[str]]:
     return binds, uses
 
 
-def _parse(source: str) -> ast.Module | None:
-    """The tree of a cell, or None when it does not parse (IPython magics and shell lines
-    are dropped first).  Errors of any size are caught: a hostile cell is only text."""
-    lines = [line for line in source.split("\n") if not line.lstrip().startswith(("%", "!"))]
-    try:
-        return ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return None
-
-
 def _words(source: str, keep: frozenset[str], budget: list[int]) -> _Statement:
     """A cell that does not parse, as normalised words (at most ``budget[0]`` of them)."""
     tokens, names = [], set()
@@ -190,7 +182,7 @@ def statements(cells: list[str], graded: frozenset[str]) -> list[_Statement]:
             break
         source = source[:min(MAX_CELL_CHARS, left)]
         left -= len(source)
-        trees.append((source, _parse(source)))
+        trees.append((source, parse_cell(source)))
     imported: set[str] = set()
     for _, tree in trees:  # names a student imports are not names a student chose
         for node in tree.body if tree is not None else ():
@@ -304,14 +296,13 @@ def template_cells(source_notebook: Path) -> list[str]:
     return [cell.source for cell in student.cells if cell.cell_type == "code"]
 
 
-def submission_cells(path: Path, scratch: Path, limits) -> tuple[list[str] | None, str]:
+def submission_cells(path: Path, limits) -> tuple[list[str] | None, str]:
     """(code cells, "") of a submitted notebook, read as the grader reads it under the
-    batch's ``limits`` (bounded, no links, saved outputs stripped first), or (None, why not)."""
-    from .saved_outputs import without_outputs
+    batch's ``limits`` (bounded, no links), or (None, why not).  ``path`` is the file the
+    batch grades (``Submission.to_grade``: an oversized one's outputs already stripped)."""
     from .execution.limits import MB
     from .execution.notebook_file import read_cells
     from .execution.report import NotebookVerdict
-    path = without_outputs(Path(path), limits.notebook_mb * MB, scratch)
     verdict, reason, cells = read_cells(path, limits.notebook_mb * MB)
     if verdict != NotebookVerdict.OK:
         return None, reason or "not a readable notebook"
@@ -363,7 +354,7 @@ def compare(code: dict[str, list[str]], questions: dict[str, str],
     return report
 
 
-def check_batch(exercise, submissions, scratch: Path, limits) -> Report:
+def check_batch(exercise, submissions, limits) -> Report:
     """The report for a batch's collected ``submissions`` (those it will run), read
     under the batch's ``limits`` (``GradingLimits``) before any kernel starts.  Never
     raises: a failure is the report's ``error``."""
@@ -372,7 +363,7 @@ def check_batch(exercise, submissions, scratch: Path, limits) -> Report:
         for submission in submissions:
             if submission.refused:
                 continue
-            cells, why = submission_cells(submission.path, scratch, limits)
+            cells, why = submission_cells(submission.to_grade, limits)
             if cells is None:
                 skipped[submission.id] = why
             else:

@@ -7,6 +7,9 @@ outputs took 1.35 GB), so the copy is made by a child process whose address spac
 limited (``RLIMIT_AS``).  A notebook that needs more than that, or is not a readable
 notebook at all, is left as it is, and its row says it is too large; the grader's own
 memory does not grow with what a student hands in.
+
+A batch strips each oversized notebook once, when it has collected them
+(``strip_oversized``): the integrity hints and the run both read that copy.
 """
 from __future__ import annotations
 
@@ -15,10 +18,11 @@ import stat
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from . import strip_outputs
-from .collection import MAX_COPY_BYTES
+from .collection import MAX_COPY_BYTES, Submission
 from .execution.limits import MB
 from .execution.notebook_file import open_untrusted
 
@@ -70,3 +74,15 @@ def without_outputs(path: Path, limit: int, scratch: Path,
     except OSError:
         pass
     return path
+
+
+def strip_oversized(submissions: list[Submission], limit: int, scratch: Path) -> list[Submission]:
+    """The ``submissions``, each one to grade that is over ``limit`` bytes with its copy
+    without outputs as ``stripped`` (``without_outputs``, run once per notebook)."""
+    found = []
+    for submission in submissions:
+        copy = submission.path if submission.refused else without_outputs(
+            submission.path, limit, scratch)
+        found.append(submission if copy == submission.path
+                     else replace(submission, stripped=copy))
+    return found

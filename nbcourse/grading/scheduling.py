@@ -15,9 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, TextIO
 
 from .collection import Submission, display_name
-from .execution.limits import MB
 from .execution.report import NotebookVerdict, RunReport
-from .saved_outputs import without_outputs
 from .scoring import SubmissionResult, points_text, score
 from .terminal import terminal_safe
 from .workers import Worker
@@ -83,8 +81,6 @@ def grade_locally(rows: Rows, plan: dict, site, jobs: int) -> None:
     ``site`` (``site.GradingSite``, started: the batch's limits are its configuration's;
     it closes the workers)."""
     submissions = rows.submissions
-    inbox = site.inbox
-    limits = site.config.limits
     idle: queue.Queue[Worker] = queue.Queue()
     workers = [site.new_worker() for _ in range(min(jobs, len(submissions)))]
     for worker in workers:  # started all at once: their start-up overlaps
@@ -96,13 +92,15 @@ def grade_locally(rows: Rows, plan: dict, site, jobs: int) -> None:
             return refused_report(submission)
         worker = idle.get()
         try:
-            path = without_outputs(submission.path, limits.notebook_mb * MB, inbox)
-            job = {"id": index, "path": os.fsdecode(os.path.abspath(path)), "plan": plan}
+            path = os.fsdecode(os.path.abspath(submission.to_grade))
+            job = {"id": index, "path": path, "plan": plan}
             return RunReport.from_json(worker.grade(job))  # limits: the worker's config
         except Exception as error:  # noqa: BLE001 - one submission never stops the batch
             return RunReport.failed(f"{type(error).__name__}: {error}")
         finally:
             idle.put(worker)
 
-    with ThreadPoolExecutor(max_workers=len(workers)) as pool:
+    # twice as many threads as workers: while one thread scores a run, another already
+    # hands that run's worker its next submission (``idle`` bounds the jobs running)
+    with ThreadPoolExecutor(max_workers=2 * len(workers)) as pool:
         list(pool.map(lambda index: rows.finish(index, run(index)), range(len(submissions))))

@@ -12,8 +12,9 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 from . import follow_through
-from .diagnosis import FORM_NOTES, IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain
-from .execution.probe_source import NOT_ANSWERED, STUB_RAISED
+from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, diagnose, diagnose_in_part, explain,
+                        input_changed)
+from .execution.probe_source import INPUT_CHANGED, NOT_ANSWERED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .forbidden import TYPED_IN
 from .specs import FAILED, Exercise
@@ -316,6 +317,9 @@ def _judge(question, case, outcome, expected):
         text = str(body)
         if text == STUB_RAISED:  # the probe applied probe_source.is_stub_raise
             return f"{NOT_ANSWERED} (it still raises NotImplementedError)", NO_VALUE
+        if text.startswith(INPUT_CHANGED + ": ") and question.keeps_inputs:
+            return input_changed(text[len(INPUT_CHANGED) + 2:], len(case.args),
+                                 tuple(case.kwargs)), NO_VALUE
         if case.hidden:  # its message, even its class's name, is the kernel's choice
             return HIDDEN_RAISED, NO_VALUE
         return f"raised {student_message(text, 200)}", NO_VALUE

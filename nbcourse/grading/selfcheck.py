@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import forbidden as forbidden_names
-from .diagnosis import FORM_NOTES, NO_VALUE, diagnose, explain, form_note
-from .execution.probe_source import NOT_ANSWERED, raised_by_stub
+from .diagnosis import FORM_NOTES, NO_VALUE, diagnose, explain, form_note, input_changed
+from .execution.probe_source import (NOT_ANSWERED, changed_input, input_snapshot,
+                                     raised_by_stub)
 from .judges import from_json
 from .values import (Tolerance, both_nan, compare, decode_input, describe_value, normalise,
                      rounded_places)
@@ -140,6 +141,7 @@ class PublicQuestion:
     graded_later: bool = False
     calls: Sequence[str] = ()  # ids of the graded functions it calls
     computed: bool = False  # a number typed in is flagged (forbidden.TYPED_IN)
+    keep_inputs: bool = False  # a call that changes its inputs in place fails
 
     @classmethod
     def from_json(cls, data: dict) -> "PublicQuestion":
@@ -149,7 +151,7 @@ class PublicQuestion:
                    from_json(data.get("judge")),
                    {m["name"]: m["feedback"] for m in data.get("mistakes", ())},
                    bool(data.get("graded_later", False)), tuple(data.get("calls", ())),
-                   bool(data.get("computed", False)))
+                   bool(data.get("computed", False)), data.get("keep_inputs") is True)
 
     def compare(self, actual, expected, judge=None) -> str | None:
         judge = judge or self.judge
@@ -294,9 +296,11 @@ class Checker:
         hint = case.get("hint") or spec.hint
         name = case["name"]
         if spec.kind == "function":
+            args = decode_input(case.get("args", {"$tuple": []}))
+            kwargs = decode_input(case.get("kwargs", {"$dict": []}))
+            snapshot = input_snapshot(args, kwargs) if spec.keep_inputs else None
             try:
-                returned = answer(*decode_input(case.get("args", {"$tuple": []})),
-                                  **decode_input(case.get("kwargs", {"$dict": []})))
+                returned = answer(*args, **kwargs)
             except Exception as error:  # noqa: BLE001 - report it like the grader would
                 if raised_by_stub(error, answer):
                     return TestOutcome(name, False, f"{NOT_ANSWERED} (it still raises "
@@ -304,6 +308,10 @@ class Checker:
                 text = str(error)
                 message = f"raised {type(error).__name__}" + (f": {text}" if text else "")
                 return TestOutcome(name, False, message, hint), NO_VALUE
+            where = changed_input(snapshot, args, kwargs) if spec.keep_inputs else None
+            if where is not None:  # the same rule and words as the grader's
+                return TestOutcome(name, False, input_changed(where, len(args), tuple(kwargs))
+                                   ), NO_VALUE
         else:
             returned = answer
         try:

@@ -115,6 +115,11 @@ class Question:
     ``computed=True`` (a value the notebook asks to compute, not to type in) flags an
     answer whose every assignment is a number typed in (``forbidden.TYPED_IN``), like a
     forbidden name: it earns what ``Exercise.forbidden_penalty`` leaves.
+
+    A graded function must leave its inputs as it was given them: a call that sorts,
+    fills or pops from one fails that case, in ``check()`` and at grading, with a note
+    that says so (``probe_source.changed_input``).  ``changes_inputs=True`` is for a
+    function the notebook asks to change its input in place.
     """
     id: str
     name: str
@@ -133,6 +138,7 @@ class Question:
     follow_through: float = 1.0
 
     computed: bool = False
+    changes_inputs: bool = False
     origin: tuple = field(default_factory=_origin, repr=False, compare=False)
 
     def __post_init__(self):
@@ -234,6 +240,11 @@ class Question:
         return form_note(actual, expected, self.tolerance, rounded=not case.hidden) or problem
 
     @property
+    def keeps_inputs(self) -> bool:
+        """Whether a call that changes its inputs in place fails its case."""
+        return self.kind == "function" and not self.changes_inputs
+
+    @property
     def graded_later(self) -> bool:
         """A value whose right answer only the grader knows (a graded reasoning item):
         ``check()`` can test its form, never whether it is right."""
@@ -244,6 +255,7 @@ class Question:
         request = {"question": self.id, "name": self.name, "kind": self.kind,
                    "forbidden": list(self.forbidden), "computed": self.computed}
         if self.kind == "function":
+            request["keep_inputs"] = self.keeps_inputs
             request["cases"] = [{"args": encode_input(tuple(case.args)),
                                  "kwargs": encode_input(dict(case.kwargs)),
                                  "hidden": case.hidden}  # the runner probes these last
@@ -275,7 +287,7 @@ class Question:
             cases.append(entry)
         return {"id": self.id, "name": self.name, "title": self.title, "kind": self.kind,
                 "forbidden": list(self.forbidden), "computed": self.computed,
-                "hint": self.hint,
+                "keep_inputs": self.keeps_inputs, "hint": self.hint,
                 "tolerance": [self.tolerance.rel, self.tolerance.abs_], "exact": self.exact,
                 "judge": self.judge.to_json() if isinstance(self.judge, Judge) else None,
                 "mistakes": [] if self.graded_later else

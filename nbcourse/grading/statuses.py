@@ -45,9 +45,12 @@ PRECEDENCE = (
     Status.ANSWERS_UNREADABLE, Status.GRADED,
 )
 
-#: Rows that carry no mark of the student's work (an LMS gradebook leaves them blank).
+#: Rows handed in that the grader could not mark: the instructor must look at them.
 NOT_A_MARK = frozenset({Status.SEVERAL_NOTEBOOKS, Status.GRADER_ERROR, Status.LINK_OUTSIDE,
                         Status.DANGLING_LINK})
+#: Rows that carry no mark of the student's work: those, and nothing handed in.  An LMS
+#: gradebook leaves them blank (``export``) and the class report's numbers leave them out.
+NO_MARK = NOT_A_MARK | {Status.NOT_SUBMITTED}
 
 
 class AnswerStatus(_Words):

@@ -15,7 +15,7 @@ import sys
 NOT_A_NOTEBOOK, OUT_OF_MEMORY = 3, 4
 
 
-def without_outputs(data) -> bool:
+def clear_outputs(data) -> bool:
     """Empty every cell's outputs and drop its attachments, in place; False when ``data``
     is not a notebook."""
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
@@ -41,7 +41,7 @@ def main(argv: list) -> int:
         del raw
         data = json.loads(text)
         del text
-        if not without_outputs(data):
+        if not clear_outputs(data):
             return NOT_A_NOTEBOOK
         with open(target, "w", encoding="utf-8") as out:
             json.dump(data, out)

@@ -166,7 +166,8 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
 
     Numbers: ``math.isclose`` with ``tol`` (a NaN never matches; infinities must agree);
     with ``exact=True`` Fractions must be equal.  Lists compare item by item, dicts
-    key by key.  Integers may stand for floats and Fractions for either.
+    key by key.  Integers may stand for floats and Fractions for either; a float that is
+    a whole number stands for that integer, also with ``exact=True``.
     """
     where = f" at {path}" if path else ""
     if isinstance(actual, Unsupported):
@@ -214,7 +215,11 @@ def _compare_number(actual, expected, tol: Tolerance, exact: bool, where: str) -
     if isinstance(actual, float) and math.isnan(actual):
         return f"the value{where} is NaN (not a number)"
     if exact and isinstance(expected, (Fraction, Integral)):
-        if isinstance(actual, (Fraction, Integral)) and Fraction(actual) == Fraction(expected):
+        # a float that is a whole number is that number (9.0 for a count of 9), here as
+        # with every other tolerance: one rule for integers as floats
+        whole = isinstance(actual, float) and actual.is_integer()
+        if (whole or isinstance(actual, (Fraction, Integral))) and \
+                Fraction(actual) == Fraction(expected):
             return None
         return f"the exact value{where} is not the expected one (got {describe_value(actual)})"
     a, e = float(actual), float(expected)

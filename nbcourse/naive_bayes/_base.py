@@ -29,8 +29,10 @@ class _PosteriorFromJoint(ClassifierMixin):
     normalisation by log-sum-exp.
     """
 
-    def predict_log_proba(self, X) -> np.ndarray:
-        """log P(y | x): the joint log-likelihood minus its log-sum-exp over classes."""
+    def _checked_joint_log_proba(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """The joint log-likelihood and its log-sum-exp over classes, or a ValueError
+        for a sample that every class finds impossible (so ``predict`` is never silent
+        where ``predict_proba`` raises)."""
         jll = self.predict_joint_log_proba(X)
         norm = logsumexp(jll, axis=1)
         impossible = np.isneginf(norm)
@@ -40,6 +42,11 @@ class _PosteriorFromJoint(ClassifierMixin):
                 f"sample {first} has probability zero under every class, so P(y | x) is "
                 "undefined; this happens with alpha=0 when a feature value was never seen "
                 "with any class - use alpha > 0")
+        return jll, norm
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """log P(y | x): the joint log-likelihood minus its log-sum-exp over classes."""
+        jll, norm = self._checked_joint_log_proba(X)
         return jll - norm[:, None]
 
     def predict_proba(self, X) -> np.ndarray:
@@ -48,7 +55,7 @@ class _PosteriorFromJoint(ClassifierMixin):
 
     def predict(self, X) -> np.ndarray:
         """The class with the largest posterior (ties go to the first class)."""
-        jll = self.predict_joint_log_proba(X)
+        jll, _ = self._checked_joint_log_proba(X)
         return self.classes_[np.argmax(jll, axis=1)]
 
 

@@ -11,6 +11,7 @@ import copy
 import numpy as np
 
 from ._base import _BaseNB
+from .tree_augmented import TreeAugmentedNB
 
 
 def _expand_classes(model, classes: np.ndarray) -> None:
@@ -63,6 +64,10 @@ def merge(first, second):
     and features; their classes may differ (the result has the union). Neither model
     is changed.
     """
+    if isinstance(first, TreeAugmentedNB) and isinstance(second, TreeAugmentedNB):
+        raise TypeError(
+            "TreeAugmentedNB cannot be merged: its tree is chosen from the conditional mutual "
+            "information of all the data, which two trees chosen on separate parts do not give")
     if type(first) is not type(second) or not isinstance(first, _BaseNB):
         raise TypeError(
             "merge needs two naive Bayes models of the same kind, got "

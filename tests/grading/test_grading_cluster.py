@@ -475,3 +475,57 @@ def test_a_local_cluster_leaves_nothing_in_tmpdir(tmp_path, monkeypatch):
         shutil.rmtree(private, ignore_errors=True)
     assert [r.total for r in batch.results] == [10]
     assert left == []
+
+
+QUICK = """
+import json, time
+import nbcourse.grading.cluster as cluster
+
+def quick(job, notebook, mode, token, limits):
+    time.sleep(0.2)
+    return json.dumps({"notebook": "ok", "code_cells": len(notebook), "isolation": {}})
+
+cluster.honest = getattr(cluster, "honest", cluster.grade_remote)
+cluster.grade_remote = quick
+"""
+
+
+def test_the_cluster_is_sent_a_few_notebooks_at_a_time(tmp_path, client, monkeypatch):
+    """Issue 36: every notebook was read and submitted before any result was collected
+    (a class of 20 MB notebooks all in the grader's memory).  Now at most two per worker
+    are on the cluster at once, the next sent as one comes back; every row still comes."""
+    from types import SimpleNamespace
+
+    from nbcourse.grading.collection import Submission
+    from nbcourse.grading.execution.limits import GradingLimits
+    from nbcourse.grading.statuses import Status
+
+    submissions = []
+    for n in range(12):
+        path = tmp_path / f"s{n}.ipynb"
+        path.write_bytes(b"x" * (n + 1))
+        submissions.append(Submission(f"s{n}", path))
+    submissions.append(Submission("absent", tmp_path / "none", Status.NOT_SUBMITTED))
+    sent, done, most = [], [], [0]
+    real_read = cluster._read_for_worker
+
+    def read(path, limit):
+        sent.append(path)
+        most[0] = max(most[0], len(sent) - len(done))
+        return real_read(path, limit)
+
+    def finish(index, report):
+        if not submissions[index].refused:
+            done.append((index, report.code_cells))
+
+    monkeypatch.setattr(cluster, "_read_for_worker", read)
+    rows = SimpleNamespace(submissions=submissions, finish=finish)
+    client.run(exec, QUICK, {})
+    try:
+        cluster.grade_on_cluster(client, rows, {}, GradingLimits(), "off")
+    finally:
+        client.run(exec, "import nbcourse.grading.cluster as c\n"
+                         "c.grade_remote = getattr(c, 'honest', c.grade_remote)", {})
+    assert sorted(done) == [(n, n + 1) for n in range(12)]
+    assert cluster.in_flight(client) == 4  # the two workers of local:2
+    assert 1 <= most[0] <= 4, most[0]

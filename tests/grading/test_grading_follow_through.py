@@ -310,6 +310,85 @@ def test_the_probe_puts_the_students_functions_back():
     assert "unreadable" in report and namespace["f"] is own
 
 
+
+LEAKY = """
+from functools import lru_cache
+
+kept = []
+
+@lru_cache
+def scaled(y):
+    return f(y)
+
+def f(x):
+    return -x
+
+def h(y):
+    return 0
+
+def g(y):
+    return h(y) + x  # reads the global x, which a cell computes with f
+
+def keeper(y):
+    kept.append(f)  # keeps whatever f is when it is called
+    return f(y)
+
+def later(y):
+    return kept[0](y) if kept else f(y)
+
+x = f(1)
+v = x
+"""
+
+
+def _probe(namespace, **request):
+    from nbcourse.grading.execution import probe_source
+    base = {"question": "q", "kind": "function",
+            "graded": ["f", "h", "g", "keeper", "later", "scaled"],
+            "cases": [{"args": [5], "kwargs": {"$dict": []}}]}
+    return probe_source._report(namespace, dict(base, **request))
+
+
+def test_a_follow_through_probe_leaves_nothing_for_the_next_one():
+    """Issue 34: callee sets need not nest (04's agreement swaps linear_weights and decide,
+    free_shift only linear_weights). A value's probe runs its cell again with the solutions:
+    what that cell binds must not shape a later probe that swaps other functions."""
+    namespace: dict = {}
+    exec(LEAKY, namespace)
+    own = {name: namespace[name] for name in ("f", "x", "v")}
+    first = _probe(namespace, name="v", kind="value", replace=["f"], cell="x = f(1)\nv = x",
+                   reference="def f(x):\n    return 10 * x\n")
+    assert first["value"] == 10  # read with the solution of f
+    assert all(namespace[name] is value for name, value in own.items())
+    second = _probe(namespace, name="g", replace=["h"],
+                    reference="def h(y):\n    return y\n")
+    assert second["cases"] == [{"value": 5 + own["x"]}]  # the student's x, not 10
+
+
+def test_a_solution_a_students_function_kept_is_retired_after_its_probe():
+    namespace: dict = {}
+    exec(LEAKY, namespace)
+    first = _probe(namespace, name="keeper", replace=["f"],
+                   reference="def f(x):\n    return 10 * x\n")
+    assert first["cases"] == [{"value": 50}] and len(namespace["kept"]) == 1
+    with pytest.raises(RuntimeError, match="not available later"):
+        namespace["kept"][0](5)
+    second = _probe(namespace, name="later", replace=["h"],
+                    reference="def h(y):\n    return y\n")
+    assert "error" in second["cases"][0]  # never the solution's 50
+
+
+
+def test_a_memoised_function_forgets_what_it_computed_around_a_probe():
+    namespace: dict = {}
+    exec(LEAKY, namespace)
+    assert namespace["scaled"](5) == -5  # memoised in the ordinary run
+    first = _probe(namespace, name="scaled", replace=["f"],
+                   reference="def f(x):\n    return 10 * x\n")
+    assert first["cases"] == [{"value": 50}]  # not the ordinary run's -5
+    assert namespace["scaled"](5) == -5  # not the solution's 50
+
+
 W0_IN_EVERY_WEIGHT = '''
 def linear_weights(class_log_prior, feature_log_prob):
     class_log_prior = np.asarray(class_log_prior, dtype=float)

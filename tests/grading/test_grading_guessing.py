@@ -95,8 +95,6 @@ def test_no_reasoning_item_can_be_passed_by_guessing(name, question_id):
 
 # Values graded only by the grader that are not reasoning items, each with its reason.
 NOT_REASONING = {
-    ("02_smoothing", "q4"): "recall of lesson 02's Beta(1, 1) behind add-one smoothing; graded "
-                            "later only so that the checks file does not ship it (issue 34)",
     ("04_linearity", "q4"): "computed=True: a number typed in is flagged and earns nothing, so "
                             "a guess cannot score; the value comes from running both rules",
 }
@@ -144,3 +142,24 @@ def test_the_expected_answer_of_a_reasoning_item_does_not_ship(name, question_id
     student = json.loads((RELEASE / f"{name}.ipynb").read_text())
     assigned = re.compile(rf"^\s*{re.escape(question.name)}\s*(\[.*\])?\s*=[^=]", re.MULTILINE)
     assert not any(assigned.search("".join(cell["source"])) for cell in student["cells"])
+
+
+def test_the_prior_behind_a_smoothing_rule_cannot_be_guessed():
+    """02 q4 was one pair to recall (Beta(1, 1), the first thing a guesser tries) and stood
+    exempt above. It is now a function of the rule, graded on hidden rules: a pair returned
+    whatever the rule, the MAP's pair or the rule's own numbers earn at most a tenth."""
+    from nbcourse.grading.selfcheck import Checker
+    question = specs.load("02_smoothing", SOURCE).question("q4")
+    assert question.kind == "function" and not question.graded_later
+    checker = Checker("02_smoothing", RELEASE / f"02_smoothing{specs.CHECKS_SUFFIX}")
+    halves = [x / 2 for x in range(0, 21)]
+    for a in halves:
+        for b in halves:
+            guess = lambda k, n, a=a, b=b: (a, b)  # noqa: E731
+            result = grade_question(question, guess)
+            assert result.score <= LIMIT * question.points, (a, b, result.score)
+            assert not checker.run("q4", guess, sources=[]).all_passed
+    for rule in (lambda k, n: (k, n), lambda k, n: (k + 1, n - k + 1), lambda k, n: (n, k)):
+        assert grade_question(question, rule).score <= LIMIT * question.points
+    assert grade_question(question, lambda k, n: (k, n - k)).score == question.points
+

@@ -268,9 +268,9 @@ def test_the_notebook_size_limit_is_the_batchs(tmp_path):
                             scan_source=lambda cells, plan: {})
     assert report.notebook == "not a notebook", report.notebook
     assert "larger than 1 MB" in report.notebook_reason
-    cells, why = submission_cells(path, tmp_path, limits)
+    cells, why = submission_cells(path, limits)
     assert cells is None and "larger than 1 MB" in why
-    assert submission_cells(path, tmp_path, DEFAULTS)[0] is not None
+    assert submission_cells(path, DEFAULTS)[0] is not None
 
 
 def test_the_message_and_reply_caps_are_the_batchs():

@@ -614,3 +614,45 @@ def test_a_roster_row_is_kept_with_its_overrides_when_the_roster_changes_kind(tm
         {"submission": "bbrown", "source": {"lms": "roster",
                                             "lms_id": batch.sources["bbrown"].lms_id}}])
     assert list(found) == [3]  # Bob, by his ID number
+
+
+def test_the_rows_without_a_mark_are_one_set_for_the_lms_and_the_class_report():
+    """Issue 36: ``NOT_A_MARK`` left out ``not submitted``, and the LMS export and the class
+    report each added it back themselves.  ``statuses.NO_MARK`` is that set, once: a row
+    with one of its statuses is blank in an LMS file and left out of the class's numbers."""
+    from types import SimpleNamespace
+
+    from nbcourse.grading import class_report
+    from nbcourse.grading.statuses import NO_MARK, NOT_A_MARK, Status
+
+    assert NO_MARK == NOT_A_MARK | {Status.NOT_SUBMITTED}
+    for status in Status:
+        row = {"status": str(status), "total": 3, "maximum": 5}
+        assert (export._mark(row) == "") is (status in NO_MARK), status
+        assert (class_report.marked([SimpleNamespace(status=status)]) == []) is (
+            status in NO_MARK), status
+    for module in (export, class_report):
+        assert not any(isinstance(value, frozenset) and value is not NO_MARK
+                       and Status.NOT_SUBMITTED in value
+                       for value in vars(module).values()), "a second copy of NO_MARK"
+
+
+def test_grade_and_export_with_a_roster_write_the_same_files(tmp_path, monkeypatch):
+    """Issue 36: ``grade --roster`` wrote canvas, moodle and moodle-grades, ``export
+    --roster`` those and questions.csv.  Both now write ``export.ROSTER_FORMATS``."""
+    from nbcourse import cli
+    from nbcourse.grading import batch, summary
+
+    written = []
+    monkeypatch.setattr(cli, "_write_lms_files",
+                        lambda out, formats, args: written.append(tuple(formats)) or [])
+    monkeypatch.setattr(batch, "grade_batch", lambda *args, **kwargs: None)
+    monkeypatch.setattr(summary, "summary", lambda result: "")
+    roster = str(_canvas_roster(tmp_path))
+    out = tmp_path / "out"
+    out.mkdir()
+    assert cli.main(["grade", "01_weather", str(tmp_path), "--out", str(out),
+                     "--roster", roster]) == 0
+    assert cli.main(["export", str(out), "--roster", roster]) == 0
+    assert written == [export.ROSTER_FORMATS] * 2
+    assert set(export.ROSTER_FORMATS) == {"canvas", "moodle", "moodle-grades", "questions"}

@@ -100,3 +100,45 @@ def test_the_graders_own_memory_stays_bounded_by_a_huge_notebook(tmp_path):
                for reason in reasons), reasons
     # parsing the 48 MB notebook alone took 1.35 GB in the grader's process
     assert found["peak_mb"] < 700, found["peak_mb"]
+
+
+def test_a_batch_strips_an_oversized_notebook_once(tmp_path, monkeypatch):
+    """Issue 36: the integrity hints and the run each stripped an oversized notebook (two
+    child processes of up to ``STRIP_SECONDS`` each, one keeping a worker idle).  Now it is
+    stripped once, when the batch has collected it, and both read that copy."""
+    from nbcourse.grading import saved_outputs
+    from nbcourse.grading.batch import grade_batch
+
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    _write(folder / "alice.ipynb", _plots(21))  # over the default 20 MB
+    _write(folder / "bob.ipynb", _plots(1))
+    stripped = []
+    real_run = subprocess.run
+
+    def run(command, *args, **kwargs):
+        if saved_outputs.STRIP in command:
+            stripped.append(command)
+        return real_run(command, *args, **kwargs)
+
+    monkeypatch.setattr(saved_outputs.subprocess, "run", run)
+    batch = grade_batch("01_weather", [folder], tmp_path / "out", jobs=1, timeout=60,
+                        sandbox="off", progress=None)
+    assert len(stripped) == 1
+    rows = {row.submission: row for row in batch.results}
+    assert rows["alice"].total == rows["bob"].total == rows["bob"].maximum
+    assert "larger than" not in batch.integrity.not_compared.get("alice", "")  # the copy
+
+
+def test_the_child_clears_outputs_under_a_name_of_its_own():
+    """Issue 36: the child's function had the name of ``saved_outputs.without_outputs``,
+    with another contract (a parsed notebook, changed in place).  It is ``clear_outputs``."""
+    from nbcourse.grading import saved_outputs, strip_outputs
+
+    notebook = _plots(1)
+    notebook["cells"][0]["attachments"] = {"a.png": {}}
+    assert strip_outputs.clear_outputs(notebook) is True
+    assert all(c.get("outputs", []) == [] and "attachments" not in c for c in notebook["cells"])
+    assert strip_outputs.clear_outputs({"cells": "no"}) is False
+    assert not hasattr(strip_outputs, "without_outputs")
+    assert "def clear_outputs" in saved_outputs.STRIP

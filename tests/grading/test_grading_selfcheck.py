@@ -196,8 +196,10 @@ MISTAKES = [
      "You chose alpha by its accuracy on the training part"),
     ("05_spam", "q3", _choose_alpha, lambda *args: _choose_alpha(*args, last_of_ties=True),
      "Keep the first (the smallest)"),
-    ("02_smoothing", "q4", (1, 1), (2, 2), "it is the MAP (the mode) that equals"),
-    ("02_smoothing", "q4", (1, 1), (5, 2), "for every number of heads and tails"),
+    ("02_smoothing", "q4", lambda k, n: (k, n - k), lambda k, n: (k + 1, n - k + 1),
+     "it is the MAP (the mode) that equals"),
+    ("02_smoothing", "q4", lambda k, n: (k, n - k), lambda k, n: (1, 1),
+     "for every number of heads and tails"),
     ("02_smoothing", "q6", _smoothed_p_no(lambda n, total: Fraction(n, total)),
      _smoothed_p_no(lambda n, total: Fraction(n + 1, total + 2)),
      "the prior P(play) stays the plain share of rows"),
@@ -229,8 +231,8 @@ def test_public_hints_do_not_give_the_answer_away():
     report = str(check_for("05_spam").run(
         "q3", lambda *args: _choose_alpha(*args, score_on="training")))
     assert "1.0" not in report and "alpha = 1" not in report
-    report = str(check_for("02_smoothing").run("q4", (2, 2)))
-    assert "(1, 1)" not in report and "Beta(1, 1)" not in report
+    report = str(check_for("02_smoothing").run("q4", lambda k, n: (k + 1, n - k + 1)))
+    assert "n - k)" not in report and "Beta(k, " not in report
     report = str(check_for("02_smoothing").run("q6", 0.7))
     assert "0.72" not in report
 
@@ -586,7 +588,7 @@ def _bins(is_positive, p, n_bins, right=False):
              int(np.sum(b == k))] for k in np.unique(b)]
 
 
-def _merge(a, b, classes=None, as_float=False):
+def _merge(a, b, classes=None):
     found = list(dict.fromkeys(list(a["classes"]) + list(b["classes"])))
     classes = sorted(found) if classes is None else classes(a, b, found)
     n = len(a["feature_count"][0])
@@ -597,9 +599,8 @@ def _merge(a, b, classes=None, as_float=False):
             if c in count:
                 count[c] += table["class_count"][i]
                 rows[c] = [x + y for x, y in zip(rows[c], table["feature_count"][i])]
-    cast = float if as_float else int
-    return {"classes": classes, "class_count": [cast(count[c]) for c in classes],
-            "feature_count": [[cast(x) for x in rows[c]] for c in classes]}
+    return {"classes": classes, "class_count": [count[c] for c in classes],
+            "feature_count": [rows[c] for c in classes]}
 
 
 # exercise, question, wrong answer, what the report must say (a mistake's name or a hint)
@@ -712,12 +713,21 @@ def test_25_a_rounded_answer_is_told_it_is_rounded_not_given_a_misleading_hint()
     assert not any("joint score divided by the sum" in note for note in result.notes)
 
 
-def test_25_float_counts_are_told_whole_numbers_are_asked():
-    report = check_for("07_merging").run("q1", lambda a, b: _merge(a, b, as_float=True))
-    text = str(report)
-    assert not report.all_passed
-    assert "floats (such as 5.0) where whole numbers are asked" in text
-    assert "match the rows by class label" not in text
+def test_25_float_counts_that_are_whole_numbers_are_right_at_check_and_grading():
+    """One rule for integers as floats (issue 34): 9.0 is the count 9 in every question, the
+    exact ones (07 q1) included; a count that is not a whole number is still wrong."""
+    from nbcourse.grading.hidden import grade_question
+    question = specs.load("07_merging", REPO / "exercises" / "source").question("q1")
+    def as_float(a, b):  # every count a float (numpy sums of a float table give these)
+        merged = question.reference(a, b)
+        return {**merged, "class_count": [float(c) for c in merged["class_count"]],
+                "feature_count": [[float(x) for x in row] for row in merged["feature_count"]]}
+    assert check_for("07_merging").run("q1", as_float).all_passed
+    assert grade_question(question, as_float).score == question.points
+    halves = lambda a, b: {**as_float(a, b), "class_count": [  # noqa: E731
+        c + 0.5 for c in as_float(a, b)["class_count"]]}
+    assert not check_for("07_merging").run("q1", halves).all_passed
+    assert grade_question(question, halves).score == 0
 
 
 @pytest.mark.parametrize("exercise, question, value", [

@@ -10,6 +10,7 @@
 - ``notebook_file``: reading a submitted file without trusting it (``open_untrusted``, the
   one way the grader opens one: no link followed, no pipe waited on);
 - ``runner``: one notebook in one kernel, cell by cell, then the probes for the answers;
+- ``cells``: a code cell read as Python (``parse_cell``), the one rule of every reader;
 - ``probe_source``: the code that reads an answer inside the kernel, as JSON;
 - ``replies``: how the grader installs and calls that probe and reads its reply back;
 - ``worker``: a process that runs submissions one at a time for the batch (started as

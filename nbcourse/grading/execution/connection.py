@@ -30,6 +30,7 @@ def bounded_context(limits):
     context = zmq.asyncio.Context()
     context.setsockopt(zmq.MAXMSGSIZE, limits.message_mb * 2**20)
     context.setsockopt(zmq.RCVHWM, limits.queued_messages)
+    context.setsockopt(zmq.RECONNECT_IVL, 5)
     return context
 
 

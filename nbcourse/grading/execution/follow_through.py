@@ -16,21 +16,12 @@ follow-through probes left are not run, and the ordinary grade stands.
 from __future__ import annotations
 
 import ast
-import re
 
+from .cells import parse_cell
 from .report import KernelOutcome
 
-_MAGIC = re.compile(r"^\s*[%!]|^\s*\w+\s*=\s*[%!]")
 _DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _SCOPES = _DEFINES + (ast.Lambda,)
-
-
-def _parse(source: str):
-    lines = ["" if _MAGIC.match(line) else line for line in source.splitlines()]
-    try:
-        return ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def _bound(node: ast.AST) -> set[str]:
@@ -75,7 +66,7 @@ def replay_source(cells: list, name: str, replaced: list[str]) -> str | None:
     replaced function; each without its statements that bind a replaced name.  None if
     no cell assigns ``name``."""
     parsed = [tree for kind, source in cells
-              if kind == "code" and (tree := _parse(source)) is not None]
+              if kind == "code" and (tree := parse_cell(source)) is not None]
     target = next((i for i in range(len(parsed) - 1, -1, -1)
                    if any(name in _bound(node) for node in parsed[i].body)), None)
     if target is None:

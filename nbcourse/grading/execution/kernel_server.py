@@ -26,9 +26,16 @@ import sys
 from pathlib import Path
 
 PR_SET_DUMPABLE = 4
-#: imported once by the server, so that a forked kernel starts with them
+#: imported once by the server, so that a forked kernel starts with them: the course's
+#: libraries as the exercises import them, and what ipykernel and IPython import while
+#: a kernel starts (its debugger, magics) or shows its first traceback (stack_data)
 PRELOADED = ("ipykernel.kernelapp", "ipykernel.zmqshell", "numpy", "pandas", "scipy.sparse",
-             "nbcourse", "nbcourse.datasets", "nbcourse.grading.execution.sandbox")
+             "scipy.optimize", "nbcourse", "nbcourse.datasets", "nbcourse.naive_bayes",
+             "nbcourse.linear", "nbcourse.text", "nbcourse.evaluation",
+             "nbcourse.grading.selfcheck", "nbcourse.grading.execution.sandbox",
+             "IPython.core.completerlib", "IPython.core.debugger", "IPython.core.logger",
+             "IPython.extensions.storemagic", "tornado.queues", "tornado.platform.asyncio",
+             "stack_data", "pygments.formatters.terminal256")
 MAX_WIPE_REPLY = 60000  # bytes: what stayed is named, never a whole folder's listing
 
 

@@ -70,6 +70,41 @@ def raised_by_stub(error, answer):
     return is_stub_raise("NotImplementedError", "" if bare else "a message", own)
 
 
+#: How the probe reports, in place of the value, a case whose call changed one of its
+#: inputs in place (``changed_input``), followed by ``: argument N`` or ``: keyword K``.
+INPUT_CHANGED = "the call changed an input in place"
+
+
+def input_snapshot(args, kwargs):
+    """Each input of one call as the probe's JSON text, to tell afterwards whether the
+    call changed it in place (``changed_input``); None for one that cannot be encoded.
+
+    The one rule for ``check()`` and the grader: an input has changed when it no longer
+    encodes to the same JSON (a sorted list, a DataFrame with a new column, a popped key,
+    an int column turned float).
+    """
+    def text(value):
+        try:
+            return json.dumps(_Encoder().encode(value), allow_nan=False)
+        except Exception:  # noqa: BLE001 - too large or unreadable: not checked
+            return None
+    return [text(value) for value in args], {key: text(value) for key, value in kwargs.items()}
+
+
+def changed_input(snapshot, args, kwargs):
+    """Where the call changed its inputs: ``"argument N"`` (from 1) or ``"keyword K"``
+    for the first input whose JSON is not its ``snapshot``; None when none changed."""
+    before_args, before_kwargs = snapshot
+    now_args, now_kwargs = input_snapshot(args, kwargs)
+    for index, (before, now) in enumerate(zip(before_args, now_args)):
+        if before is not None and before != now:
+            return f"argument {index + 1}"
+    for key, before in before_kwargs.items():
+        if before is not None and before != now_kwargs.get(key):
+            return f"keyword {key}"
+    return None
+
+
 class TooLarge(Exception):
     """The answer is larger than the grader reads."""
 
@@ -215,19 +250,27 @@ def _decode_library(tag, body):
     return frame
 
 
-def _call_case(answer, case):
-    """One case of a function question: ``{"value"|"error"|"unreadable"|"grader_error": ...}``."""
+def _call_case(answer, case, keep_inputs=False):
+    """One case of a function question: ``{"value"|"error"|"unreadable"|"grader_error": ...}``.
+
+    ``keep_inputs``: the call must leave its inputs as they were; one that changes them
+    reports ``INPUT_CHANGED`` (as an error: its value is not read).
+    """
     try:
         args = decode_input(case["args"])
         kwargs = decode_input(case.get("kwargs", {"$dict": []}))
+        snapshot = input_snapshot(args, kwargs) if keep_inputs else None
     except Exception as error:
         return {"grader_error": _describe(error)}
     try:
         returned = answer(*args, **kwargs)
+        where = changed_input(snapshot, args, kwargs) if keep_inputs else None
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # SystemExit from a student is an error too
         return {"error": STUB_RAISED if raised_by_stub(error, answer) else _describe(error)}
+    if where is not None:
+        return {"error": f"{INPUT_CHANGED}: {where}"}
     try:
         return {"value": _Encoder().encode(returned)}
     except Exception as error:
@@ -247,20 +290,26 @@ def _follow_through(user_ns, request):
 
     Asked only after every answer has been read (``grading/follow_through.py``).  The
     solutions are defined in a namespace of their own (the source notebook's imports,
-    the student's other graded functions), bound in ``user_ns`` for this probe only,
-    and the student's own functions are put back afterwards.  A value is read after its
-    cell (``request["cell"]``, sent by the grader) has run again.
+    the student's other graded functions), bound in ``user_ns`` for this probe only.
+    A value is read after its cell (``request["cell"]``, sent by the grader) has run again.
+
+    Afterwards nothing of this probe stays for a later one (whose solutions may be
+    others: callee sets need not nest): every name of ``user_ns`` is bound again to what
+    it was (the replayed cells rebind values computed with the solutions), each
+    solution's code is retired, so a student's function that kept one finds it raising,
+    and the notebook's ``lru_cache`` functions forget what they memoised (before the
+    probe too, so that it does not read results of the student's own functions).
     """
-    replace = list(request["replace"])
-    saved = {name: user_ns.get(name, _ABSENT) for name in replace}
+    before = dict(user_ns)
+    scope = {"__builtins__": _builtins_copy(), "__name__": "nbcourse_reference"}
     report = {"question": request["question"], "name": request["name"]}
+    _clear_caches(user_ns)  # results memoised with the student's own functions
     try:
-        scope = {"__builtins__": _builtins_copy(), "__name__": "nbcourse_reference"}
         exec(compile(request["reference"], "<reference>", "exec"), scope)
         for name in request.get("graded", []):
-            if name not in replace and name in user_ns:
+            if name not in request["replace"] and name in user_ns:
                 scope[name] = user_ns[name]
-        for name in replace:
+        for name in request["replace"]:
             user_ns[name] = scope[name]
         if request["kind"] == "value":
             if not isinstance(request.get("cell"), str):
@@ -274,11 +323,47 @@ def _follow_through(user_ns, request):
         report["unreadable"] = _describe(error)
         return report
     finally:
-        for name, value in saved.items():
-            if value is _ABSENT:
-                user_ns.pop(name, None)
-            else:
-                user_ns[name] = value
+        _put_back(user_ns, before)
+        _retire(scope)
+        _clear_caches(user_ns)  # and those memoised with the solutions
+
+
+def _put_back(user_ns, before):
+    """``user_ns`` bound as in ``before`` again: names added since removed, others rebound."""
+    for name in [name for name in user_ns if name not in before]:
+        del user_ns[name]
+    for name, value in before.items():
+        if user_ns.get(name, _ABSENT) is not value:
+            user_ns[name] = value
+
+
+def _clear_caches(user_ns):
+    """Empty the caches of the notebook's ``functools.lru_cache``/``cache`` functions."""
+    for value in list(user_ns.values()):
+        if type(value).__name__ == "_lru_cache_wrapper" and \
+                getattr(type(value), "__module__", "") == "functools":
+            try:
+                value.cache_clear()
+            except Exception:  # noqa: BLE001 - not functools' own, after all
+                pass
+
+
+def _retired(*args, **kwargs):
+    raise RuntimeError("a solution lent to one follow-through probe is not available later")
+
+
+def _retire(scope):
+    """The solutions defined in ``scope`` (functions, and the methods of its classes) made
+    to raise when called, so none outlives its probe in a student's variable."""
+    functions = [value for value in list(scope.values()) if type(value) is type(_retired)
+                 and value.__globals__ is scope]
+    for kind in [value for value in list(scope.values()) if isinstance(value, type)
+                 and value.__module__ == "nbcourse_reference"]:
+        functions += [value for value in vars(kind).values() if type(value) is type(_retired)]
+    for function in functions:
+        if not function.__code__.co_freevars:
+            function.__code__ = _retired.__code__
+    scope.clear()
 
 
 def _report(user_ns, request):
@@ -299,7 +384,8 @@ def _report(user_ns, request):
     elif not callable(answer):
         report["not_callable"] = _short(str(type(answer).__name__))
     else:
-        report["cases"] = [_call_case(answer, case) for case in request["cases"]]
+        keep = request.get("keep_inputs") is True
+        report["cases"] = [_call_case(answer, case, keep) for case in request["cases"]]
     return report
 
 
