@@ -31,12 +31,12 @@ def score_row(exercise, expected, submission: Submission, report: RunReport) -> 
     shown = submission.shown or display_name(str(submission.path))
     try:
         result = score(exercise, expected, report, submission.id, shown)
+        result.seconds = float(report.seconds)
     except Exception as error:  # noqa: BLE001 - one bad row must not stop the batch
         result = score(exercise, expected, RunReport.failed(f"scoring failed: {error}"),
                        submission.id, shown)
     if submission.refused:
         result.status = submission.refused
-    result.seconds = float(report.seconds)
     return result
 
 

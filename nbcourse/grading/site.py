@@ -10,7 +10,6 @@ best effort without cgroups), the sockets' folders and the scratch folder remove
 """
 from __future__ import annotations
 
-import os
 import tempfile
 import threading
 from pathlib import Path
@@ -19,7 +18,8 @@ from .course_folders import course_folders
 from .execution.connection import remove_socket_folders
 from .execution.limits import GradingLimits
 from .execution.processes import kill_processes_with_token
-from .execution.sandbox import SandboxConfig, make_config, release, remove_tree
+from .execution.sandbox import (SandboxConfig, make_config, open_to_sandbox_user, release,
+                                remove_tree)
 from .workers import Worker
 
 
@@ -38,8 +38,8 @@ class GradingSite:
     def start(self, mode: str, limits: GradingLimits) -> SandboxConfig:
         """This machine's sandbox configuration; its self-test runs now."""
         self.config = make_config(mode, limits, course_folders())
-        if self.config.run_as >= 0:
-            os.chmod(self.scratch, 0o711)  # the sandbox's user reaches its channel through it
+        # the sandbox's user reaches its channel through it
+        open_to_sandbox_user(self.config, self.scratch, own=False)
         return self.config
 
     def new_worker(self) -> Worker:

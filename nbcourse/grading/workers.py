@@ -23,6 +23,10 @@ from .execution.report import RunReport
 from .execution.sandbox import SandboxConfig
 from .execution.worker import CONFIG_VARIABLE
 
+#: Not in GradingLimits (no submission is running then): how long a worker may take to
+#: end once told to (its sandboxes killed, its folders removed) before it is killed.
+CLOSE_SECONDS = 15.0
+
 
 class Worker:
     """A grading worker process, restarted if it ever dies."""
@@ -92,7 +96,7 @@ class Worker:
             return
         try:
             self.process.stdin.close()
-            self.process.wait(timeout=15)
+            self.process.wait(timeout=CLOSE_SECONDS)
         except (OSError, subprocess.TimeoutExpired):
             self.process.kill()
             self.process.wait()

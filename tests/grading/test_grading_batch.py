@@ -536,6 +536,33 @@ def test_a_worker_that_dies_becomes_a_grader_error_row_and_is_replaced(tmp_path)
     kill_processes_with_token(token)  # an unsandboxed kernel may outlive its killed worker
 
 
+
+def test_a_failure_of_the_grader_says_where_and_logs_its_traceback(capsys):
+    """Review of issue 36: the worker added a ``traceback`` to the report, which
+    ``RunReport.from_json`` drops: where the grader failed was lost.  The row's grader error
+    now names the place, and the worker's log (its stderr) holds the traceback."""
+    from types import SimpleNamespace
+
+    from nbcourse.grading.execution import worker
+    from nbcourse.grading.execution.limits import GradingLimits
+    from nbcourse.grading.execution.report import RunReport
+    from nbcourse.grading.execution.sandbox import SandboxConfig
+
+    def broken_scan(cells, plan):
+        raise ValueError("the scan broke")
+
+    after = []
+    kernels = SimpleNamespace(take=None, after_submission=lambda: after.append(True))
+    job = {"id": 1, "path": str(FIXTURES / "correct.ipynb"),
+           "plan": specs.load("01_weather").probe_plan()}
+    config = SandboxConfig("off", limits=GradingLimits.from_options())
+    reply = worker.grade_job(job, config, kernels, broken_scan)
+    error = RunReport.from_json(reply).grader_error
+    assert error.startswith("ValueError: the scan broke (at test_grading_batch.py:"), error
+    assert error.endswith(", broken_scan)") and after == [True]
+    log = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in log and "the scan broke" in log
+
 # ------------------------------------------------------------------ round two (issues 23, 26)
 #: Fixtures whose code touches nothing outside its own kernel, so they may be graded with
 #: ``--sandbox off`` on a shared machine.  The others attack the machine itself (they kill

@@ -375,6 +375,42 @@ def test_a_report_as_json_text_is_read():
         assert (report.code_cells, report.grader_error, isolation) == (3, "", {"sandbox": "bwrap"})
 
 
+
+@pytest.mark.parametrize("field, value", [
+    ("seconds", "soon"), ("seconds", True), ("code_cells", "3"), ("memory_error", 1),
+    ("probes", []), ("grader_error", 7), ("problems", {"cell": 1}),
+    ("problems", [{"cell": "one", "error": "x"}]), ("problems", ["cell 1"]),
+    ("problems", [{"cell": 1, "error": "x", "planted": True}]), ("kernel", ["ok"]),
+])
+def test_a_report_with_a_field_of_another_type_is_a_grader_error_row(field, value):
+    """Review of issue 36: ``from_json`` checked no field's type and ``float(seconds)`` ran
+    outside ``score_row``'s try, so a Dask worker's report (anyone's, with ``--insecure``)
+    holding ``"seconds": "soon"`` raised out of ``Rows.finish`` and stopped the batch."""
+    from nbcourse.grading import specs
+    from nbcourse.grading.collection import Submission
+    from nbcourse.grading.execution.report import RunReport
+    from nbcourse.grading.scheduling import Rows
+
+    exercise = specs.load("01_weather")
+    text = json.dumps({"notebook": "ok", "isolation": {"sandbox": "bwrap"}, field: value})
+    report, _ = cluster.report_from_worker(text)
+    assert "sent an unreadable report" in report.grader_error, report
+    rows = Rows(exercise, exercise.expected(), [Submission("eve", Path("eve.ipynb"))], None, None)
+    assert rows.finish(0, report).status == "grader error"
+    # and a report that reaches scoring with a bad time anyway is a row, not a crash
+    odd = RunReport(seconds="soon")  # type: ignore[arg-type]
+    assert rows.finish(0, odd).status == "grader error"
+
+
+def test_a_well_typed_report_reads_back_as_it_was_sent():
+    from nbcourse.grading.execution.report import CellProblem, KernelOutcome, RunReport
+
+    sent = RunReport(code_cells=3, kernel=KernelOutcome.STUCK, seconds=1, memory_error=True,
+                     problems=[CellProblem(2, "NameError: x", timed_out=True, code="x")],
+                     probes={"q1": {"cases": []}}, isolation={"sandbox": "off"})
+    assert RunReport.from_json(json.loads(json.dumps(sent.to_json()))) == sent
+
+
 ROGUE = """
 import json
 from pathlib import Path

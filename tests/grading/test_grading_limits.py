@@ -46,20 +46,17 @@ def _number(node) -> float | None:
     return None
 
 
-#: every time limit's value: written anywhere else as a time, it is a second home
-TIMES = {getattr(DEFAULTS, f.name) for f in dataclasses.fields(GradingLimits)
-         if f.type == "float"}
-
-
-#: calls whose timeout is no limit of a submission, though it has the same number of seconds
+#: calls whose timeout, a number written in the call, is no wait of the grader's own
 NOT_LIMITS = {"Client": "connecting to the Dask scheduler",
               "wait_procs": "how long the grader waits for processes it killed to go",
-              "create_connection": "the sandbox's self-test trying the host's loopback"}
+              "create_connection": "the sandbox's self-test trying the host's loopback",
+              "get_msg": "polling a starting kernel, within the batch's start_timeout"}
 
 
 def _timed_literals(where, node) -> bool:
     """A keyword ``...timeout...=N`` / ``deadline=N``, or a parameter's default of such a
-    name, with N one of the limits' times."""
+    name, with N any number: a wait is one of the limits, or a named constant that says
+    why it is not (``WIPE_SECONDS``, ``CLOSE_SECONDS`` ...)."""
     pairs = []
     if isinstance(node, ast.Call):
         function = node.func.attr if isinstance(node.func, ast.Attribute) else \
@@ -73,15 +70,20 @@ def _timed_literals(where, node) -> bool:
         pairs = list(zip([a.arg for a in positional[len(positional) - len(args.defaults):]],
                          args.defaults))
         pairs += [(a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d]
-    return any(("timeout" in name or "deadline" in name) and _number(value) in TIMES
+    return any(("timeout" in name or "deadline" in name) and _number(value) is not None
                for name, value in pairs)
 
 
 def test_no_time_limit_is_written_outside_grading_limits():
     """The 60 s kernel start was written in runner, connection, launcher and the
-    sandbox's self-test: each is now ``start_timeout``."""
+    sandbox's self-test: each is now ``start_timeout``.  Forking a kernel waited a fixed
+    10 s, the wipe 5 s, a worker's end 15 s, numbers no default of the limits had: the
+    first is ``start_timeout``, the others are named, each with its reason."""
     assert _found(_timed_literals) == []
-    assert _timed_literals("", ast.parse("f(startup_timeout=60)").body[0].value)
+    for code in ("f(startup_timeout=60)", "s._send(r, timeout=5.0)", "p.wait(timeout=15)"):
+        assert _timed_literals("", ast.parse(code).body[0].value), code
+    assert _timed_literals("", ast.parse("def _send(self, r, timeout=10.0): pass").body[0])
+    assert not _timed_literals("", ast.parse("p.wait(timeout=CLOSE_SECONDS)").body[0].value)
 
 
 def _deadline_sum(where, node) -> bool:

@@ -52,8 +52,14 @@ def _inside(config, tmp_path, script: str, *args: str) -> dict:
         channel = folder / "channel"
         channel.mkdir()
         sandbox.prepare_channel(config, channel)
-        command = sandbox.bwrap_command(config, channel, [sys.executable, "-c", script, *args])
-        run = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        seccomp = sandbox.seccomp_fd(channel)
+        try:
+            command = sandbox.bwrap_command(config, channel, [sys.executable, "-c", script, *args],
+                                            seccomp)
+            run = subprocess.run(command, capture_output=True, text=True, timeout=60,
+                                 pass_fds=(seccomp,))
+        finally:
+            os.close(seccomp)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     assert run.returncode == 0, run.stderr
@@ -172,7 +178,7 @@ def test_auto_stops_with_a_way_out_when_bwrap_is_missing(monkeypatch):
 def test_the_self_test_notices_a_sandbox_that_does_not_isolate(monkeypatch, config):
     """bwrap being present is not enough: the probe must not see a file planted outside."""
     monkeypatch.setattr(sandbox, "bwrap_command",
-                        lambda config, channel, program: ["env", "--", *program])
+                        lambda config, channel, program, seccomp: ["env", "--", *program])
     with pytest.raises(sandbox.SandboxUnavailable, match="does not isolate"):
         sandbox.self_test(config)
 
@@ -321,6 +327,75 @@ def test_a_root_grader_without_setpriv_stops_instead_of_running_bwrap_as_root(mo
     assert "setpriv" in str(error.value) and "unshare" in str(error.value)
 
 
+@pytest.mark.parametrize("given", ["-1", "0", "-65534", "nobody", "", " 7"])
+def test_a_root_grader_refuses_a_sandbox_uid_that_is_not_an_unprivileged_user(monkeypatch,
+                                                                              given):
+    """Review of issue 36: ``NBCOURSE_SANDBOX_UID=-1`` passed the ``== 0`` check, and a
+    negative user made the grader start bwrap directly, as real root."""
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 0)
+    monkeypatch.setenv(sandbox.UID_VARIABLE, given)
+    with pytest.raises(sandbox.SandboxUnavailable, match="NBCOURSE_SANDBOX_UID") as error:
+        sandbox.make_config("bwrap", LIMITS, course_folders())
+    assert "root" in str(error.value)
+
+
+def test_no_command_runs_bwrap_as_real_root(monkeypatch, config):
+    """Whatever configuration reaches it (a worker reads its own from the environment),
+    a command for a root grader always drops to an unprivileged user before bwrap."""
+    import dataclasses
+
+    channel = Path("/nonexistent/channel")
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 0)
+    for run_as in (-1, 0):
+        with pytest.raises(sandbox.SandboxUnavailable, match="bwrap would run as root"):
+            sandbox.bwrap_command(dataclasses.replace(config, run_as=run_as), channel,
+                                  ["true"], 3)
+    command = sandbox.bwrap_command(dataclasses.replace(config, run_as=65534), channel,
+                                    ["true"], 3)
+    drop = command.index("setpriv")
+    assert command[drop + 1:drop + 4] == ["--reuid=65534", "--regid=65534", "--clear-groups"]
+    assert command.index(shutil.which("bwrap")) > drop
+
+
+def test_the_self_test_refuses_a_sandbox_whose_user_is_root_on_the_host(monkeypatch, config):
+    """The probe reported ``uid_map`` and nothing read it (nor could it tell: bwrap nests
+    user namespaces, so inside, the map's outside is the outer namespace's): a bwrap
+    started by root passed the self-test.  Now the host's owner of a file the probe
+    makes in its channel is checked."""
+    clean = {"planted_visible": False, "network": False, "processes": [1, 2], "cap_eff": 0,
+             "remount": False, "user_namespace": False, "seccomp": "2"}
+    assert sandbox.isolation_problems(dict(clean, owner=65534), "/usr") == []
+    assert sandbox.isolation_problems(dict(clean, owner=0), "/usr") == [
+        "the sandbox's user is root on the host"]
+    assert sandbox.isolation_problems(clean, "/usr") == [
+        "the sandbox cannot make a file in its channel"]
+    if os.geteuid() != 0:  # an ordinary user cannot start a sandbox that is root outside
+        sandbox.self_test(config)
+        return
+    as_root, tested = _as_real_root(monkeypatch, config)
+    monkeypatch.setattr(sandbox, "bwrap_command", as_root)
+    with pytest.raises(sandbox.SandboxUnavailable) as error:
+        sandbox.self_test(tested)
+    problems = str(error.value).partition("does not isolate: ")[2]
+    assert problems.startswith("the sandbox's user is root on the host"), problems
+
+
+def test_no_sandbox_command_holds_a_shell_script(monkeypatch, config):
+    """The seccomp filter reached bwrap through ``/bin/sh -c 'exec "$@" 9<FILE'``, and a
+    root grader's staging mounts were a shell script: now the filter's descriptor is
+    handed over (``pass_fds``) and the staging is ``sandbox_stage.py``, run as its source."""
+    channel = Path("/nonexistent/channel")
+    command = sandbox.bwrap_command(config, channel, ["true"], 7)
+    assert command[command.index("--seccomp") + 1] == "7"
+    assert not {"/bin/sh", "sh", "-ec"} & set(command)
+    if config.run_as >= 0:
+        code = command.index("-c") + 1
+        assert command[code] == sandbox.STAGE and command[:2] == ["unshare", "--mount"]
+        assert command[code + 1] == str(channel.with_name("channel-stage"))
+        staged = command[code + 2:command.index("--", code)]
+        assert staged[::2] == config.readonly
+
+
 ESCAPES = r"""
 import ctypes, json, os, subprocess, sys
 libc = ctypes.CDLL(None, use_errno=True)
@@ -370,14 +445,13 @@ def test_the_self_test_refuses_a_sandbox_with_capabilities(monkeypatch, config):
     with which code inside could mount, remount and unshare there: it is refused too."""
     root = os.geteuid() == 0
 
-    def with_capabilities(config, channel, program):
-        command = real(config, channel, program)
+    def with_capabilities(config, channel, program, seccomp):
+        command = real(config, channel, program, seccomp)
         position = command.index("--cap-drop")
         kept = [] if root else ["--cap-add", "ALL"]
         return command[:position] + kept + command[position + 2:]
 
-    real = sandbox.bwrap_command
-    tested = dataclasses_replace(config, run_as=-1) if root else config
+    real, tested = _as_real_root(monkeypatch, config) if root else (sandbox.bwrap_command, config)
     monkeypatch.setattr(sandbox, "bwrap_command", with_capabilities)
     with pytest.raises(sandbox.SandboxUnavailable,
                        match="capabilities|remounted" if root else "capabilities"):
@@ -388,8 +462,9 @@ def test_the_self_test_refuses_a_sandbox_that_allows_user_namespaces(monkeypatch
     """Issue 33: the self-test asked for a user namespace with ``unshare``, which the
     seccomp filter refuses anyway, so it passed without ``--disable-userns`` too; it now
     asks as a fork would (``clone``), which only ``--disable-userns`` refuses."""
-    def without_disable_userns(config, channel, program):
-        return [part for part in real(config, channel, program) if part != "--disable-userns"]
+    def without_disable_userns(config, channel, program, seccomp):
+        return [part for part in real(config, channel, program, seccomp)
+                if part != "--disable-userns"]
 
     real = sandbox.bwrap_command
     monkeypatch.setattr(sandbox, "bwrap_command", without_disable_userns)
@@ -397,9 +472,19 @@ def test_the_self_test_refuses_a_sandbox_that_allows_user_namespaces(monkeypatch
         sandbox.self_test(config)
 
 
-def dataclasses_replace(config, **changes):
+def _as_real_root(monkeypatch, config):
+    """(``bwrap_command``, configuration) as they were for a root grader given
+    ``NBCOURSE_SANDBOX_UID=-1``: bwrap started by root itself, which no grader may do
+    (the self-test must refuse it)."""
     import dataclasses
-    return dataclasses.replace(config, **changes)
+
+    real = sandbox.bwrap_command
+
+    def build(config, channel, program, seccomp):
+        with monkeypatch.context() as patch:
+            patch.setattr(sandbox.os, "geteuid", lambda: 1000)  # past the refusal
+            return real(config, channel, program, seccomp)
+    return build, dataclasses.replace(config, run_as=-1)
 
 
 def _limits_of(pid: int) -> dict:
@@ -722,6 +807,23 @@ def test_a_submission_cannot_change_the_channel_as_an_ordinary_user():
     assert found["uid"] != 0
     assert list(found["rows"].values()) == [["graded", 10.0]] * len(CHANNEL_ORDER), found["rows"]
     assert left == []
+
+
+def test_a_worker_without_mounts_of_its_own_records_a_plain_channel(monkeypatch, capsys):
+    """Review of issue 36: a root grader's worker that could not make a mount namespace
+    kept "a tmpfs of 8 MB" in results.json, though its channels were plain folders."""
+    from nbcourse.grading.execution import worker
+
+    monkeypatch.setattr(worker, "private_mounts", lambda: False)
+    for run_as in (65534, -1):  # a root grader's worker, an ordinary user's
+        given = sandbox.SandboxConfig("bwrap", limits=LIMITS, run_as=run_as, worker_mounts=True)
+        assert given.describe()["channel"].startswith("a tmpfs")
+        kept = worker.own_mounts(given)
+        assert not kept.private_channel
+        assert kept.describe()["channel"].startswith("a folder in the grader's TMPDIR")
+    assert "plain folders" in capsys.readouterr().err
+    monkeypatch.setattr(worker, "private_mounts", lambda: True)
+    assert worker.own_mounts(given) is given
 
 
 def test_a_folder_is_reset_to_its_first_state_whatever_its_owner_did(tmp_path):

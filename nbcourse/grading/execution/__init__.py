@@ -2,7 +2,8 @@
 
 - ``limits``: ``GradingLimits``, every limit a submission is graded under;
 - ``sandbox``: the bubblewrap sandbox (seccomp, no capability, read-only but for its
-  home, ``/tmp`` and ``/dev/shm``, its channel) and a start-up self-test;
+  home, ``/tmp`` and ``/dev/shm``, its channel) and a start-up self-test, whose probe is
+  ``sandbox_probe``; ``sandbox_stage``, a root grader's first step of each sandbox;
 - ``cgroups``: memory and tasks counted per sandbox, and ending it by its cgroup;
 - ``launcher``: the one kernel launcher, sandboxed or not: a kernel server that forks a
   kernel per submission and empties the sandbox between two (``KernelServer``);

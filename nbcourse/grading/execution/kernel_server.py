@@ -158,6 +158,16 @@ def tidy(folders: list[str], kept: dict, mounts: list[str]) -> list[str]:
         return ["the folders could not be emptied"]
 
 
+def close_inherited() -> None:
+    """Close every descriptor above 2, whatever its number: up to the highest open one and
+    the hard ``RLIMIT_NOFILE`` (a fixed bound missed those above it)."""
+    try:
+        highest = max(int(name) for name in os.listdir("/proc/self/fd"))
+    except (OSError, ValueError):
+        highest = 0
+    os.closerange(3, max(highest, resource.getrlimit(resource.RLIMIT_NOFILE)[1]) + 1)
+
+
 def become_kernel(job: dict, libc) -> None:
     """In the forked child: a session of its own, no inherited descriptor (the server's
     pipes to the worker among them), the submission's limits, then ipykernel."""
@@ -168,7 +178,7 @@ def become_kernel(job: dict, libc) -> None:
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    os.closerange(3, 65536)
+    close_inherited()
     try:
         with open("/proc/self/oom_score_adj", "w") as handle:
             handle.write("1000")  # out of memory, a kernel goes first, not the server

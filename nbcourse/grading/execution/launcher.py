@@ -43,13 +43,23 @@ from . import cgroups, kernel_server
 from .folder_state import folder_state, reset_folder
 from .limits import bytes_or_unlimited
 from .processes import kill_descendants
-from .sandbox import (HOME, SandboxConfig, bwrap_command, kernel_environment, prepare_channel,
-                      release_channel, remove_tree)
+from .sandbox import (HOME, SandboxConfig, bwrap_command, kernel_environment,
+                      open_to_sandbox_user, prepare_channel, release_channel, remove_tree,
+                      seccomp_fd)
 
 #: Run as ``python -c LAUNCHER FOLDER...``: the kernel server (``kernel_server.py``, a
 #: module of its own so that it is read, linted and tested as code), given as its source
 #: so that nothing but what it imports itself is on its path.
 LAUNCHER = Path(kernel_server.__file__).read_text(encoding="utf-8")
+
+# Not in GradingLimits: waits of the grader's own, which no submission can lengthen.
+#: How long the server may take to empty the sandbox's folders after a submission (tmpfs
+#: folders of a few hundred MB: well under a second); a slower wipe counts as failed and
+#: the sandbox is replaced, which is always safe.
+WIPE_SECONDS = 5.0
+#: How long ``kill`` waits for bwrap to end once it and its cgroup are killed; its end is
+#: not needed for safety (nothing inside outlives its namespace's pid 1).
+KILLED_SECONDS = 5.0
 
 
 class ForkedKernel:
@@ -121,11 +131,13 @@ class KernelServer:
         self._killed = False
         self._first_state: tuple | None = None
         self.cgroup = cgroups.create(config.cgroups, self.channel.name, config.limits)
+        passed: tuple[int, ...] = ()  # the seccomp filter's descriptor, for bwrap
         if config.kind == "bwrap":
             prepare_channel(config, self.channel)
             folders = [HOME, "/tmp", "/dev/shm"]
             program = [sys.executable, "-c", LAUNCHER, *folders]
-            command, env, cwd = bwrap_command(config, self.channel, program), None, None
+            passed = (seccomp_fd(self.channel),)
+            command, env, cwd = bwrap_command(config, self.channel, program, *passed), None, None
         else:
             self.home = tempfile.mkdtemp(prefix="home-", dir=base)
             os.mkdir(os.path.join(self.home, ".tmp"))
@@ -136,8 +148,10 @@ class KernelServer:
         paths = self.cgroup
         self.process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True, env=env, cwd=cwd,
+            start_new_session=True, close_fds=True, env=env, cwd=cwd, pass_fds=passed,
             preexec_fn=(lambda: cgroups.enter(paths)) if paths else None)
+        for fd in passed:  # bwrap has its own copy
+            os.close(fd)
         self.pid = self.process.pid
 
     @property
@@ -155,7 +169,7 @@ class KernelServer:
         finally:
             selector.close()
 
-    def _send(self, request: dict, timeout: float = 10.0) -> dict:
+    def _send(self, request: dict, timeout: float) -> dict:
         try:
             self.process.stdin.write((json.dumps(request) + "\n").encode())
             self.process.stdin.flush()
@@ -226,8 +240,7 @@ class KernelServer:
         """Make ``path``, a file the grader wrote into the channel (the notebook, the
         connection file), the sandbox user's, who must read it (a root grader's sandboxes
         run as ``config.run_as``; otherwise the kernel is the grader's own user)."""
-        if self.config.run_as >= 0:
-            os.chown(path, self.config.run_as, self.config.run_as)
+        open_to_sandbox_user(self.config, Path(path), own=True)
 
     def start_kernel(self, args: list[str], notebook: str) -> ForkedKernel:
         """Fork the kernel for one submission: it starts with ``args`` (ipykernel's options)."""
@@ -248,7 +261,7 @@ class KernelServer:
                "tasks": -1 if self.cgroup or self.config.kind != "bwrap" else limits.tasks}
         self.out_of_memory = False
         self._oom_before = cgroups.oom_kills(self.cgroup) if self.cgroup else 0
-        pid = self._send({"kernel": job}).get("pid")
+        pid = self._send({"kernel": job}, timeout=limits.start_timeout).get("pid")
         if not isinstance(pid, int):
             self.healthy = False
             raise RuntimeError("the kernel server did not start a kernel")
@@ -287,7 +300,7 @@ class KernelServer:
                 self.healthy = cgroups.kill_all_but(self.cgroup, self.chain(),
                                                     self.config.limits.tasks)
             kill_descendants(root, spare=self.chain())
-            reply = self._send({"wipe": True}, timeout=5.0) if self.healthy else {}
+            reply = self._send({"wipe": True}, timeout=WIPE_SECONDS) if self.healthy else {}
             self.healthy = (reply.get("left") == [] and self._only_chain_left(root)
                             and self._server_state() == self._first_state is not None)
         # the channel is the one host folder bound into the sandbox, and its user's: a
@@ -334,7 +347,7 @@ class KernelServer:
             self.out_of_memory |= cgroups.oom_kills(self.cgroup) > self._oom_before
             cgroups.kill(self.cgroup)
         try:
-            self.process.wait(timeout=5)
+            self.process.wait(timeout=KILLED_SECONDS)
         except subprocess.TimeoutExpired:
             pass
         for stream in (self.process.stdin, self.process.stdout):

@@ -26,6 +26,9 @@ MNT_DETACH = 2
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
 
 _private = False  # has this process a mount namespace of its own (private_mounts)?
+#: Not in GradingLimits (before any submission): how long trying the mounts may take (an
+#: interpreter's start and two system calls); slower counts as "cannot", plain folders.
+TRY_SECONDS = 15.0
 
 #: A worker's environment: numerical libraries start threads when imported, and a process
 #: with more than one thread cannot make a user namespace (the worker computes nothing).
@@ -99,7 +102,7 @@ def user_mounts_work() -> bool:
     this module run as a program (``python -m``), as ``_try_mounts``."""
     try:
         return subprocess.run([sys.executable, "-m", __name__], capture_output=True,
-                              env={**os.environ, **ONE_THREAD}, timeout=15).returncode == 0
+                              env={**os.environ, **ONE_THREAD}, timeout=TRY_SECONDS).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
 

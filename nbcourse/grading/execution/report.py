@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 
+#: The JSON type of a field of each kind (the enums and the problems are rebuilt apart).
+_JSON_TYPES = {"str": str, "int": int, "bool": bool, "dict": dict, "float": (int, float)}
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -82,15 +84,32 @@ class RunReport:
 
     @classmethod
     def from_json(cls, data: dict) -> "RunReport":
-        """Rebuild a report sent by a worker; anything malformed is a grader error."""
+        """Rebuild a report sent by a worker; anything malformed (a field of another type
+        than its own included) is a grader error."""
         try:
             known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
             known["notebook"] = NotebookVerdict(known.get("notebook", "ok"))
             known["kernel"] = KernelOutcome(known.get("kernel", "ok"))
-            known["problems"] = [CellProblem(**p) for p in known.get("problems", [])]
-            return cls(**known)
+            problems = known.get("problems", [])
+            if not isinstance(problems, list):
+                raise TypeError(f"problems is {type(problems).__name__}, not list")
+            known["problems"] = [_typed(CellProblem, p) for p in problems]
+            return _typed(cls, known)
         except (TypeError, ValueError, AttributeError) as error:
             return cls.failed(f"the grading worker sent an unreadable report ({error})")
+
+
+def _typed(kind, values: dict):
+    """``kind(**values)``, each value of its field's JSON type (a bool is no number)."""
+    if not isinstance(values, dict):
+        raise TypeError(f"a {kind.__name__} is {type(values).__name__}, not an object")
+    for name, value in values.items():
+        field = kind.__dataclass_fields__.get(name)  # an unknown name: kind() refuses it
+        wanted = _JSON_TYPES.get(field.type) if field is not None else None
+        if wanted is not None and (not isinstance(value, wanted)
+                                   or isinstance(value, bool) and wanted is not bool):
+            raise TypeError(f"{name} is {type(value).__name__}, not {field.type}")
+    return kind(**values)
 
 
 def clean_message(text: str, limit: int = 300) -> str:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shlex
 import shutil
 import site
 import subprocess
@@ -35,11 +34,13 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import cgroups, mounts, sandbox_probe
+from . import cgroups, mounts, sandbox_probe, sandbox_stage
 from .limits import MB, GradingLimits
 
 SANDBOX_MODES = ("auto", "bwrap", "off")
 HOME = "/home/student"
+#: a root grader starts its sandboxes as this user (by default 65534, nobody)
+UID_VARIABLE = "NBCOURSE_SANDBOX_UID"
 
 #: System calls refused inside the sandbox (EPERM): none is needed by a notebook, each
 #: was used by an attack (mounting an unsized tmpfs in a nested namespace, memory that
@@ -96,7 +97,7 @@ class SandboxConfig:
     limits: GradingLimits = field(kw_only=True)
     cgroups: dict = field(default_factory=dict)  # cgroups.find_parents(), {} without
     run_as: int = -1        # a grader running as root starts sandboxes as this user
-    user_mounts: bool = False  # an ordinary user's workers can mount (mounts.py)
+    worker_mounts: bool = False  # workers mount each channel's tmpfs (mounts.py)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -111,9 +112,10 @@ class SandboxConfig:
 
     @property
     def private_channel(self) -> bool:
-        """Does each channel get a sized tmpfs of its own?  A root grader can mount it, an
-        ordinary user where the machine lets it make user namespaces (mounts.py)."""
-        return self.kind == "bwrap" and (self.run_as >= 0 or self.user_mounts)
+        """Does each channel get a sized tmpfs of its own?  A root grader's workers mount
+        it, an ordinary user's where the machine lets them make user namespaces (mounts.py);
+        a worker that cannot says so in its own configuration (``worker.own_mounts``)."""
+        return self.kind == "bwrap" and self.worker_mounts
 
     def describe(self) -> dict:
         """What results.json records about the isolation of every submission."""
@@ -209,11 +211,10 @@ def make_config(mode: str, limits: GradingLimits, folders: CourseFolders) -> San
                     f"{'is' if len(missing) == 1 else 'are'} not installed, so a sandbox "
                     "would run as root. Install util-linux (Debian/Ubuntu: `sudo apt install "
                     "util-linux`), or grade as an ordinary user.")
-            config.run_as = int(os.environ.get("NBCOURSE_SANDBOX_UID", "65534"))
-            if config.run_as == 0:
-                raise SandboxUnavailable("NBCOURSE_SANDBOX_UID=0 would run submissions as root")
+            config.run_as = sandbox_uid()
+            config.worker_mounts = True
         else:
-            config.user_mounts = mounts.user_mounts_work()
+            config.worker_mounts = mounts.user_mounts_work()
         seccomp_program()  # fails here, loudly, if the filter cannot be built
     config.cgroups = cgroups.find_parents()
     if mode != "off":
@@ -223,6 +224,20 @@ def make_config(mode: str, limits: GradingLimits, folders: CourseFolders) -> San
             release(config)
             raise
     return config
+
+
+def sandbox_uid() -> int:
+    """The unprivileged user a root grader starts sandboxes as: ``NBCOURSE_SANDBOX_UID``,
+    or nobody.  Anything but a whole number above 0 stops the batch: 0 is root, and a
+    negative number would start bwrap itself as root."""
+    given = os.environ.get(UID_VARIABLE, "65534")
+    if not (given.isascii() and given.isdigit() and int(given) > 0):
+        raise SandboxUnavailable(
+            f"{UID_VARIABLE}={given!r} cannot be the sandbox's user: a root grader starts "
+            "every sandbox as an unprivileged user, a whole number above 0 (by default "
+            "65534, nobody); 0, or a negative number, would run bwrap or the submissions "
+            "as root")
+    return int(given)
 
 
 def release(config: SandboxConfig) -> int:
@@ -270,6 +285,28 @@ def _seccomp_file(channel: Path) -> Path:
     return channel.with_name(channel.name + ".bpf")
 
 
+def seccomp_fd(channel: Path) -> int:
+    """The seccomp filter ``prepare_channel`` wrote next to ``channel``, open for reading:
+    the descriptor ``bwrap_command`` names, handed to bwrap with ``pass_fds`` (the caller
+    closes it once the sandbox has started)."""
+    return os.open(_seccomp_file(channel), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+
+
+# --------------------------------------------------------------------------- the sandbox's user
+def open_to_sandbox_user(config: SandboxConfig, path: Path, *, own: bool) -> None:
+    """The one place the grader opens a host path to the user a root grader's sandboxes run
+    as (``run_as``; an ordinary grader's kernels are its own user: nothing changes then).
+    ``own``: ``path`` becomes that user's (the channel, and each file the grader hands in
+    through it: the notebook, the connection file); otherwise ``path`` is a folder on the
+    way to a channel, made traversable but not listable."""
+    if config.run_as < 0:
+        return
+    if own:
+        os.chown(path, config.run_as, config.run_as)
+    else:
+        os.chmod(path, 0o711)
+
+
 # --------------------------------------------------------------------------- the channel
 def prepare_channel(config: SandboxConfig, channel: Path) -> None:
     """Make ``channel`` (and the way to it) usable by the sandbox's user, a sized tmpfs
@@ -281,9 +318,9 @@ def prepare_channel(config: SandboxConfig, channel: Path) -> None:
     bpf = _seccomp_file(channel)
     with open(os.open(bpf, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as handle:
         handle.write(seccomp_program())
+    open_to_sandbox_user(config, channel.parent, own=False)
+    open_to_sandbox_user(config, channel, own=True)
     if config.run_as >= 0:
-        os.chmod(channel.parent, 0o711)  # traversable, not listable
-        os.chown(channel, config.run_as, config.run_as)
         _stage(channel).mkdir(mode=0o755, exist_ok=True)
 
 
@@ -343,20 +380,31 @@ def _stage(channel: Path) -> Path:
     return channel.with_name(channel.name + "-stage")
 
 
-def bwrap_command(config: SandboxConfig, channel: Path,
-                  program: list[str]) -> list[str]:
+#: Run as ``python -I -S -c STAGE STAGE_FOLDER SOURCE TARGET ... -- COMMAND``:
+#: ``sandbox_stage.py``, a module of its own (read, linted and tested as code), given as
+#: its source.
+STAGE = Path(sandbox_stage.__file__).read_text(encoding="utf-8")
+
+
+def bwrap_command(config: SandboxConfig, channel: Path, program: list[str],
+                  seccomp: int) -> list[str]:
     """The command line of one sandbox whose only writable host folder is ``channel``;
-    it runs ``program``.  ``prepare_channel`` must have run.
+    it runs ``program``.  ``prepare_channel`` must have run; ``seccomp`` is the filter's
+    descriptor (``seccomp_fd``), which the caller hands to the command with ``pass_fds``.
 
     From root, the command first enters a private mount namespace in which every
     read-only folder is also mounted under a staging folder the unprivileged user can
-    reach (``/root/.pyenv`` is not reachable from ``/root``), then drops to that user
-    and starts bwrap, which binds each staged folder back at its own path.  The seccomp
-    filter reaches bwrap as file descriptor 9, opened by the shell that starts it.
+    reach (``/root/.pyenv`` is not reachable from ``/root``: ``sandbox_stage.py``), then
+    drops to that user and starts bwrap, which binds each staged folder back at its own
+    path.  No command runs bwrap as real root: from root without an unprivileged user
+    (``run_as``) it raises ``SandboxUnavailable``.
     """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable("bwrap is not installed")
+    if os.geteuid() == 0 and config.run_as <= 0:
+        raise SandboxUnavailable(f"the grader runs as root and the sandbox has no unprivileged "
+                                 f"user ({UID_VARIABLE}): bwrap would run as root")
     limits = config.limits
     sources = {path: path for path in config.readonly}
     if config.run_as >= 0:
@@ -365,7 +413,7 @@ def bwrap_command(config: SandboxConfig, channel: Path,
     # --as-pid-1: the program is the namespace's pid 1, which no process inside can kill
     # or stop (the kernel server: see launcher); when it ends, everything inside ends
     command = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--as-pid-1",
-               "--cap-drop", "ALL", "--seccomp", "9", "--die-with-parent", "--new-session",
+               "--cap-drop", "ALL", "--seccomp", str(seccomp), "--die-with-parent", "--new-session",
                "--hostname", "nbcourse-sandbox"]
     for top in ("usr", "bin", "lib", "lib32", "lib64", "libx32", "sbin"):
         path = Path("/", top)
@@ -390,18 +438,13 @@ def bwrap_command(config: SandboxConfig, channel: Path,
     for name, value in kernel_environment(config, HOME).items():
         command += ["--setenv", name, value]
     command += ["--", *program]
-    bpf = shlex.quote(str(_seccomp_file(channel)))
     if config.run_as < 0:
-        return ["/bin/sh", "-c", f'exec "$@" 9<{bpf}', "nbcourse-sandbox", *command]
-    stage = _stage(channel)
-    script = [f"mount -t tmpfs -o mode=755,size=1m nbcourse-stage {shlex.quote(str(stage))}"]
-    for path, staged in sources.items():
-        script.append(f"mkdir {shlex.quote(staged)} && mount --rbind {shlex.quote(path)} "
-                      f"{shlex.quote(staged)}")
+        return command
+    staging = [str(_stage(channel))] + [part for item in sources.items() for part in item]
     user = str(config.run_as)
-    script.append(f'exec setpriv --reuid={user} --regid={user} --clear-groups "$@" 9<{bpf}')
-    return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-ec",
-            " && ".join(script), "nbcourse-sandbox", *command]
+    return ["unshare", "--mount", "--propagation", "private", "--",
+            sys.executable, "-I", "-S", "-c", STAGE, *staging, "--",
+            "setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *command]
 
 
 def kernel_environment(config: SandboxConfig, home: str, token: str = "") -> dict[str, str]:
@@ -424,7 +467,7 @@ def kernel_environment(config: SandboxConfig, home: str, token: str = "") -> dic
 
 
 # --------------------------------------------------------------------------- self-test
-#: Run in a sandbox as ``python -c SELF_TEST PLANTED PORT READONLY``: ``sandbox_probe.py``,
+#: Run in a sandbox as ``python -c SELF_TEST PLANTED PORT READONLY MADE``: ``sandbox_probe.py``,
 #: a module of its own (read, linted and tested as code), given as its source.
 SELF_TEST = Path(sandbox_probe.__file__).read_text(encoding="utf-8")
 
@@ -433,7 +476,8 @@ def self_test(config: SandboxConfig) -> None:
     """Prove that a sandbox really isolates: a file planted outside is invisible, the
     grader's processes are invisible, a server on the host's loopback is unreachable,
     the kernel holds no capability, cannot remount a read-only folder writable, cannot
-    make a user namespace, and runs under the seccomp filter."""
+    make a user namespace, runs under the seccomp filter, and is not root on the host (a
+    file it makes in its channel is not root's)."""
     import socket
 
     with tempfile.TemporaryDirectory(prefix="nbcourse-selftest-") as folder:
@@ -447,14 +491,17 @@ def self_test(config: SandboxConfig) -> None:
         server.listen(1)
         port = server.getsockname()[1]
         readonly = config.readonly[0] if config.readonly else "/usr"
-        command = bwrap_command(config, channel, [sys.executable, "-c", SELF_TEST, str(planted),
-                                                  str(port), readonly])
+        made, seccomp = channel / "made-inside", seccomp_fd(channel)
         try:
-            run = subprocess.run(command, capture_output=True, text=True,
+            command = bwrap_command(config, channel, [sys.executable, "-c", SELF_TEST, str(planted),
+                                                      str(port), readonly, str(made)], seccomp)
+            run = subprocess.run(command, capture_output=True, text=True, pass_fds=(seccomp,),
                                  timeout=config.limits.start_timeout)
+            owner = os.lstat(made).st_uid if os.path.lexists(made) else None
         except (OSError, subprocess.TimeoutExpired) as error:
             raise SandboxUnavailable(_how_to_fix(str(error))) from None
         finally:
+            os.close(seccomp)
             server.close()
             release_channel(channel)
     if run.returncode != 0:
@@ -463,6 +510,17 @@ def self_test(config: SandboxConfig) -> None:
         found = json.loads(run.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         raise SandboxUnavailable(_how_to_fix(f"unexpected self-test output {run.stdout!r}"))
+    problems = isolation_problems(dict(found, owner=owner), readonly)
+    if problems:
+        raise SandboxUnavailable("bubblewrap runs but does not isolate: " + "; ".join(problems)
+                                 + ". Grade with `--sandbox off` only at your own risk.")
+
+
+def isolation_problems(found: dict, readonly: str) -> list[str]:
+    """What the self-test's probe (``sandbox_probe.probe``) found that a sandbox must not
+    allow; a check whose answer is missing counts as failed.  ``owner``: the host's owner
+    of the file the probe made in its channel (the sandbox's user as the host sees it,
+    which ``/proc/self/uid_map`` inside does not show: bwrap nests user namespaces)."""
     problems = []
     if found["planted_visible"]:
         problems.append("a file planted outside is visible inside")
@@ -478,9 +536,12 @@ def self_test(config: SandboxConfig) -> None:
         problems.append("a new user namespace can be made inside")
     if found.get("seccomp") != "2":
         problems.append("the seccomp filter is not in force")
-    if problems:
-        raise SandboxUnavailable("bubblewrap runs but does not isolate: " + "; ".join(problems)
-                                 + ". Grade with `--sandbox off` only at your own risk.")
+    owner = found.get("owner")
+    if owner is None:
+        problems.append("the sandbox cannot make a file in its channel")
+    elif owner == 0:
+        problems.append("the sandbox's user is root on the host")
+    return problems
 
 
 def _how_to_fix(detail: str) -> str:

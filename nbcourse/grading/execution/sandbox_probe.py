@@ -1,6 +1,7 @@
 """What a program inside a sandbox can see and do: run by ``sandbox.self_test`` (as
-``python -c SOURCE PLANTED PORT READONLY``) in a sandbox like a kernel's, before any
-submission is graded.  It prints one JSON line; the grader checks every field."""
+``python -c SOURCE PLANTED PORT READONLY MADE``) in a sandbox like a kernel's, before any
+submission is graded.  It prints one JSON line, and makes the file MADE in its channel
+(whose owner, seen from the host, is the sandbox's user there); the grader checks all."""
 import ctypes
 import json
 import os
@@ -37,15 +38,13 @@ def reaches(port: int) -> bool:
         return False
 
 
-def probe(planted: str, port: int, readonly: str) -> dict:
+def probe(planted: str, port: int, readonly: str, made: str) -> dict:
     libc = ctypes.CDLL(None, use_errno=True)
     with open("/proc/self/status") as handle:
         status = dict(line.split(":", 1) for line in handle.read().splitlines() if ":" in line)
-    with open("/proc/self/uid_map") as handle:
-        uid_map = handle.read().split()
+    os.close(os.open(made, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     return {"planted_visible": os.path.exists(planted),
             "processes": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
-            "uid_map": uid_map,
             "cap_eff": int(status["CapEff"].strip(), 16), "seccomp": status["Seccomp"].strip(),
             # a read-only bind remounted writable: must fail (no capability, no mount)
             "remount": libc.mount(b"none", readonly.encode(), None, MS_REMOUNT | MS_BIND,
@@ -55,4 +54,4 @@ def probe(planted: str, port: int, readonly: str) -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps(probe(sys.argv[1], int(sys.argv[2]), sys.argv[3])))
+    print(json.dumps(probe(sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4])))

@@ -120,19 +120,46 @@ def skip_uri_grammar() -> None:
     sys.modules.setdefault("rfc3987_syntax", None)
 
 
+def own_mounts(config: SandboxConfig) -> SandboxConfig:
+    """``config`` as this worker can keep it: where it cannot make a mount namespace of its
+    own, root or not, its channels are plain folders, and its configuration (whose
+    ``describe`` results.json records) says so."""
+    if not config.private_channel or private_mounts():
+        return config
+    print("nbcourse: this grading worker could not make a mount namespace, so its "
+          "sandboxes' channels are plain folders (no size limit)." + ("" if os.geteuid() == 0
+          else " Grade as root, or allow unprivileged user namespaces (sysctl "
+          "kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0), for a small "
+          "tmpfs."), file=sys.stderr)
+    return dataclasses.replace(config, worker_mounts=False)
+
+
+def grade_job(job: dict, config: SandboxConfig, kernels: KernelServers,
+              scan_source: SourceScan) -> dict:
+    """The report of one job, as JSON.  When the grading machinery itself fails, the row's
+    grader error says what and where, and the whole traceback goes to the worker's log."""
+    try:
+        report = run_submission(job["path"], job["plan"], config.limits, kernels.take,
+                                scan_source=scan_source)
+        report.isolation = config.describe()
+        return report.to_json()
+    except Exception as error:  # noqa: BLE001 - report it, keep the worker alive
+        traceback.print_exc(limit=8)  # stderr: the worker's log
+        frames = traceback.extract_tb(error.__traceback__)
+        where = (f" (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}, "
+                 f"{frames[-1].name})") if frames else ""
+        return RunReport.failed(f"{type(error).__name__}: {error}{where}").to_json()
+    finally:
+        kernels.after_submission()
+
+
 def main(scan_source: SourceScan) -> int:
     """Serve jobs until stdin closes.  ``scan_source`` is ``runner.run_submission``'s (the
     grading side's source scan): ``grading/worker_main.py`` is this process's entry point
     and passes it, so the scan runs here, under this worker's memory limit."""
     config = SandboxConfig.from_json(json.loads(os.environ.get(CONFIG_VARIABLE, "{}")))
     limit_own_memory(config.limits.worker_memory_mb)
-    if config.private_channel and not private_mounts():  # first, while single-threaded
-        # results.json must say what the channel is: a plain folder, then
-        config = dataclasses.replace(config, user_mounts=False)
-        print("nbcourse: this grading worker could not make a mount namespace, so its "
-              "sandboxes' channels are plain folders (no size limit). Grade as root, or "
-              "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1"
-              ", user.max_user_namespaces > 0), for a small tmpfs.", file=sys.stderr)
+    config = own_mounts(config)  # first, while single-threaded
     replies = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -152,16 +179,7 @@ def main(scan_source: SourceScan) -> int:
             if not line.strip():
                 continue
             job = json.loads(line)
-            try:
-                report = run_submission(job["path"], job["plan"], config.limits, kernels.take,
-                                        scan_source=scan_source)
-                report.isolation = config.describe()
-                report = report.to_json()
-            except Exception as error:  # noqa: BLE001 - report it, keep the worker alive
-                report = RunReport.failed(f"{type(error).__name__}: {error}").to_json()
-                report["traceback"] = traceback.format_exc(limit=8)
-            finally:
-                kernels.after_submission()
+            report = grade_job(job, config, kernels, scan_source)
             replies.write(json.dumps({"id": job["id"], "report": report}) + "\n")
             replies.flush()
     finally:
