@@ -67,9 +67,9 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     previous, overrides_file, late_settings = _earlier(out_dir, exercise, overrides, due, late)
     roster = read_roster(roster) if isinstance(roster, (str, Path)) else roster
     submissions, warnings, site = _prepare(
-        exercise, paths, notebook, out_dir, None if scheduler is not None else (sandbox, limits),
+        exercise, paths, notebook, out_dir, None if scheduler is not None else sandbox, limits,
         only, lambda found: _check_overrides(overrides_file, exercise, previous, found,
-                                             (roster, roster_column)), limits)
+                                             (roster, roster_column)))
     before = snapshot(out_dir)
     hints = check_batch(exercise, submissions, limits)  # never run
     rows = Rows(exercise, expected, submissions, progress, on_result)
@@ -141,10 +141,10 @@ def _check_overrides(overrides_file, exercise, previous, submissions, roster=(No
         read_overrides(overrides_file, exercise, sorted(students))
 
 
-def _prepare(exercise, paths, notebook, out_dir: Path, local, only=None, check=None,
-             limits: GradingLimits = GradingLimits()):
+def _prepare(exercise, paths, notebook, out_dir: Path, local, limits: GradingLimits,
+             only=None, check=None):
     """(submissions, warnings, this machine's ``GradingSite``), or nothing left behind and
-    the error raised.  ``local`` is (sandbox mode, limits) when the batch runs on this
+    the error raised.  ``local`` is the sandbox mode when the batch runs on this
     machine: its sandbox's self-test then runs here, before any kernel.  A notebook over
     ``limits.notebook_mb`` is stripped of its saved outputs here, once."""
     site = GradingSite(secrets.token_hex(12))
@@ -159,7 +159,7 @@ def _prepare(exercise, paths, notebook, out_dir: Path, local, only=None, check=N
             raise ValueError("no submissions to grade: " + "; ".join(warnings or ["none given"]))
         submissions = strip_oversized(submissions, limits.notebook_mb * MB, site.inbox)
         if local is not None:
-            site.start(*local)
+            site.start(local, limits)
         out_dir.mkdir(parents=True, exist_ok=True)
     except BaseException:
         site.close()
