@@ -281,12 +281,16 @@ SIX_POSTERIORS = [[0.5, 0.5], [0.03, 0.97], [0.95, 0.05], [0.15, 0.85], [0.4, 0.
                   [0.001, 0.999]]
 
 
-def _cost_case(seed, n, n_classes):
+def _cost_case(seed, n, n_classes, arrays=False):
+    """Posteriors, class names and a cost matrix; ``arrays``: as numpy float arrays, which
+    an answer that writes into its input would change (a list is copied by np.asarray)."""
     rng = np.random.default_rng(seed)
     proba = rng.dirichlet(np.ones(n_classes) * 0.7, size=n).round(4)
     proba[:, -1] = 1 - proba[:, :-1].sum(axis=1)
     cost = rng.integers(1, 20, size=(n_classes, n_classes)) * (1 - np.eye(n_classes, dtype=int))
     classes = ["ham", "promo", "spam", "work"][:n_classes]
+    if arrays:
+        return proba, classes, cost.astype(float)
     return proba.tolist(), classes, cost.tolist()
 
 
@@ -558,6 +562,8 @@ EXERCISE = Exercise(
                      Case("three classes, 40 messages", _cost_case(51, 40, 3)),
                      Case("four classes, 60 messages", _cost_case(52, 60, 4)),
                      Case("two classes, lopsided costs", _cost_case(53, 50, 2)),
+                     Case("three classes, posteriors and costs as float arrays",
+                          _cost_case(54, 30, 3, arrays=True)),
                  ]),
         Question("q8", "stable_posterior", points=2, title="a posterior by log-sum-exp",
                  reference=ref_stable_posterior, forbidden=LOG_SUM_EXP,

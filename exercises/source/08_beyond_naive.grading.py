@@ -545,6 +545,8 @@ EXERCISE = Exercise(
                                "leave a row of zeros as it is (divide by 1 where the length "
                                "is 0)"),
                      Case("ten documents, twelve words", (_random_documents(9, 10, 12),)),
+                     Case("eight documents, counts as a float array",
+                          (_random_documents(11, 8, 9).astype(float),)),
                      Case("a document without a single counted word",
                           (_random_documents(10, 6, 7, empty_row=2).tolist(),)),
                      Case("a word no document contains",
