@@ -70,9 +70,8 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
         exercise, paths, notebook, out_dir, None if scheduler is not None else sandbox, limits,
         only, lambda found: _check_overrides(overrides_file, exercise, previous, found,
                                              (roster, roster_column)))
-    before = snapshot(out_dir)
-    hints = check_batch(exercise, submissions, limits)  # never run
-    rows = Rows(exercise, expected, submissions, progress, on_result)
+    before, hints, rows = _before_grading(site, out_dir, exercise, expected, submissions, limits,
+                                          (progress, on_result))
     if scheduler is not None:  # graded on a Dask cluster; rows and outputs as below
         from .cluster import grade_on_cluster
         try:
@@ -92,6 +91,18 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
     settle(batch, previous, overrides_file, command, reason, roster=roster,
            roster_column=roster_column)
     return batch
+
+
+def _before_grading(site, out_dir, exercise, expected, submissions, limits, report_to):
+    """(the output folder's snapshot, the integrity hints, the rows to fill); the site is
+    closed if any of it fails (grading, which comes next, closes it itself)."""
+    try:
+        before = snapshot(out_dir)
+        hints = check_batch(exercise, submissions, limits)  # never run
+        return before, hints, Rows(exercise, expected, submissions, *report_to)
+    except BaseException:
+        site.close()
+        raise
 
 
 def _check_options(jobs, sandbox, scheduler, tls, insecure) -> None:

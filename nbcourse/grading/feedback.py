@@ -14,6 +14,7 @@ from html import escape
 
 from .forbidden import TYPED_IN
 from .scoring import QuestionResult, SubmissionResult, points_text
+from .statuses import Status
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem;
@@ -70,6 +71,11 @@ def _changes(result: SubmissionResult) -> list[str]:
     return parts
 
 
+#: What a student's page says of a grader error (the grader's own text stays with the instructor).
+GRADER_FAILED = ("The grader itself failed on this submission: this is not a mark of your "
+                 "notebook. Your instructor can see what went wrong and grade it again.")
+
+
 def render_html(result: SubmissionResult, exercise_title: str) -> str:
     """A self-contained HTML page for one submission."""
     parts = [
@@ -83,8 +89,12 @@ def render_html(result: SubmissionResult, exercise_title: str) -> str:
         f'<p>Status: <span class="status">{escape(result.status)}</span></p>',
     ]
     parts += _changes(result)
-    if result.reasons:
-        parts.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in result.reasons) + "</ul>")
+    # a grader error's text is the grader's own (an exception's message may quote what it
+    # held, hidden inputs included): the student reads a fixed sentence, the instructor
+    # the text in grades.csv and results.json
+    reasons = [GRADER_FAILED] if result.status == Status.GRADER_ERROR else result.reasons
+    if reasons:
+        parts.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in reasons) + "</ul>")
     if result.notes:
         parts.append('<ul class="note">' + "".join(f"<li>{escape(n)}</li>" for n in result.notes)
                      + "</ul>")

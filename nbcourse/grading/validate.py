@@ -31,6 +31,7 @@ from pathlib import Path
 import nbformat
 
 from . import authoring, specs
+from .execution.cells import parse_cell
 from .judges import Judge
 from .values import encode_input
 
@@ -64,11 +65,8 @@ def defined_names(notebook: nbformat.NotebookNode) -> set[str]:
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
-        lines = ["" if line.lstrip().startswith(("%", "!")) else line
-                 for line in cell.source.splitlines()]
-        try:
-            tree = ast.parse("\n".join(lines))
-        except SyntaxError:
+        tree = parse_cell(cell.source)
+        if tree is None:
             continue
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -72,9 +72,9 @@ class Worker:
             timer.cancel()
         try:
             reply = json.loads(line)
-            if reply.get("id") == job["id"]:
+            if reply.get("id") == job["id"] and "report" in reply:
                 return reply["report"]
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, TypeError):
             pass
         process.kill()
         process.wait()

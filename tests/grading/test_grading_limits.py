@@ -70,8 +70,13 @@ def _timed_literals(where, node) -> bool:
         pairs = list(zip([a.arg for a in positional[len(positional) - len(args.defaults):]],
                          args.defaults))
         pairs += [(a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d]
-    return any(("timeout" in name or "deadline" in name) and _number(value) is not None
+    return any(any(word in name for word in WAIT_WORDS) and _number(value) is not None
                for name, value in pairs)
+
+
+#: what a wait's name holds (``gone(patience=2.0)`` and ``kill(seconds=5.0)`` slipped past a
+#: test that looked for "timeout" and "deadline" only)
+WAIT_WORDS = ("timeout", "deadline", "seconds", "patience", "grace", "wait")
 
 
 def test_no_time_limit_is_written_outside_grading_limits():
@@ -84,6 +89,9 @@ def test_no_time_limit_is_written_outside_grading_limits():
         assert _timed_literals("", ast.parse(code).body[0].value), code
     assert _timed_literals("", ast.parse("def _send(self, r, timeout=10.0): pass").body[0])
     assert not _timed_literals("", ast.parse("p.wait(timeout=CLOSE_SECONDS)").body[0].value)
+    for code in ("async def gone(kernel, patience=2.0): pass",
+                 "def kill(paths, seconds=5.0): pass"):
+        assert _timed_literals("", ast.parse(code).body[0]), code
 
 
 def _deadline_sum(where, node) -> bool:

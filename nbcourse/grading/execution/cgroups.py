@@ -24,6 +24,10 @@ from pathlib import Path
 
 from .limits import MB, GradingLimits
 
+#: How long emptying a sandbox's cgroup may take (a grader's own wait, which no submission
+#: can lengthen: the cgroup's members are killed with SIGKILL and forking is stopped first).
+EMPTY_SECONDS = 5.0
+
 
 def _mounts() -> list[tuple[str, str, list[str]]]:
     """(mount point, type, options) of every cgroup file system."""
@@ -150,7 +154,7 @@ def _members(path: str) -> list[int]:
         return []
 
 
-def kill(paths: list[str], seconds: float = 5.0) -> bool:
+def kill(paths: list[str], seconds: float = EMPTY_SECONDS) -> bool:
     """SIGKILL every process in the cgroups, until none is left, then remove them.
     True when every folder is gone."""
     deadline = time.monotonic() + seconds
@@ -192,7 +196,8 @@ def _kill_members(paths: list[str], keep: set[int], deadline: float) -> bool:
     return False
 
 
-def kill_all_but(paths: list[str], keep: set[int], tasks: int, seconds: float = 5.0) -> bool:
+def kill_all_but(paths: list[str], keep: set[int], tasks: int, seconds: float = EMPTY_SECONDS
+                 ) -> bool:
     """Kill every process of the cgroups but ``keep``, with no new task allowed meanwhile
     (``pids.max`` 0), so a process that forks and exits over and over cannot slip between
     two lists of members.  True when only ``keep`` is left; False without a pids cgroup."""

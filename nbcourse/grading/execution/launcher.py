@@ -257,8 +257,7 @@ class KernelServer:
         job = {"args": args, "notebook": str(handed), "notebook_path": self.notebook_path,
                "memory": bytes_or_unlimited(limits.memory_mb),
                "file_size": bytes_or_unlimited(limits.file_size_mb),
-               # RLIMIT_NPROC counts every process of the user: only for the sandbox's user
-               "tasks": -1 if self.cgroup or self.config.kind != "bwrap" else limits.tasks}
+               "tasks": process_limit(self.config, self.cgroup, limits.tasks)}
         self.out_of_memory = False
         self._oom_before = cgroups.oom_kills(self.cgroup) if self.cgroup else 0
         pid = self._send({"kernel": job}, timeout=limits.start_timeout).get("pid")
@@ -358,3 +357,15 @@ class KernelServer:
         release_channel(self.channel)
         if self.home:
             remove_tree(Path(self.home))
+
+
+def process_limit(config, cgroup: list, tasks: int) -> int:
+    """RLIMIT_NPROC for a kernel: -1 (none) where a cgroup's ``pids.max`` already bounds
+    the whole submission, or where the kernel's user is not the sandbox's own (the limit
+    counts every process of a user); ``tasks`` otherwise, also in a cgroup v1 without a
+    pids controller (``cgroups.describe`` then says RLIMIT_NPROC too)."""
+    if config.kind != "bwrap":
+        return -1
+    if cgroup and (config.cgroups or {}).get("pids"):
+        return -1
+    return tasks

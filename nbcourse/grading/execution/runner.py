@@ -39,7 +39,7 @@ from pathlib import Path
 from queue import Empty
 from typing import Callable
 
-from .connection import bounded_context, quick_ready
+from .connection import bounded_context, gone, quick_ready
 from .follow_through import run_follow_through
 from .limits import MB, GradingLimits
 from .notebook_file import read_notebook
@@ -345,7 +345,7 @@ class KernelSession:
         kernel = self.server.kernel
         if kernel is not None:  # first: nothing of the submission runs on
             kernel.kill()
-            await _gone(kernel)
+            await gone(kernel)
         try:
             if self.client.kc is not None:
                 self.client.kc.stop_channels()
@@ -364,14 +364,6 @@ class KernelSession:
             pass
         self.context.destroy(linger=0)
         self.server.end_kernel()
-
-
-async def _gone(kernel, patience: float = 2.0) -> None:
-    """Wait, in steps of a few milliseconds, for a killed kernel to be gone: jupyter_client's
-    shutdown then finds it dead at once instead of sleeping a tenth of a second."""
-    deadline = time.monotonic() + patience
-    while kernel.poll() is None and time.monotonic() < deadline:
-        await asyncio.sleep(0.002)
 
 
 def _error_text(cell) -> str:

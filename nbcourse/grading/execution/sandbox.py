@@ -510,24 +510,28 @@ def self_test(config: SandboxConfig) -> None:
         found = json.loads(run.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         raise SandboxUnavailable(_how_to_fix(f"unexpected self-test output {run.stdout!r}"))
-    problems = isolation_problems(dict(found, owner=owner), readonly)
+    expected = config.run_as if config.run_as > 0 else os.geteuid()  # as the host sees it
+    problems = isolation_problems(dict(found, owner=owner), readonly, expected)
     if problems:
         raise SandboxUnavailable("bubblewrap runs but does not isolate: " + "; ".join(problems)
                                  + ". Grade with `--sandbox off` only at your own risk.")
 
 
-def isolation_problems(found: dict, readonly: str) -> list[str]:
+def isolation_problems(found: dict, readonly: str, expected_owner: int | None = None
+                       ) -> list[str]:
     """What the self-test's probe (``sandbox_probe.probe``) found that a sandbox must not
     allow; a check whose answer is missing counts as failed.  ``owner``: the host's owner
     of the file the probe made in its channel (the sandbox's user as the host sees it,
-    which ``/proc/self/uid_map`` inside does not show: bwrap nests user namespaces)."""
+    which ``/proc/self/uid_map`` inside does not show: bwrap nests user namespaces);
+    ``expected_owner``: who that must be (the sandbox's user, or the grader's own)."""
     problems = []
-    if found["planted_visible"]:
+    if found.get("planted_visible", True):
         problems.append("a file planted outside is visible inside")
-    if found["network"]:
+    if found.get("network", True):
         problems.append("the host's loopback network is reachable")
-    if os.getpid() in found["processes"] or len(found["processes"]) > 3:
-        problems.append(f"processes outside are visible ({found['processes'][:5]} ...)")
+    processes = found.get("processes")
+    if not isinstance(processes, list) or os.getpid() in processes or len(processes) > 3:
+        problems.append(f"processes outside are visible ({str(processes)[:60]} ...)")
     if found.get("cap_eff", 1) != 0:
         problems.append(f"the kernel holds capabilities (CapEff {found.get('cap_eff', 0):#x})")
     if found.get("remount", True):
@@ -541,6 +545,8 @@ def isolation_problems(found: dict, readonly: str) -> list[str]:
         problems.append("the sandbox cannot make a file in its channel")
     elif owner == 0:
         problems.append("the sandbox's user is root on the host")
+    elif expected_owner is not None and owner != expected_owner:
+        problems.append(f"the sandbox's user is uid {owner} on the host, not {expected_owner}")
     return problems
 
 
