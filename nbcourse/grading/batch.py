@@ -70,18 +70,18 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
         exercise, paths, notebook, out_dir, None if scheduler is not None else sandbox, limits,
         only, lambda found: _check_overrides(overrides_file, exercise, previous, found,
                                              (roster, roster_column)))
-    before, hints, rows = _before_grading(site, out_dir, exercise, expected, submissions, limits,
-                                          (progress, on_result))
+    before, hints, rows, plan = _before_grading(site, out_dir, exercise, expected, submissions,
+                                                limits, (progress, on_result))
     if scheduler is not None:  # graded on a Dask cluster; rows and outputs as below
         from .cluster import grade_on_cluster
         try:
-            isolation, more = grade_on_cluster(scheduler, rows, exercise.probe_plan(), limits,
-                                               sandbox, tls, insecure)
+            isolation, more = grade_on_cluster(scheduler, rows, plan, limits, sandbox, tls,
+                                               insecure)
         finally:
             site.close()
         warnings += more
     else:
-        warnings += _grade_here(rows, exercise.probe_plan(), site, jobs)
+        warnings += _grade_here(rows, plan, site, jobs)
         isolation = site.config.describe()
     warnings += remove_planted(out_dir, before)
     batch = BatchResult(exercise, rows.sorted(), warnings, round(time.monotonic() - started, 2),
@@ -94,12 +94,13 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
 
 
 def _before_grading(site, out_dir, exercise, expected, submissions, limits, report_to):
-    """(the output folder's snapshot, the integrity hints, the rows to fill); the site is
-    closed if any of it fails (grading, which comes next, closes it itself)."""
+    """(the output folder's snapshot, the integrity hints, the rows to fill, the probe plan);
+    the site is closed if any of it fails (grading, which comes next, closes it itself)."""
     try:
         before = snapshot(out_dir)
         hints = check_batch(exercise, submissions, limits)  # never run
-        return before, hints, Rows(exercise, expected, submissions, *report_to)
+        plan = exercise.probe_plan()  # reads the reference solutions' files
+        return before, hints, Rows(exercise, expected, submissions, *report_to), plan
     except BaseException:
         site.close()
         raise

@@ -76,7 +76,7 @@ class Worker:
                 return reply["report"]
         except (ValueError, AttributeError, TypeError):
             pass
-        process.kill()
+        kill_tree(process.pid)  # its kernel server too, in a session of its own with --sandbox off
         process.wait()
         self.process = None
         tail = self._tail()

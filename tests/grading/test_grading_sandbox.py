@@ -364,10 +364,10 @@ def test_the_self_test_refuses_a_sandbox_whose_user_is_root_on_the_host(monkeypa
     makes in its channel is checked."""
     clean = {"planted_visible": False, "network": False, "processes": [1, 2], "cap_eff": 0,
              "remount": False, "user_namespace": False, "seccomp": "2"}
-    assert sandbox.isolation_problems(dict(clean, owner=65534), "/usr") == []
-    assert sandbox.isolation_problems(dict(clean, owner=0), "/usr") == [
+    assert sandbox.isolation_problems(dict(clean, owner=65534), "/usr", 65534) == []
+    assert sandbox.isolation_problems(dict(clean, owner=0), "/usr", 65534) == [
         "the sandbox's user is root on the host"]
-    assert sandbox.isolation_problems(clean, "/usr") == [
+    assert sandbox.isolation_problems(clean, "/usr", 65534) == [
         "the sandbox cannot make a file in its channel"]
     if os.geteuid() != 0:  # an ordinary user cannot start a sandbox that is root outside
         sandbox.self_test(config)

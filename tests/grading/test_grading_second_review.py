@@ -52,9 +52,12 @@ def test_a_grader_errors_text_stays_off_the_students_page():
     assert "cell 3 raised KeyError" in render_html(other, "Exercise 1")
 
 
-def test_a_failure_before_grading_leaves_no_site_behind(tmp_path, monkeypatch):
-    """G3: an error (or Ctrl-C) in the integrity hints, after the site was started, left
-    its scratch folder (copies of every submission) and cgroup parents behind."""
+@pytest.mark.parametrize("where", ["hints", "plan"])
+def test_a_failure_before_grading_leaves_no_site_behind(tmp_path, monkeypatch, where):
+    """G3: an error (or Ctrl-C) in the integrity hints, or in reading the probe plan (the
+    reference solutions' files; a third review found it outside the guard), after the site
+    was started, left its scratch folder (copies of every submission) and cgroup parents
+    behind."""
     closed = []
     close = GradingSite.close
     monkeypatch.setattr(GradingSite, "close", lambda self: closed.append(self.scratch)
@@ -63,7 +66,10 @@ def test_a_failure_before_grading_leaves_no_site_behind(tmp_path, monkeypatch):
     def broken(*args):
         raise RuntimeError("the hints broke")
 
-    monkeypatch.setattr(batch_module, "check_batch", broken)
+    if where == "hints":
+        monkeypatch.setattr(batch_module, "check_batch", broken)
+    else:
+        monkeypatch.setattr(batch_module.specs.Exercise, "probe_plan", broken)
     folder = tmp_path / "class"
     folder.mkdir()
     (folder / "alice.ipynb").write_bytes((FIXTURES / "correct.ipynb").read_bytes())
@@ -99,3 +105,52 @@ def test_the_self_test_wants_the_sandbox_user_it_asked_for_and_a_full_answer():
     assert "a file planted outside is visible inside" in problems
     assert "the host's loopback network is reachable" in problems
     assert any(p.startswith("processes outside are visible") for p in problems)
+
+
+def test_a_reply_without_a_report_ends_the_worker_and_what_it_started(tmp_path):
+    """G7: a reply with the job's id but no report raised KeyError; then (third review)
+    only the worker was killed, not the kernel server it starts in a session of its own."""
+    import subprocess
+    import sys
+
+    from nbcourse.grading.execution.report import RunReport
+    from nbcourse.grading.workers import Worker
+
+    fake = ("import json, subprocess, sys\n"
+            "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'],"
+            " start_new_session=True)\n"
+            "print(child.pid, file=sys.stderr, flush=True)\n"
+            "job = json.loads(sys.stdin.readline())\n"
+            "print(json.dumps({'id': job['id']}), flush=True)\n"
+            "import time; time.sleep(60)\n")
+
+    class FakeWorker(Worker):
+        def start(self):
+            self.log_path = tmp_path / "worker.log"
+            self._log = open(self.log_path, "wb")
+            self.process = subprocess.Popen([sys.executable, "-c", fake], stdin=subprocess.PIPE,
+                                            stdout=subprocess.PIPE, stderr=self._log, text=True)
+
+    config = sandbox.SandboxConfig("off", limits=GradingLimits.from_options())
+    worker = FakeWorker(tmp_path, "token", config)
+    report = RunReport.from_json(worker.grade({"id": 7, "path": "x", "plan": {}}, deadline=30))
+    assert "stopped unexpectedly" in report.grader_error and worker.process is None
+    child = int((tmp_path / "worker.log").read_text().split()[0])
+    assert _ends_within(child, 5), "the worker's own child outlived it"
+
+
+def _ends_within(pid: int, seconds: float) -> bool:
+    """Whether ``pid`` is gone (or a zombie nobody reaps) within ``seconds``."""
+    import time
+
+    import psutil
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        time.sleep(0.05)
+    return False

@@ -95,7 +95,7 @@ def test_the_probe_sees_what_an_unconfined_process_sees(tmp_path):
     assert os.getpid() in found["processes"]
     assert found["seccomp"] == "0"
     found["owner"] = (tmp_path / "made").stat().st_uid
-    problems = sandbox.isolation_problems(found, str(tmp_path))
+    problems = sandbox.isolation_problems(found, str(tmp_path), os.geteuid())
     assert {"a file planted outside is visible inside", "the seccomp filter is not in force",
             "the host's loopback network is reachable"} <= set(problems)
     assert ("the sandbox's user is root on the host" in problems) == (os.geteuid() == 0)

@@ -301,8 +301,8 @@ def open_to_sandbox_user(config: SandboxConfig, path: Path, *, own: bool) -> Non
     way to a channel, made traversable but not listable."""
     if config.run_as < 0:
         return
-    if own:
-        os.chown(path, config.run_as, config.run_as)
+    if own:  # never through a link the sandbox's user may have put in the channel
+        os.chown(path, config.run_as, config.run_as, follow_symlinks=False)
     else:
         os.chmod(path, 0o711)
 
@@ -517,8 +517,7 @@ def self_test(config: SandboxConfig) -> None:
                                  + ". Grade with `--sandbox off` only at your own risk.")
 
 
-def isolation_problems(found: dict, readonly: str, expected_owner: int | None = None
-                       ) -> list[str]:
+def isolation_problems(found: dict, readonly: str, expected_owner: int) -> list[str]:
     """What the self-test's probe (``sandbox_probe.probe``) found that a sandbox must not
     allow; a check whose answer is missing counts as failed.  ``owner``: the host's owner
     of the file the probe made in its channel (the sandbox's user as the host sees it,
@@ -533,7 +532,7 @@ def isolation_problems(found: dict, readonly: str, expected_owner: int | None = 
     if not isinstance(processes, list) or os.getpid() in processes or len(processes) > 3:
         problems.append(f"processes outside are visible ({str(processes)[:60]} ...)")
     if found.get("cap_eff", 1) != 0:
-        problems.append(f"the kernel holds capabilities (CapEff {found.get('cap_eff', 0):#x})")
+        problems.append(f"the kernel holds capabilities (CapEff {found.get('cap_eff')!r})")
     if found.get("remount", True):
         problems.append(f"a read-only folder ({readonly}) can be remounted writable")
     if found.get("user_namespace", True):
@@ -545,7 +544,7 @@ def isolation_problems(found: dict, readonly: str, expected_owner: int | None = 
         problems.append("the sandbox cannot make a file in its channel")
     elif owner == 0:
         problems.append("the sandbox's user is root on the host")
-    elif expected_owner is not None and owner != expected_owner:
+    elif owner != expected_owner:
         problems.append(f"the sandbox's user is uid {owner} on the host, not {expected_owner}")
     return problems
 
