@@ -9,7 +9,7 @@ import pandas as pd
 
 from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
-from nbcourse.grading.judges import Within
+from nbcourse.grading.judges import AsDict, Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
 from nbcourse.grading.values import Tolerance
 
@@ -203,6 +203,9 @@ EXERCISE = Exercise(
             "q2", "joint_scores", points=3, title="the joint scores P(y) * prod P(x_k | y)",
             reference=ref_joint_scores, forbidden=("CategoricalNB",),
             calls=("likelihood",),
+            # predict and p_no use the scores as a dict: a Series or joint_proba's one-row
+            # DataFrame is told the conversion here rather than breaking them silently
+            judge=AsDict(used_by="your `predict` (q3) and `p_no` (q4)"),
             hint="start from the prior of each class and multiply one likelihood per feature "
                  "of the query",
             mistakes=[
