@@ -1,0 +1,208 @@
+"""Issue 34, last leftovers: probes through ``check()`` and through the sandboxed grader.
+
+- 03 q5: ``X`` may be a list of lists, as the question says; an answer that empties that
+  list after use, or that only indexes numpy arrays, kept full marks when every case was
+  an array.
+- 01 q2: joint scores as a Series or as ``joint_proba``'s one-row DataFrame passed q2 and
+  then broke the student's own ``predict`` and ``p_no``; q2 now refuses them with the
+  conversion, and follow-through marking keeps q3 and q4.
+- A sweep of wrong answers a student could write for the questions with the fewest hidden
+  cases: none gets full marks.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from test_grading_marks_probes import _module, check, grade_probes, graded
+
+
+# ------------------------------------------------------------------ 03 q5: lists of lists
+def _word_shares(X, y):
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    return {label: (X[y == label].sum(axis=0) / X[y == label].sum()).tolist()
+            for label in np.unique(y)}
+
+
+def words_then_clear_a_list(X, y):
+    result = _word_shares(X, y)
+    if isinstance(X, list):
+        X.clear()  # "done with it"
+    return result
+
+
+def words_for_arrays_only(X, y):
+    y = np.asarray(y)
+    result = {}
+    for label in np.unique(y):
+        counts = X[y == label].sum(axis=0)  # a list of lists cannot be indexed by a mask
+        result[label] = (counts / counts.sum()).tolist()
+    return result
+
+
+@pytest.mark.parametrize("answer", [words_then_clear_a_list, words_for_arrays_only])
+def test_word_probabilities_are_also_asked_of_a_list_of_lists(answer):
+    report = check("03_mle", "q5", answer)
+    assert not report.all_passed
+    assert "counts as a list of lists" in str(report)
+    result = graded("03_mle", "q5", answer)
+    assert result.score < result.points
+    assert any(not c.passed for c in result.cases if c.hidden)
+
+
+def test_word_probabilities_from_lists_or_arrays_keep_every_mark():
+    assert check("03_mle", "q5", _word_shares).all_passed
+    assert graded("03_mle", "q5", _word_shares).score == 2
+
+
+CLEAR_A_LIST = '''
+def word_probabilities(X, y):
+    Xa, ya = np.asarray(X, dtype=float), np.asarray(y)
+    result = {label: (Xa[ya == label].sum(axis=0) / Xa[ya == label].sum()).tolist()
+              for label in np.unique(ya)}
+    if isinstance(X, list):
+        X.clear()
+    return result
+'''
+
+
+def test_the_grader_marks_down_an_answer_that_empties_a_list_it_is_given(tmp_path):
+    rows, pages = grade_probes("03_mle", {"solution": "", "clears": CLEAR_A_LIST}, tmp_path)
+    assert all(q["score"] == q["points"] for q in rows["solution"].values())
+    assert rows["clears"]["q5"]["score"] < rows["clears"]["q5"]["points"]
+    assert "changed its argument 1 (of 2) in place" in pages["clears"]
+
+
+# ---------------------------------------------------- 01 q2: a Series or a one-row frame
+def _scores_series(table, query, target):
+    return pd.Series(_module("01_weather").ref_joint_scores(table, query, target))
+
+
+def _scores_frame(table, query, target):
+    return pd.DataFrame([_scores_series(table, query, target)])
+
+
+@pytest.mark.parametrize("answer, conversion", [(_scores_series, "series.to_dict()"),
+                                                (_scores_frame, "frame.iloc[0].to_dict()")])
+def test_joint_scores_in_pandas_are_refused_with_the_conversion(answer, conversion):
+    said = str(check("01_weather", "q2", answer))
+    assert conversion in said and "`predict` (q3) and `p_no` (q4)" in said
+    assert "start from the prior" not in said  # a form, not a wrong computation
+    assert graded("01_weather", "q2", answer).score == 0
+
+
+def test_joint_scores_as_a_dict_of_floats_or_fractions_keep_every_mark():
+    weather = _module("01_weather")
+
+    def floats(table, query, target):
+        return {k: float(v) for k, v in weather.ref_joint_scores(table, query, target).items()}
+
+    for answer in (weather.ref_joint_scores, floats):
+        assert check("01_weather", "q2", answer).all_passed
+        assert graded("01_weather", "q2", answer).score == 3
+
+
+SCORES_AS_SERIES = '''
+def joint_scores(table, query, target):
+    scores = {}
+    for label in table[target].unique():
+        score = Fraction(int((table[target] == label).sum()), len(table))
+        for feature, value in query.items():
+            score *= likelihood(table, feature, value, target, label)
+        scores[label] = score
+    return pd.Series(scores)
+
+
+def predict(table, query, target):
+    scores = joint_scores(table, query, target)
+    return max(scores, key=scores.get)
+
+
+lesson_scores = joint_scores(weather, lesson_day, "play")
+p_no = lesson_scores["no"] / sum(lesson_scores.values())
+'''
+
+SCORES_AS_FRAME = SCORES_AS_SERIES.replace("return pd.Series(scores)",
+                                           "return pd.DataFrame([scores])")
+
+
+def test_the_grader_refuses_pandas_scores_and_keeps_the_questions_that_use_them(tmp_path):
+    """q3 and q4 are written for a dict, as q2 asks: with q2's form refused they are
+    marked with the right joint_scores in place (follow-through)."""
+    rows, pages = grade_probes("01_weather", {"series": SCORES_AS_SERIES,
+                                              "frame": SCORES_AS_FRAME}, tmp_path)
+    for probe, conversion in (("series", "series.to_dict()"),
+                              ("frame", "frame.iloc[0].to_dict()")):
+        assert rows[probe]["q2"]["score"] == 0, rows[probe]["q2"]
+        for question in ("q1", "q3", "q4", "q5"):
+            assert rows[probe][question]["score"] == rows[probe][question]["points"], \
+                (probe, rows[probe][question])
+        assert conversion in pages[probe]
+
+
+# ------------------------------------------------------ the sweep: none gets full marks
+def _split(n, seed, first=lambda n: int(0.8 * n)):
+    order = np.random.default_rng(seed).permutation(n)
+    cut = first(n)
+    return [order[:cut].tolist(), order[cut:cut + int(0.1 * n)].tolist(),
+            order[cut + int(0.1 * n):].tolist()]
+
+
+def _quadratic(variances):
+    v0, v1 = np.asarray(variances[0], dtype=float), np.asarray(variances[1], dtype=float)
+    return 1 / (2 * v0) - 1 / (2 * v1)
+
+
+def _sweep():
+    merging, beyond = _module("07_merging"), _module("08_beyond_naive")
+    spam = _module("05_spam")
+
+    def merged_with_first_counts(a, b):
+        merged = merging.ref_merge_vocabularies(a, b)
+        merged["class_count"] = list(a["class_count"])
+        return merged
+
+    def complement_normalised(feature_count, alpha):
+        w = np.asarray(beyond.ref_complement_weights(feature_count, alpha))
+        return (w / np.abs(w).sum(axis=1, keepdims=True)).tolist()
+
+    def complement_alpha_once(feature_count, alpha):
+        counts = np.asarray(feature_count, dtype=float)
+        other = counts.sum(axis=0) - counts
+        return (-np.log((other + alpha) / (other.sum(axis=1, keepdims=True) + alpha))).tolist()
+
+    return [
+        ("02_smoothing", "q1", lambda a, b, h, t: [int(a) + h, int(b) + t]),
+        ("02_smoothing", "q2", lambda a, b, h, t: round(float(Fraction(a + h - 1,
+                                                                        a + b + h + t - 2)), 4)),
+        ("03_mle", "q4", lambda labels: {str(k): labels.count(k) / len(labels)
+                                          for k in set(labels)}),
+        ("03_mle", "q4", lambda labels: {k: round(labels.count(k) / len(labels), 2)
+                                          for k in set(labels)}),
+        ("05_spam", "q1", lambda n, seed: _split(n, seed, lambda n: int(np.ceil(0.8 * n)))),
+        ("05_spam", "q1", lambda n, seed: _split(n, seed, lambda n: n - 2 * int(0.1 * n))),
+        ("05_spam", "q3", lambda *args: args[-1][-1]),
+        ("05_spam", "q3", lambda *args: 1.0),
+        ("05_spam", "q3", lambda *args: spam.ref_choose_alpha(*args[:4], sorted(args[4])[:2])),
+        ("06_gaussian", "q4", lambda v: np.abs(_quadratic(v)).tolist()),
+        ("06_gaussian", "q4", lambda v: _quadratic(v)[:2].tolist()),
+        ("06_gaussian", "q4", lambda v: _quadratic(v).round(3).tolist()),
+        ("07_merging", "q3", merged_with_first_counts),
+        ("08_beyond_naive", "q2", complement_normalised),
+        ("08_beyond_naive", "q2", complement_alpha_once),
+    ]
+
+
+SWEEP = _sweep()
+
+
+@pytest.mark.parametrize("index", range(len(SWEEP)),
+                         ids=[f"{name}-{question}-{i}" for i, (name, question, _) in
+                              enumerate(SWEEP)])
+def test_no_wrong_answer_of_the_sweep_gets_full_marks(index):
+    name, question, answer = SWEEP[index]
+    result = graded(name, question, answer)
+    assert result.score < result.points, (name, question, result.score)
