@@ -198,6 +198,10 @@ EXERCISE = Exercise(
                      hint="this table's class column is not 'play': look it up with the `target` argument, and the labels with `label`"),
                 Case("a table with other column names", (PICNIC, "water", "warm", "enjoy", "no")),
                 Case("a table with three classes", (FRUIT, "colour", "yellow", "label", "banana")),
+                # the weather table again, with another column as the class: an answer that
+                # reads "play" whenever the table has it fails here
+                Case("the weather table with windy as the class",
+                     (WEATHER, "outlook", "sunny", "windy", "true")),
             ]),
         Question(
             "q2", "joint_scores", points=3, title="the joint scores P(y) * prod P(x_k | y)",
@@ -232,6 +236,8 @@ EXERCISE = Exercise(
                      hint="take the labels from the target column (table[target].unique()), "
                           "never a fixed list such as ['yes', 'no']"),
                 Case("another four-label query", (FRUIT, {"colour": "yellow", "size": "small"}, "label")),
+                Case("the weather table with windy as the class",
+                     (WEATHER, {"outlook": "rainy", "play": "yes"}, "windy")),
             ]),
         Question(
             "q3", "predict", points=2, title="the predicted class for a query",
@@ -286,6 +292,8 @@ EXERCISE = Exercise(
                      (WEATHER, {"outlook": "sunny", "humidity": "normal"}, "play")),
                 Case("the picnic table, three features",
                      (PICNIC, {"humid": "high", "wind": "strong", "forecast": "change"}, "enjoy")),
+                Case("the weather table with humidity as the class",
+                     (WEATHER, {"temperature": "cool", "play": "yes"}, "humidity")),
             ]),
         Question(
             "q4", "p_no", points=1, kind="value", title="the posterior P(play = no | the lesson's day)",

@@ -6,6 +6,8 @@
 - 01 q2: joint scores as a Series or as ``joint_proba``'s one-row DataFrame passed q2 and
   then broke the student's own ``predict`` and ``p_no``; q2 now refuses them with the
   conversion, and follow-through marking keeps q3 and q4.
+- 01 q1-q3: an answer that reads the class from "play" whenever the table has that column
+  kept full marks (every case on the weather table asked about "play").
 - A sweep of wrong answers a student could write for the questions with the fewest hidden
   cases: none gets full marks.
 """
@@ -131,9 +133,16 @@ SCORES_AS_FRAME = SCORES_AS_SERIES.replace("return pd.Series(scores)",
 
 def test_the_grader_refuses_pandas_scores_and_keeps_the_questions_that_use_them(tmp_path):
     """q3 and q4 are written for a dict, as q2 asks: with q2's form refused they are
-    marked with the right joint_scores in place (follow-through)."""
+    marked with the right joint_scores in place (follow-through).  And the answers that
+    read "play" whenever the table has it lose marks at grading too."""
     rows, pages = grade_probes("01_weather", {"series": SCORES_AS_SERIES,
-                                              "frame": SCORES_AS_FRAME}, tmp_path)
+                                              "frame": SCORES_AS_FRAME,
+                                              "play": PLAY_IF_PRESENT}, tmp_path)
+    for question in ("q1", "q2"):
+        assert rows["play"][question]["score"] < rows["play"][question]["points"], \
+            rows["play"][question]
+    # predict itself only takes the largest score: right with the right joint_scores
+    assert "q2" in rows["play"]["q3"]["follow_through"], rows["play"]["q3"]
     for probe, conversion in (("series", "series.to_dict()"),
                               ("frame", "frame.iloc[0].to_dict()")):
         assert rows[probe]["q2"]["score"] == 0, rows[probe]["q2"]
@@ -141,6 +150,49 @@ def test_the_grader_refuses_pandas_scores_and_keeps_the_questions_that_use_them(
             assert rows[probe][question]["score"] == rows[probe][question]["points"], \
                 (probe, rows[probe][question])
         assert conversion in pages[probe]
+
+
+# ------------------------------------------- 01: the class column read as "play" if present
+PLAY_IF_PRESENT = '''
+def _class_column(table, target):
+    return "play" if "play" in table else target  # "the weather's class is play"
+
+
+def likelihood(table, feature, value, target, label):
+    rows = table[table[_class_column(table, target)] == label]
+    return Fraction(int((rows[feature] == value).sum()), len(rows))
+
+
+def joint_scores(table, query, target):
+    target = _class_column(table, target)
+    scores = {}
+    for label in table[target].unique():
+        rows = table[table[target] == label]
+        score = Fraction(len(rows), len(table))
+        for feature, value in query.items():
+            score *= Fraction(int((rows[feature] == value).sum()), len(rows))
+        scores[label] = score
+    return scores
+
+
+def predict(table, query, target):
+    scores = joint_scores(table, query, target)
+    return max(scores, key=scores.get)
+'''
+
+
+def _play_if_present():
+    namespace: dict = {"Fraction": Fraction}
+    exec(PLAY_IF_PRESENT, namespace)  # noqa: S102 - the student's code
+    return namespace
+
+
+@pytest.mark.parametrize("question, name", [("q1", "likelihood"), ("q2", "joint_scores"),
+                                            ("q3", "predict")])
+def test_a_class_column_read_as_play_whenever_the_table_has_one_loses_marks(question, name):
+    result = graded("01_weather", question, _play_if_present()[name])
+    assert result.score < result.points, (question, result.score)
+    assert any(not c.passed and "as the class" in c.name for c in result.cases)
 
 
 # ------------------------------------------------------ the sweep: none gets full marks
