@@ -6,8 +6,8 @@
 - 01 q2: joint scores as a Series or as ``joint_proba``'s one-row DataFrame passed q2 and
   then broke the student's own ``predict`` and ``p_no``; q2 now refuses them with the
   conversion, and follow-through marking keeps q3 and q4.
-- 01 q1-q3: an answer that reads the class from "play" whenever the table has that column
-  kept full marks (every case on the weather table asked about "play").
+- 01 q1-q3 and 02 q5: an answer that reads the class from "play" whenever the table has
+  that column kept full marks (every case on the weather table asked about "play").
 - A sweep of wrong answers a student could write for the questions with the fewest hidden
   cases: none gets full marks.
 """
@@ -193,6 +193,18 @@ def test_a_class_column_read_as_play_whenever_the_table_has_one_loses_marks(ques
     result = graded("01_weather", question, _play_if_present()[name])
     assert result.score < result.points, (question, result.score)
     assert any(not c.passed and "as the class" in c.name for c in result.cases)
+
+
+def test_a_smoothed_likelihood_that_reads_play_whenever_the_table_has_it_loses_marks():
+    def smoothed_play_if_present(table, feature, value, target, label, alpha):
+        rows = table[table["play" if "play" in table else target] == label]
+        return (int((rows[feature] == value).sum()) + alpha) / \
+            (len(rows) + alpha * table[feature].nunique())
+
+    result = graded("02_smoothing", "q5", smoothed_play_if_present)
+    assert result.score < result.points
+    assert [c.name for c in result.cases if not c.passed] == [
+        "the weather table with windy as the class"]
 
 
 # ------------------------------------------------------ the sweep: none gets full marks
