@@ -238,8 +238,61 @@ def _sweep():
         other = counts.sum(axis=0) - counts
         return (-np.log((other + alpha) / (other.sum(axis=1, keepdims=True) + alpha))).tolist()
 
+    def complement_averaged(feature_count, alpha):
+        counts = np.asarray(feature_count, dtype=float)
+        other = (counts.sum(axis=0) - counts) / (len(counts) - 1)  # the others' mean
+        return (-np.log((other + alpha) / (other + alpha).sum(axis=1, keepdims=True))).tolist()
+
+    def merged_two_classes(a, b):
+        merged = merging.ref_merge_vocabularies(a, b)
+        return {key: (value[:2] if key != "words" else value) for key, value in merged.items()}
+
+    def merged_in_order_met(a, b):
+        words = list(a["words"]) + [w for w in b["words"] if w not in a["words"]]
+        merged = merging.ref_merge_vocabularies(a, b)
+        keep = [merged["words"].index(w) for w in words]
+        return {**merged, "words": words,
+                "feature_count": [[row[j] for j in keep] for row in merged["feature_count"]]}
+
+    def first_two_labels(table, query, target):
+        scores = weather.ref_joint_scores(table, query, target)
+        return {label: scores[label] for label in sorted(scores)[:2]}
+
+    def means_variances(epsilon):
+        def answer(X, y, var_smoothing):
+            X, y = np.asarray(X, dtype=float), np.asarray(y)
+            X = X[:, None] if X.ndim == 1 else X
+            extra = epsilon(X, var_smoothing)
+            return ([X[y == c].mean(axis=0).tolist() for c in np.unique(y)],
+                    [(X[y == c].var(axis=0) + extra).tolist() for c in np.unique(y)])
+        return answer
+
+    def log_scores_without_2_pi(means, variances, priors, x):
+        m, v, x = (np.asarray(a, dtype=float) for a in (means, variances, x))
+        return (np.log(np.asarray(priors, dtype=float))
+                + (-0.5 * np.log(v) - (x - m) ** 2 / (2 * v)).sum(axis=1)).tolist()
+
+    def bernoulli(present_only=False, classes=None):
+        def answer(class_prior, p, b):
+            prior, p, b = (np.asarray(a, dtype=float) for a in (class_prior, p, b))
+            absent = 0 if present_only else (1 - b) * np.log(1 - p)
+            return (np.log(prior) + (b * np.log(p) + absent).sum(axis=1))[:classes].tolist()
+        return answer
+
+    def weights_w0_absolute(class_log_prior, feature_log_prob):
+        c, f = np.asarray(class_log_prior), np.asarray(feature_log_prob)
+        return [float(abs(c[1] - c[0])), (f[1] - f[0]).tolist()]
+
+    weather = _module("01_weather")
     return [
+        ("01_weather", "q1", lambda *args: round(float(weather.ref_likelihood(*args)), 3)),
+        ("01_weather", "q2", first_two_labels),
+        ("01_weather", "q2", lambda *args: {k: round(float(v), 4) for k, v in
+                                            weather.ref_joint_scores(*args).items()}),
         ("02_smoothing", "q1", lambda a, b, h, t: [int(a) + h, int(b) + t]),
+        ("02_smoothing", "q7", lambda n, c, m, q: (n + m * q) / (c + m) if c else 0),
+        ("02_smoothing", "q8", lambda v, k: [1 + 2 * sum(x - 1 for x in v),
+                                             int(np.prod(v)) * 2 - 1]),
         ("02_smoothing", "q2", lambda a, b, h, t: round(float(Fraction(a + h - 1,
                                                                         a + b + h + t - 2)), 4)),
         ("03_mle", "q4", lambda labels: {str(k): labels.count(k) / len(labels)
@@ -251,12 +304,23 @@ def _sweep():
         ("05_spam", "q3", lambda *args: args[-1][-1]),
         ("05_spam", "q3", lambda *args: 1.0),
         ("05_spam", "q3", lambda *args: spam.ref_choose_alpha(*args[:4], sorted(args[4])[:2])),
+        ("04_linearity", "q1", weights_w0_absolute),
+        ("04_linearity", "q6", bernoulli(present_only=True)),
+        ("04_linearity", "q6", bernoulli(classes=2)),
+        ("05_spam", "q2", lambda t, p: round(float(np.mean(np.asarray(t) == np.asarray(p))), 2)),
+        ("06_gaussian", "q1", means_variances(lambda X, s: s)),
+        ("06_gaussian", "q1", means_variances(lambda X, s: s * X.var())),
+        ("06_gaussian", "q1", means_variances(lambda X, s: s * X.std(axis=0).max())),
+        ("06_gaussian", "q2", log_scores_without_2_pi),
         ("06_gaussian", "q4", lambda v: np.abs(_quadratic(v)).tolist()),
         ("06_gaussian", "q4", lambda v: _quadratic(v)[:2].tolist()),
         ("06_gaussian", "q4", lambda v: _quadratic(v).round(3).tolist()),
         ("07_merging", "q3", merged_with_first_counts),
+        ("07_merging", "q3", merged_two_classes),
+        ("07_merging", "q3", merged_in_order_met),
         ("08_beyond_naive", "q2", complement_normalised),
         ("08_beyond_naive", "q2", complement_alpha_once),
+        ("08_beyond_naive", "q2", complement_averaged),
     ]
 
 
