@@ -13,13 +13,14 @@
 """
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from test_grading_marks_probes import _module, check, grade_probes, graded
+from test_grading_marks_probes import SOURCE, _module, check, grade_probes, graded
 
 
 # ------------------------------------------------------------------ 03 q5: lists of lists
@@ -107,25 +108,21 @@ def test_joint_scores_as_a_dict_of_floats_or_fractions_keep_every_mark():
         assert graded("01_weather", "q2", answer).score == 3
 
 
-SCORES_AS_SERIES = '''
-def joint_scores(table, query, target):
-    scores = {}
-    for label in table[target].unique():
-        score = Fraction(int((table[target] == label).sum()), len(table))
-        for feature, value in query.items():
-            score *= likelihood(table, feature, value, target, label)
-        scores[label] = score
-    return pd.Series(scores)
+def _solution_of(name: str, function: str) -> str:
+    """The instructor's code of ``function`` in exercise ``name``'s source notebook."""
+    notebook = json.loads((SOURCE / f"{name}.ipynb").read_text(encoding="utf-8"))
+    text = next("".join(cell["source"]) for cell in notebook["cells"]
+                if "".join(cell["source"]).startswith(f"def {function}("))
+    return "\n".join(line for line in text.splitlines() if "### " not in line) + "\n"
 
 
-def predict(table, query, target):
-    scores = joint_scores(table, query, target)
-    return max(scores, key=scores.get)
-
-
-lesson_scores = joint_scores(weather, lesson_day, "play")
-p_no = lesson_scores["no"] / sum(lesson_scores.values())
-'''
+# the solution's joint_scores, returning a Series; the solution's predict (which calls it)
+# is kept, and p_no is computed again from it, as the student's own cell would be (it
+# raises there, and p_no is left undefined)
+SCORES_AS_SERIES = _solution_of("01_weather", "joint_scores").replace(
+    "    return scores\n", "    return pd.Series(scores)\n") + \
+    'del p_no\nlesson_scores = joint_scores(weather, lesson_day, "play")\n' \
+    'p_no = lesson_scores["no"] / sum(lesson_scores.values())\n'
 
 SCORES_AS_FRAME = SCORES_AS_SERIES.replace("return pd.Series(scores)",
                                            "return pd.DataFrame([scores])")
