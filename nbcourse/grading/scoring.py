@@ -349,15 +349,15 @@ def _judge(question, case, outcome, expected):
     if message and case.hidden and not (question.kind == "value"
                                         and message.startswith(FORM_NOTES)):
         verdict = _hidden_verdict(actual, expected)  # (a form note is grader-made text)
-        places = rounded_places(actual, question.tolerance)
-        if places:  # said of every wrong value this short, near the answer or not
+        places = rounded_places(actual, question.tolerance, expected=expected)
+        if places:  # the expected value rounded to the student's places, nothing else
             verdict += f"; your value has only {places} {HIDDEN_ROUNDED}"
         return verdict, actual
     return (student_message(message, 300) if message else message), actual
 
 
-#: Said of a wrong hidden value with few decimals, near the answer or not (nothing in it
-#: comes from the expected value).
+#: Said of a wrong hidden value that is the expected one rounded to its own few decimals
+#: (the words are fixed; only the student's number of places is filled in).
 HIDDEN_ROUNDED = ("decimal places: if you rounded it, store it unrounded (round only what "
                   "you print)")
 

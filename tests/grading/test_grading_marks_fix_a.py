@@ -37,3 +37,46 @@ def test_bins_found_by_dividing_by_the_width_fail_check_and_lose_marks(question,
     result = graded("06_gaussian", question, answer)
     assert result.score < result.points
     assert any("edges" in c.name and not c.passed and c.hidden for c in result.cases)
+
+
+# ----------------------------------------- the rounding note: only of a rounded value
+ROUNDED_NOTE = "decimal places: if you rounded it, store it unrounded"
+
+
+def _notes(result) -> str:
+    return " ".join(c.message for c in result.cases)
+
+
+def variances_as_standard_deviations(X, y, var_smoothing=1e-9):
+    """ex06 q1 with the standard deviation where the variance is asked: wrong, not rounded."""
+    X, y = np.asarray(X, float), np.asarray(y)
+    classes = np.unique(y)
+    eps = var_smoothing * X.var(axis=0).max()
+    means = [X[y == c].mean(axis=0).tolist() for c in classes]
+    spreads = [(X[y == c].std(axis=0) + eps).tolist() for c in classes]
+    return [classes.tolist(), means, spreads]
+
+
+@pytest.mark.parametrize("name, question, answer", [
+    ("05_spam", "q5", 0.01),  # an alpha of the list, the wrong one: nobody rounded it
+    ("05_spam", "q5", 3.0),
+    ("01_weather", "q5", 0.917),  # as few decimals as a rounded answer, far from it
+])
+def test_a_wrong_value_with_few_decimals_gets_no_rounding_note(name, question, answer):
+    result = graded(name, question, answer)
+    assert result.score < result.points
+    assert ROUNDED_NOTE not in _notes(result)
+
+
+def test_a_wrong_function_whose_values_have_few_decimals_gets_no_rounding_note():
+    result = graded("06_gaussian", "q1", variances_as_standard_deviations)
+    assert result.score < result.points
+    assert ROUNDED_NOTE not in _notes(result)
+
+
+@pytest.mark.parametrize("places", [2, 3])  # (four decimals are within its tolerance)
+def test_the_expected_value_rounded_still_gets_the_note(places):
+    exact = 401 / 1050  # 01 q5: P(win | free)
+    result = graded("01_weather", "q5", round(exact, places))
+    assert result.score == 0
+    assert f"only {places} {ROUNDED_NOTE}" in _notes(result)
