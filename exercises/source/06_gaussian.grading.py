@@ -403,6 +403,8 @@ EXERCISE = Exercise(
                                "the labels come in"),
                      Case("eight e-mails with var_smoothing = 0.01",
                           (EIGHT_EMAILS, EIGHT_LABELS, 0.01), hidden=False),
+                     Case("eight e-mails as numpy arrays of floats",
+                          (np.array(EIGHT_EMAILS), np.array(EIGHT_LABELS), 1e-9), hidden=False),
                      Case("40 rows, three features, a large var_smoothing",
                           (*_gaussian_table(1, 40, 3), 0.1)),
                      Case("three classes", (*_gaussian_table(2, 30, 2, ("a", "b", "c")), 1e-9)),

@@ -11,6 +11,7 @@ the feedback says it cannot tell them apart.
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from numbers import Integral, Real
 from typing import Callable, Sequence
@@ -77,6 +78,25 @@ def case_hint_applies(message: str) -> bool:
     column, rounding), where the message itself says what to change."""
     return bool(message) and not message.startswith(
         FORM_NOTES + ("expected ", "the result ", NOT_ANSWERED))
+
+
+#: numpy's words when an in-place operation (``z *= idf``) would write floats into integers
+_FLOATS_INTO_INTEGERS = re.compile(
+    r"Cannot cast ufunc '\w+' output from dtype\('(?:float|complex)\d*'\) to "
+    r"dtype\('u?int\d*'\)")
+
+#: The hint for that error, whatever the case's own hint says (the case may be about a
+#: sparse matrix or an empty row: the cause here is the integer array)
+FLOATS_INTO_INTEGERS = ("an in-place operation (such as z *= idf) tried to store floats in an "
+                        "array of integers, which numpy refuses: make the array float first "
+                        "(np.asarray(counts, dtype=float), or counts.toarray().astype(float) "
+                        "for a sparse matrix), or write z = z * idf")
+
+
+def raised_hint(message: str, hint: str) -> str:
+    """The hint for a public case that failed with ``message``: ``hint``, unless the
+    message is an error whose cause is known whatever the case tests."""
+    return FLOATS_INTO_INTEGERS if _FLOATS_INTO_INTEGERS.search(message) else hint
 
 
 def form_note(actual, expected, tolerance, *, rounded: bool = True) -> str | None:

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from . import follow_through
 from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, STILL_THE_STUB, case_hint_applies,
-                        diagnose, diagnose_in_part, explain, input_changed)
+                        diagnose, diagnose_in_part, explain, input_changed, raised_hint)
 from .execution.probe_source import INPUT_CHANGED, NOT_ANSWERED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .forbidden import TYPED_IN
@@ -248,6 +248,8 @@ def _judge_cases(question, outcomes: list, expected: list, result: QuestionResul
         actuals.append(actual)
         hint = case.hint if not ok and not case.hidden and case.hint and \
             case_hint_applies(message or "") else ""
+        if not ok and not case.hidden:
+            hint = raised_hint(message or "", hint)
         result.cases.append(CaseResult(case.name, case.hidden, ok, message or "", hint=hint))
     if question.kind == "value":  # one value: right or not, whatever checks it passes
         earned = points if passed == len(question.cases) else Fraction(0)

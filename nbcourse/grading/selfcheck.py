@@ -31,7 +31,7 @@ from typing import Any, Sequence
 
 from . import forbidden as forbidden_names
 from .diagnosis import (FORM_NOTES, NO_VALUE, STILL_THE_STUB, case_hint_applies, diagnose,
-                        explain, form_note, input_changed)
+                        explain, form_note, input_changed, raised_hint)
 from .execution.probe_source import changed_input, input_snapshot, raised_by_stub
 from .judges import from_json
 from .values import (Tolerance, both_nan, compare, decimal_problem, decode_input, describe_value,
@@ -317,7 +317,7 @@ class Checker:
                     return TestOutcome(name, False, STILL_THE_STUB), NO_VALUE
                 text = str(error)
                 message = f"raised {type(error).__name__}" + (f": {text}" if text else "")
-                return TestOutcome(name, False, message, hint), NO_VALUE
+                return TestOutcome(name, False, message, raised_hint(message, hint)), NO_VALUE
             where = changed_input(snapshot, args, kwargs) if spec.keep_inputs else None
             if where is not None:  # the same rule and words as the grader's
                 return TestOutcome(name, False, input_changed(where, len(args), tuple(kwargs))
