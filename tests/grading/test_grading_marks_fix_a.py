@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
-from test_grading_marks_probes import check, grade_probes, graded
+from nbcourse.grading.diagnosis import FLOATS_INTO_INTEGERS
+from submission_support import solved
+from test_grading_marks_probes import SOURCE, _module as _spec, check, grade_notebooks, graded
 
 
 # ---------------------------------------- 06 q5/q6: the bin as floor(p / (1 / n_bins))
@@ -80,3 +83,142 @@ def test_the_expected_value_rounded_still_gets_the_note(places):
     result = graded("01_weather", "q5", round(exact, places))
     assert result.score == 0
     assert f"only {places} {ROUNDED_NOTE}" in _notes(result)
+
+
+# ------------------------------------- 07 q2: an empty shard whatever numbers it holds
+def merge_summing_an_empty_shard(a, b):
+    """Right where an empty shard's numbers are zeros: its means and variances are added."""
+    (n_a, mean_a, var_a), (n_b, mean_b, var_b) = a, b
+    mean_a, mean_b = np.asarray(mean_a, float), np.asarray(mean_b, float)
+    var_a, var_b = np.asarray(var_a, float), np.asarray(var_b, float)
+    n = n_a + n_b
+    if n_a == 0 or n_b == 0:
+        return [n, (mean_a + mean_b).tolist(), (var_a + var_b).tolist()]
+    delta = mean_b - mean_a
+    return [n, (mean_a + delta * n_b / n).tolist(),
+            ((n_a * var_a + n_b * var_b + delta ** 2 * n_a * n_b / n) / n).tolist()]
+
+
+def test_an_empty_shard_holding_old_numbers_is_a_public_case_the_text_names():
+    """The question says an empty shard's numbers carry nothing, whatever they are, and a
+    public case shows it; the answer that adds them up (right only for zeros) and the one
+    that averages them in both lose marks."""
+    text = (SOURCE / "07_merging.ipynb").read_text(encoding="utf-8")
+    assert "whatever numbers they hold" in text and "are then zeros" not in text
+    report = check("07_merging", "q2", merge_summing_an_empty_shard)
+    assert not report.all_passed and "numbers from an earlier run" in str(report)
+    assert graded("07_merging", "q2", merge_summing_an_empty_shard).score < 3
+    averaged = _spec("07_merging").gaussian_empty_shard_averaged
+    assert not check("07_merging", "q2", averaged).all_passed
+    result = graded("07_merging", "q2", averaged)
+    assert result.score < 3 and "a shard with no rows averaged in" in result.mistakes
+
+
+# --------------------- 03 q6: four decimals refused; follow-through on q4 and q5
+def test_p_ham_documents_rounded_to_four_decimals_is_refused():
+    exact = _spec("03_mle").p_ham_documents()
+    assert graded("03_mle", "q6", exact).score == 2
+    rounded = {letter: round(value, 4) for letter, value in exact.items()}
+    assert rounded != exact
+    result = graded("03_mle", "q6", rounded)
+    assert result.score == 0
+    assert ROUNDED_NOTE in _notes(result)
+
+
+def _with_cell_replaced(name: str, function: str, code: str) -> dict:
+    """The solved notebook with the cell defining ``function`` replaced by ``code``."""
+    notebook = solved(name, SOURCE)
+    cell = next(c for c in notebook["cells"]
+                if "".join(c["source"]).startswith(f"def {function}("))
+    cell["source"] = code
+    return notebook
+
+
+UNIFORM_PRIORS = ("def class_priors(labels):\n"
+                  "    labels = sorted(set(labels))\n"
+                  "    return {label: 1 / len(labels) for label in labels}\n")
+
+LAPLACE_WORDS = ("def word_probabilities(X, y):\n"
+                 "    X, y = np.asarray(X, dtype=float), np.asarray(y)\n"
+                 "    out = {}\n"
+                 "    for label in sorted(set(y.tolist())):\n"
+                 "        counts = X[y == label].sum(axis=0) + 1\n"
+                 "        out[label] = (counts / counts.sum()).tolist()\n"
+                 "    return out\n")
+
+
+def test_p_ham_documents_follows_through_a_wrong_q4_or_q5(tmp_path):
+    rows, pages = grade_notebooks("03_mle", {
+        "priors": _with_cell_replaced("03_mle", "class_priors", UNIFORM_PRIORS),
+        "laplace": _with_cell_replaced("03_mle", "word_probabilities", LAPLACE_WORDS),
+    }, tmp_path)
+    for who, blamed, name in (("priors", "q4", "class_priors"),
+                              ("laplace", "q5", "word_probabilities")):
+        assert rows[who][blamed]["score"] < rows[who][blamed]["points"], rows[who][blamed]
+        q6 = rows[who]["q6"]
+        assert q6["score"] == q6["points"] and q6["follow_through"] == [blamed], q6
+        assert f"calls your `{name}` ({blamed})" in pages[who]
+    # the smoothing is word_probabilities' mistake: q6 is not told it smoothed
+    assert "Laplace smoothing added" not in pages["laplace"].split("p_ham_documents", 1)[1]
+
+
+# ------------------ public cases for mistakes only hidden cases caught (issue 34 (b))
+def means_variances_centring_in_place(X, y, var_smoothing=1e-9):
+    """Right values, but a float array X is centred in place (lists are copied)."""
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    centre = X.mean(axis=0)
+    X -= centre
+    classes = np.unique(y)
+    eps = var_smoothing * X.var(axis=0).max()
+    means = [(X[y == c].mean(axis=0) + centre).tolist() for c in classes]
+    return [classes.tolist(), means, [(X[y == c].var(axis=0) + eps).tolist() for c in classes]]
+
+
+def complement_in_place(feature_count, alpha):
+    counts = np.asarray(feature_count, dtype=float)
+    total = counts.sum(axis=0)
+    for c in range(len(counts)):
+        counts[c] = total - counts[c]
+    return (-np.log((counts + alpha) / (counts.sum(axis=1, keepdims=True)
+                                        + alpha * counts.shape[1]))).tolist()
+
+
+def complement_of_whole_counts(feature_count, alpha):
+    return complement_in_place(np.asarray(feature_count).astype(int).tolist(), alpha)
+
+
+def _experiment_with_seed_zero(texts, labels, alphas, seed):
+    return _spec("05_spam").EXERCISE.question("q4").reference(texts, labels, alphas, 0)
+
+
+@pytest.mark.parametrize("name, question, answer", [
+    ("06_gaussian", "q1", means_variances_centring_in_place),
+    ("08_beyond_naive", "q2", complement_in_place),
+    ("08_beyond_naive", "q2", complement_of_whole_counts),
+    ("05_spam", "q4", _experiment_with_seed_zero),
+])
+def test_a_mistake_only_hidden_cases_caught_now_fails_a_public_case(name, question, answer):
+    report = check(name, question, answer)
+    assert not report.all_passed, str(report)
+    result = graded(name, question, answer)
+    assert result.score < result.points
+    assert any(not c.passed and not c.hidden for c in result.cases)
+
+
+# ------------------------------ 08 q3: an in-place multiply on integers is named as such
+def tfidf_multiplying_integers_in_place(counts):
+    z = counts.toarray() if sp.issparse(counts) else np.asarray(counts, dtype=float)
+    idf = np.log((1 + z.shape[0]) / (1 + (z > 0).sum(axis=0))) + 1
+    z *= idf
+    norm = np.sqrt((z ** 2).sum(axis=1, keepdims=True))
+    return np.divide(z, norm, out=np.zeros_like(z), where=norm > 0).tolist()
+
+
+def test_an_in_place_multiply_on_integers_is_not_blamed_on_sparse_handling():
+    report = check("08_beyond_naive", "q3", tfidf_multiplying_integers_in_place)
+    failed = [o for o in report.outcomes if not o.passed]
+    assert failed and all(o.hint == FLOATS_INTO_INTEGERS for o in failed)
+    assert "np.asarray does not unpack it" not in str(report)
+    result = graded("08_beyond_naive", "q3", tfidf_multiplying_integers_in_place)
+    public = [c for c in result.cases if not c.passed and not c.hidden]
+    assert public and all(c.hint == FLOATS_INTO_INTEGERS for c in public)
