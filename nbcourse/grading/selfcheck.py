@@ -270,7 +270,8 @@ class Checker:
             result.mistakes, result.diagnosis = [], ""
             result.callees_failing = " and ".join(f"`{q.name}` ({q.id})" for q in failing)
         places = rounded_places(_plain(answer), spec.tolerance) \
-            if spec.graded_later and spec.kind == "value" else None  # (a dict's, a list's)
+            if spec.graded_later and spec.kind == "value" \
+            and not _an_allowed_value(spec, _plain(answer)) else None  # (a dict's, a list's)
         if places:
             result.note = (f"{spec.name} has only {places} decimal places: if you rounded it, "
                            "store it unrounded, since the grader compares it with the exact "
@@ -343,6 +344,17 @@ class Checker:
     def __call__(self, question: str, answer) -> None:
         """Print the report (and return nothing, so a notebook shows it only once)."""
         print(self.run(question, answer))
+
+
+def _an_allowed_value(spec: PublicQuestion, value) -> bool:
+    """Whether ``value`` is one of the few values a public case allows (05's alphas): a
+    value taken from that list was not rounded, however few its decimals."""
+    for case in spec.cases:
+        allowed = getattr(from_json(case.get("judge")), "values", None) or []
+        if any(type(value) is not bool and compare(value, v, Tolerance()) is None
+               for v in allowed):
+            return True
+    return False
 
 
 def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None) -> list[str]:

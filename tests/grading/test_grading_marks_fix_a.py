@@ -222,3 +222,8 @@ def test_an_in_place_multiply_on_integers_is_not_blamed_on_sparse_handling():
     result = graded("08_beyond_naive", "q3", tfidf_multiplying_integers_in_place)
     public = [c for c in result.cases if not c.passed and not c.hidden]
     assert public and all(c.hint == FLOATS_INTO_INTEGERS for c in public)
+
+
+@pytest.mark.parametrize("alpha", [0.01, 0.03])
+def test_an_alpha_of_the_list_is_not_told_it_looks_rounded_in_check(alpha):
+    assert "decimal places" not in str(check("05_spam", "q5", alpha))
