@@ -76,14 +76,22 @@ class KernelServers:
     def after_submission(self) -> None:
         """Kill what a submission left below the worker (without a sandbox, a kernel's
         orphans come here); a server whose submission left anything is not used again,
-        and its successor starts now, importing while the reply goes out."""
+        and its successor starts now, importing while the reply goes out.
+
+        A successor that cannot be built (a full disk, no process left, bubblewrap gone)
+        must not cost the row just graded: the failure goes to the worker's log and
+        ``take`` tries again for the next submission, whose row then says what failed."""
         server = self.server
         killed = server.sweep_after() if server is not None else kill_descendants()
         if killed and server is not None:
             server.kill()
         if self.server is None or not self.server.healthy:
             self.close()
-            self.server = self._new()
+            try:
+                self.server = self._new()
+            except Exception:  # noqa: BLE001 - the next take() reports it on its row
+                traceback.print_exc(limit=8)  # stderr: the worker's log
+                self.server = None
 
     def close(self) -> None:
         if self.server is not None:
