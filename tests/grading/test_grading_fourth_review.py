@@ -3,10 +3,16 @@
 Each test fails on the code the review read (2026-11-29, main at f7ea718)."""
 from __future__ import annotations
 
+import re
+import tracemalloc
+from pathlib import Path
+
+from nbcourse.grading import saved_outputs
 from nbcourse.grading.execution import worker
 from nbcourse.grading.execution.limits import GradingLimits
 from nbcourse.grading.execution.report import RunReport
 from nbcourse.grading.execution.sandbox import SandboxConfig
+from nbcourse.grading.integrity import submission_cells
 
 
 def test_a_server_that_cannot_be_replaced_keeps_the_row_already_graded(monkeypatch, capsys):
@@ -52,3 +58,27 @@ def test_a_server_that_cannot_be_replaced_keeps_the_row_already_graded(monkeypat
     following = RunReport.from_json(worker.grade_job({"path": "y", "plan": {}}, config,
                                                      kernels, scan_source=None))
     assert following.grader_error.startswith("OSError: [Errno 28] No space left on device")
+
+
+def test_the_readme_states_what_the_hints_parsing_costs_and_it_holds(tmp_path):
+    """R4: ``saved_outputs`` said the grader's memory never grows with what a student hands
+    in, but the integrity hints parse every notebook (up to ``notebook_mb``) in the
+    instructor's process.  The README now gives the bound, and a hostile notebook of the
+    worst shape measured stays within it (Python's own allocations, traced)."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    factor = int(re.search(r"up to about (\d+)\s+times for a hostile one", readme).group(1))
+    assert "integrity.submission_cells" in saved_outputs.__doc__
+    head = ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": '
+            '"code", "metadata": {}, "source": "x = 1", "execution_count": null, "outputs": '
+            '[]}], "junk": [')
+    hostile = tmp_path / "hostile.ipynb"
+    hostile.write_text(head + ",".join(["[[]]"] * 800_000) + "]}", encoding="utf-8")
+    tracemalloc.start()
+    try:
+        cells, why = submission_cells(hostile, GradingLimits.from_options())
+        grown = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert cells == ["x = 1"], why
+    size = hostile.stat().st_size
+    assert 4 * size < grown <= factor * size
