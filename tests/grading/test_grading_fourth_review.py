@@ -8,11 +8,13 @@ import tracemalloc
 from pathlib import Path
 
 from nbcourse.grading import saved_outputs
-from nbcourse.grading.execution import worker
+from nbcourse.grading.execution import launcher, worker
 from nbcourse.grading.execution.limits import GradingLimits
 from nbcourse.grading.execution.report import RunReport
 from nbcourse.grading.execution.sandbox import SandboxConfig
 from nbcourse.grading.integrity import submission_cells
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_a_server_that_cannot_be_replaced_keeps_the_row_already_graded(monkeypatch, capsys):
@@ -65,7 +67,7 @@ def test_the_readme_states_what_the_hints_parsing_costs_and_it_holds(tmp_path):
     in, but the integrity hints parse every notebook (up to ``notebook_mb``) in the
     instructor's process.  The README now gives the bound, and a hostile notebook of the
     worst shape measured stays within it (Python's own allocations, traced)."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     factor = int(re.search(r"up to about (\d+)\s+times for a hostile one", readme).group(1))
     assert "integrity.submission_cells" in saved_outputs.__doc__
     head = ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": '
@@ -82,3 +84,30 @@ def test_the_readme_states_what_the_hints_parsing_costs_and_it_holds(tmp_path):
     assert cells == ["x = 1"], why
     size = hostile.stat().st_size
     assert 4 * size < grown <= factor * size
+
+
+def test_the_isolation_record_says_what_is_in_force_with_the_sandbox_off():
+    """R6: with ``--sandbox off`` and no pids cgroup, results.json said "at most 64 tasks
+    per user (RLIMIT_NPROC)", though ``launcher.process_limit`` sets no task limit there;
+    and a bwrap sandbox's "writable" left out the channel, which is bound read-write."""
+    limits = GradingLimits.from_options()
+    v1 = {"version": 1, "memory": "/m", "pids": ""}
+    for parents in ({}, v1):
+        off = SandboxConfig("off", limits=limits, cgroups=parents)
+        assert launcher.process_limit(off, ["/m/box"] if parents else [], limits.tasks) == -1
+        assert off.describe()["tasks"].startswith("not limited")
+    counted = SandboxConfig("off", limits=limits, cgroups=dict(v1, pids="/p"))
+    assert "pids" in counted.describe()["tasks"]
+    boxed = SandboxConfig("bwrap", limits=limits)
+    assert "channel" in boxed.describe()["writable"]
+    assert "RLIMIT_NPROC" in SandboxConfig("bwrap", limits=limits, cgroups=v1).describe()["tasks"]
+
+
+def test_the_docs_say_who_can_end_the_kernel_server():
+    """R6: the launcher said a kernel can kill or stop its server; in a sandbox the server
+    is pid 1 (``--as-pid-1``), which nothing inside can kill."""
+    words = " ".join(launcher.__doc__.split())
+    assert "only with ``--sandbox off`` can a kernel kill or stop it" in words
+    assert "pid 1, which no process inside can kill or stop" in words
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert "the only places it can write, with the channel folder" in readme
