@@ -3,16 +3,23 @@
 Each test fails on the code the review read (2026-11-29, main at f7ea718)."""
 from __future__ import annotations
 
+import ast
+import inspect
 import re
 import tracemalloc
 from pathlib import Path
 
-from nbcourse.grading import saved_outputs
+import pytest
+
+from nbcourse.cli import build_parser
+from nbcourse.grading import batch, saved_outputs
+from nbcourse.grading.diagnosis import STILL_THE_STUB
 from nbcourse.grading.execution import launcher, worker
-from nbcourse.grading.execution.limits import GradingLimits
+from nbcourse.grading.execution.limits import MB, GradingLimits, bytes_or_unlimited
 from nbcourse.grading.execution.report import RunReport
 from nbcourse.grading.execution.sandbox import SandboxConfig
 from nbcourse.grading.integrity import submission_cells
+from nbcourse.grading.statuses import AnswerStatus
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -111,3 +118,69 @@ def test_the_docs_say_who_can_end_the_kernel_server():
     assert "pid 1, which no process inside can kill or stop" in words
     readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
     assert "the only places it can write, with the channel folder" in readme
+
+
+def _strings(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of every string literal of a module but its docstrings (an f-string's
+    literal parts included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                       ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docstrings]
+
+
+def _written_outside(phrase: str, home: str) -> list[str]:
+    return [f"{path.relative_to(REPO)}:{line}" for path in sorted((REPO / "nbcourse").rglob("*.py"))
+            if path.relative_to(REPO).as_posix() != home
+            for line, text in _strings(path) if phrase in text]
+
+
+def test_each_of_the_graders_words_and_numbers_has_one_home():
+    """R7: the MB factor was written again in four modules (and the worker kept its own
+    "0 means unlimited" rule); "not answered" had two constants with different words, and
+    the blank-notebook note its own "(a cell still raises NotImplementedError)"."""
+    powers = [f"{path.relative_to(REPO)}:{node.lineno}"
+              for path in sorted((REPO / "nbcourse" / "grading").rglob("*.py"))
+              if path.name != "limits.py"
+              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+              if isinstance(node, ast.BinOp) and ast.unparse(node) in (
+                  "2 ** 20", "1 << 20", "1024 * 1024", "1024 ** 2", "1024 ** 3")]
+    assert powers == []
+    assert _written_outside("not answered", "nbcourse/grading/statuses.py") == []
+    assert _written_outside("still raises NotImplementedError",
+                            "nbcourse/grading/diagnosis.py") == []
+    assert STILL_THE_STUB.startswith(AnswerStatus.NOT_ANSWERED + " ")
+
+
+def test_limit_own_memory_reads_zero_as_unlimited_by_the_one_rule(monkeypatch):
+    """The worker's own memory limit, 0 meaning none, as every other limit
+    (``bytes_or_unlimited``)."""
+    unlimited = worker.resource.RLIM_INFINITY
+    set_to = []
+    monkeypatch.setattr(worker.resource, "getrlimit", lambda kind: (unlimited, unlimited))
+    monkeypatch.setattr(worker.resource, "setrlimit", lambda kind, value: set_to.append(value))
+    for megabytes in (0, -3):
+        worker.limit_own_memory(megabytes)
+    assert set_to == [] and bytes_or_unlimited(0) == -1
+    worker.limit_own_memory(3)
+    assert set_to == [(3 * MB, unlimited)]
+
+
+def test_the_batch_defaults_have_one_home_and_the_timeout_is_named():
+    """R7: jobs=2 and sandbox="auto" were written in both cli.py and batch.py (and "(default:
+    2)" in the help); ``from_options(1e308)`` failed on ``total_timeout`` without naming
+    the option."""
+    parser = build_parser()
+    args = parser.parse_args(["grade", "01_weather", "x.ipynb", "--out", "out"])
+    defaults = inspect.signature(batch.grade_batch).parameters
+    assert args.jobs == defaults["jobs"].default == batch.DEFAULT_JOBS
+    assert args.sandbox == defaults["sandbox"].default == batch.DEFAULT_SANDBOX
+    cli_source = (REPO / "nbcourse" / "cli.py").read_text(encoding="utf-8")
+    assert "default=2" not in cli_source and 'default="auto"' not in cli_source
+    assert "(default: 2)" not in cli_source
+    with pytest.raises(ValueError, match="--timeout"):
+        GradingLimits.from_options(1e308)

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from .connection import socket_folder
 from .launcher import KernelServer
+from .limits import bytes_or_unlimited
 from .processes import TOKEN_VARIABLE, become_subreaper, kill_descendants
 from .report import RunReport
 from .runner import SourceScan, run_submission
@@ -108,10 +109,10 @@ def limit_own_memory(megabytes: int) -> None:
     The hard limit stays, so a kernel this worker starts takes its own limits
     (``launcher.LAUNCHER`` raises the soft limit again before anything else).
     """
-    if megabytes <= 0:
+    wanted = bytes_or_unlimited(megabytes)
+    if wanted < 0:
         return
     _, hard = resource.getrlimit(resource.RLIMIT_DATA)
-    wanted = megabytes * 2**20
     if hard != resource.RLIM_INFINITY:
         wanted = min(wanted, hard)
     resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
