@@ -16,8 +16,9 @@ indirectly, even inside a function or through a package's ``__init__``), layer b
 
 A program the grader runs (``python -c``) is a module's own source, never code held in a
 string or handed to Python on stdin, so the rules above see it; Python built as text for
-another reason is an exemption stated with its reason (``CODE_IN_STRINGS``); the exercises' specs (``*.grading.py``) are held to the
-same function length, their file length exempt (see ``SPECS``).
+another reason is an exemption stated with its reason (``CODE_IN_STRINGS``); the
+exercises' specs (``*.grading.py``) are held to the same function length, their file
+length exempt (see ``SPECS``).
 
 Read from the source with ``ast``, never by importing it. A failure lists every offender,
 one per line, grouped by folder (``grading/execution/`` on its own lines), so whoever owns

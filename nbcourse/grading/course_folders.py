@@ -3,8 +3,9 @@
 The kernel imports the installed package and reads the corpora where the loaders would
 (the shipped data, ``NBCOURSE_DATA``, the cache); instructor-only folders inside an
 installed package, should it hold any, are masked (``UNMASKED`` says which file is not,
-and why).  The grading side finds these folders here, with ``nbcourse.datasets`` and ``nbcourse.resources`` themselves, and hands them to
-``execution.sandbox.make_config``: the execution layer never imports the library.
+and why).  The grading side finds these folders here, with ``nbcourse.datasets`` and
+``nbcourse.resources`` themselves, and hands them to ``execution.sandbox.make_config``:
+the execution layer never imports the library.
 """
 from __future__ import annotations
 
