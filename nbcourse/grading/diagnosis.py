@@ -16,11 +16,12 @@ from fractions import Fraction
 from numbers import Integral, Real
 from typing import Callable, Sequence
 
-from .execution.probe_source import NOT_ANSWERED
+from .statuses import AnswerStatus
 
 NO_VALUE = object()  # the answer raised or could not be read on that case
-#: What the grader and ``check()`` say of an answer (or a cell) that is still the stub.
-STILL_THE_STUB = f"{NOT_ANSWERED} (it still raises NotImplementedError)"
+#: What the grader and ``check()`` say of an answer (or a cell) that is still the stub,
+#: around the words of its status (``AnswerStatus.NOT_ANSWERED``).
+STILL_THE_STUB = f"{AnswerStatus.NOT_ANSWERED.value} yet (it still raises NotImplementedError)"
 
 
 def _leaves(actual, expected):
@@ -77,7 +78,7 @@ def case_hint_applies(message: str) -> bool:
     input raises (an empty shard), not a wrong form (a list where a dict is asked, a
     column, rounding), where the message itself says what to change."""
     return bool(message) and not message.startswith(
-        FORM_NOTES + ("expected ", "the result ", NOT_ANSWERED))
+        FORM_NOTES + ("expected ", "the result ", AnswerStatus.NOT_ANSWERED.value))
 
 
 #: numpy's words when an in-place operation (``z *= idf``) would write floats into integers

@@ -14,7 +14,7 @@ from fractions import Fraction
 from . import follow_through
 from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, STILL_THE_STUB, case_hint_applies,
                         diagnose, diagnose_in_part, explain, input_changed, raised_hint)
-from .execution.probe_source import INPUT_CHANGED, NOT_ANSWERED, STUB_RAISED
+from .execution.probe_source import INPUT_CHANGED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .forbidden import TYPED_IN
 from .specs import FAILED, Exercise
@@ -475,8 +475,7 @@ def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunRep
             # a blank notebook: the cell that defines the value still raises
             # NotImplementedError, so the name was never bound
             result.status = AnswerStatus.NOT_ANSWERED
-            result.notes = [f"`{question.name}` is not defined: {NOT_ANSWERED} (a cell "
-                            "still raises NotImplementedError)"]
+            result.notes = [f"`{question.name}` is not defined: {STILL_THE_STUB}"]
         questions.append(result)
     # a value missing only because its cell called a wrong graded function is not missing
     follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,
