@@ -131,6 +131,12 @@ class KernelServer:
         self._killed = False
         self._first_state: tuple | None = None
         self.cgroup = cgroups.create(config.cgroups, self.channel.name, config.limits)
+        if config.cgroups and not self.cgroup:  # fail closed: never weaker than recorded
+            release_channel(self.channel)
+            raise cgroups.Unavailable(
+                f"the sandbox's cgroup could not be made under {config.cgroups['memory']}, "
+                "so its memory and tasks would not be bounded as results.json records "
+                f"(cgroup v{config.cgroups['version']}); the submission was not run")
         passed: tuple[int, ...] = ()  # the seccomp filter's descriptor, for bwrap
         if config.kind == "bwrap":
             prepare_channel(config, self.channel)

@@ -36,6 +36,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
+from . import cgroups
 from .connection import socket_folder
 from .launcher import KernelServer
 from .processes import TOKEN_VARIABLE, become_subreaper, kill_descendants
@@ -57,10 +58,18 @@ class KernelServers:
         self.base = base
         self.token = token
         self.sockets = sockets or base  # where the channels go (see connection.socket_folder)
-        self.server: KernelServer | None = self._new()
+        self.server: KernelServer | None = self._new_or_none()
 
     def _new(self) -> KernelServer:
         return KernelServer(self.config, self.base, self.token, sockets=self.sockets)
+
+    def _new_or_none(self) -> KernelServer | None:
+        """A new server started ahead of the next submission, or None when its cgroup
+        cannot be made (``take`` tries again, and the row says why)."""
+        try:
+            return self._new()
+        except cgroups.Unavailable:
+            return None
 
     def take(self) -> KernelServer:
         if self.server is None or not self.server.healthy or not self.server.channel_intact():
@@ -83,7 +92,7 @@ class KernelServers:
             server.kill()
         if self.server is None or not self.server.healthy:
             self.close()
-            self.server = self._new()
+            self.server = self._new_or_none()
 
     def close(self) -> None:
         if self.server is not None:
