@@ -30,6 +30,9 @@ from .limits import MB, GradingLimits
 #: How long emptying a sandbox's cgroup may take (a grader's own wait, which no submission
 #: can lengthen: the cgroup's members are killed with SIGKILL and forking is stopped first).
 EMPTY_SECONDS = 5.0
+#: The pause between two looks at a cgroup being emptied or removed: how often, not how
+#: long (``EMPTY_SECONDS`` bounds that).
+STEP_SECONDS = 0.01
 
 
 class Unavailable(RuntimeError):
@@ -185,7 +188,7 @@ def kill(paths: list[str], seconds: float = EMPTY_SECONDS) -> bool:
                 if time.monotonic() > deadline:
                     removed = False
                     break
-                time.sleep(0.02)
+                time.sleep(STEP_SECONDS)
     return removed
 
 
@@ -200,7 +203,7 @@ def _kill_members(paths: list[str], keep: set[int], deadline: float) -> bool:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        time.sleep(0.01)
+        time.sleep(STEP_SECONDS)
     return False
 
 

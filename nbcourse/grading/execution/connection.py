@@ -18,6 +18,9 @@ from queue import Empty
 #: How long to watch for a killed kernel to be gone before jupyter_client's own shutdown
 #: takes over (a killed process is gone in milliseconds; the grader's own wait).
 GONE_SECONDS = 2.0
+#: The pause between two looks at a killed kernel: a few milliseconds, so the wait ends
+#: soon after it is gone (not a limit: how often, not how long).
+GONE_STEP_SECONDS = 0.002
 
 
 def bounded_context(limits):
@@ -118,4 +121,4 @@ async def gone(kernel, patience: float = GONE_SECONDS) -> None:
 
     deadline = time.monotonic() + patience
     while kernel.poll() is None and time.monotonic() < deadline:
-        await asyncio.sleep(0.002)
+        await asyncio.sleep(GONE_STEP_SECONDS)

@@ -60,6 +60,9 @@ WIPE_SECONDS = 5.0
 #: How long ``kill`` waits for bwrap to end once it and its cgroup are killed; its end is
 #: not needed for safety (nothing inside outlives its namespace's pid 1).
 KILLED_SECONDS = 5.0
+#: The pause between two looks at a forked kernel (``ForkedKernel.wait``): how often, not
+#: how long (its caller's timeout bounds that).
+POLL_SECONDS = 0.02
 
 
 class ForkedKernel:
@@ -90,7 +93,7 @@ class ForkedKernel:
         while self.poll() is None:
             if deadline is not None and time.monotonic() > deadline:
                 raise subprocess.TimeoutExpired("kernel", timeout)
-            time.sleep(0.02)
+            time.sleep(POLL_SECONDS)
         return self.returncode
 
     def send_signal(self, signum: int) -> None:
