@@ -254,3 +254,20 @@ def test_no_error_from_a_worker_reaches_the_grader_as_a_pickle(tmp_path, client,
     assert [r.status for r in batch.results] == ["grader error"] * 2
     assert "died while grading it, or its task failed" in reasons["alice"]
     assert "RuntimeError on the Dask worker: no grading process could start" in reasons["bob"]
+
+
+# ----------------------------------------------------------------- the same row on every run
+def test_a_flood_is_refused_after_the_cell_that_sent_it_on_every_run(tmp_path):
+    """The flood fixture's row named the flooding cell on some runs and the next cell on
+    others: nbclient stops waiting for a cell's output after ``iopub_timeout``, and the
+    1.5 GB message could still be arriving then.  The grader now waits for the output to
+    arrive or be refused before it looks, so the row is the same bytes every time."""
+    from nbcourse.grading.batch import grade_batch
+
+    rows = []
+    for run in range(2):
+        grade_batch("01_weather", [FIXTURES / "attack_22_worker_flood.ipynb"],
+                    tmp_path / f"out{run}", progress=None)
+        rows.append((tmp_path / f"out{run}" / "grades.csv").read_bytes().splitlines()[1:])
+    assert rows[0] == rows[1]
+    assert b"stopped after the cell starting `kernel = get_ipython().kernel`" in rows[0][0]
