@@ -9,7 +9,7 @@ import pandas as pd
 
 from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
-from nbcourse.grading.judges import Within
+from nbcourse.grading.judges import AsDict, Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
 from nbcourse.grading.values import Tolerance
 
@@ -198,11 +198,18 @@ EXERCISE = Exercise(
                      hint="this table's class column is not 'play': look it up with the `target` argument, and the labels with `label`"),
                 Case("a table with other column names", (PICNIC, "water", "warm", "enjoy", "no")),
                 Case("a table with three classes", (FRUIT, "colour", "yellow", "label", "banana")),
+                # the weather table again, with another column as the class: an answer that
+                # reads "play" whenever the table has it fails here
+                Case("the weather table with windy as the class",
+                     (WEATHER, "outlook", "sunny", "windy", "true")),
             ]),
         Question(
             "q2", "joint_scores", points=3, title="the joint scores P(y) * prod P(x_k | y)",
             reference=ref_joint_scores, forbidden=("CategoricalNB",),
             calls=("likelihood",),
+            # predict and p_no use the scores as a dict: a Series or joint_proba's one-row
+            # DataFrame is told the conversion here rather than breaking them silently
+            judge=AsDict(used_by="your `predict` (q3) and `p_no` (q4)"),
             hint="start from the prior of each class and multiply one likelihood per feature "
                  "of the query",
             mistakes=[
@@ -229,6 +236,8 @@ EXERCISE = Exercise(
                      hint="take the labels from the target column (table[target].unique()), "
                           "never a fixed list such as ['yes', 'no']"),
                 Case("another four-label query", (FRUIT, {"colour": "yellow", "size": "small"}, "label")),
+                Case("the weather table with windy as the class",
+                     (WEATHER, {"outlook": "rainy", "play": "yes"}, "windy")),
             ]),
         Question(
             "q3", "predict", points=2, title="the predicted class for a query",
@@ -283,6 +292,8 @@ EXERCISE = Exercise(
                      (WEATHER, {"outlook": "sunny", "humidity": "normal"}, "play")),
                 Case("the picnic table, three features",
                      (PICNIC, {"humid": "high", "wind": "strong", "forecast": "change"}, "enjoy")),
+                Case("the weather table with humidity as the class",
+                     (WEATHER, {"temperature": "cool", "play": "yes"}, "humidity")),
             ]),
         Question(
             "q4", "p_no", points=1, kind="value", title="the posterior P(play = no | the lesson's day)",

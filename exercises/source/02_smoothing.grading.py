@@ -424,6 +424,10 @@ EXERCISE = Exercise(
                      Case("a table with three classes", (FRUIT, "size", "big", "label", "lemon", 2)),
                      Case("a shuffled table with fewer rows",
                           (SHUFFLED, "outlook", "sunny", "play", "yes", 1)),
+                     # the weather table with another class column: an answer that reads
+                     # "play" whenever the table has it fails here
+                     Case("the weather table with windy as the class",
+                          (WEATHER, "outlook", "rainy", "windy", "false", 1)),
                  ]),
         Question("q6", "smoothed_p_no", points=1, kind="value",
                  title="the smoothed posterior P(play = no | the lesson's day)",

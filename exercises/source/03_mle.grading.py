@@ -321,6 +321,11 @@ EXERCISE = Exercise(
                           hidden=False,
                           hint="one entry per label found in y, whatever the labels are called"),
                      Case("two classes with other names", (WORDS_X[:6], ["a", "b", "b", "a", "a", "b"])),
+                     Case("the question's example: counts as a list of lists",
+                          ([[1, 0], [1, 2]], ["a", "b"]), hidden=False,
+                          hint="X may be a list of lists: np.asarray(X) turns it into an "
+                               "array, and a function leaves the list it is given as it was"),
+                     Case("nine documents as a list of lists", (WORDS_X.tolist(), WORDS_Y)),
                  ]),
         Question("q6", "p_ham_documents", points=2, kind="value",
                  title="the posteriors of three new documents",

@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from numbers import Real
 
-from .values import Tolerance, as_list, compare, describe_value
+from .diagnosis import form_note
+from .values import FromPandas, Tolerance, as_list, compare, decimal_problem, describe_value
 
 
 def _number(x) -> bool:
@@ -200,8 +201,35 @@ class Optimum(Judge):
         return f"not within {self.abs_:g} of the maximum (got {describe_value(actual)})"
 
 
+@dataclass
+class AsDict(Judge):
+    """The default comparison, for a dict that the notebook's later cells use as a dict
+    (``max(scores, key=scores.get)``, ``scores.values()``): a Series or a DataFrame with
+    the right values is refused with the conversion, since those cells would break on it.
+    ``used_by`` names them in the message."""
+    used_by: str = "the later questions"
+    rel: float = 1e-6
+    abs_: float = 1e-9
+    kind = "as_dict"
+
+    def __call__(self, actual, expected, case=None):
+        tolerance = Tolerance(rel=self.rel, abs_=self.abs_)
+        problem = compare(actual, expected, tolerance)
+        if problem is not None:
+            rounded = case is None or not getattr(case, "hidden", False)
+            return form_note(actual, expected, tolerance, rounded=rounded) or problem
+        if isinstance(actual, FromPandas):
+            how = "series.to_dict()" if actual.form == "Series" else \
+                "frame.iloc[0].to_dict() (one row: its first row as a dict)"
+            return (f"the numbers are right but a pandas {actual.form}: the question asks "
+                    f"for a dict, and {self.used_by} use it as one (scores.values(), "
+                    f"max(scores, key=scores.get)), which a {actual.form} breaks: return "
+                    f"{how}")
+        return decimal_problem(actual, expected)
+
+
 JUDGES = {cls.kind: cls for cls in (Within, OneOf, SameKeys, ZerosAndOnes, Numbers, Table,
-                                     Close, Optimum)}
+                                     Close, Optimum, AsDict)}
 
 
 def from_json(data: dict | None) -> Judge | None:
@@ -215,4 +243,4 @@ def from_json(data: dict | None) -> Judge | None:
 
 
 __all__ = ["Judge", "Within", "OneOf", "SameKeys", "ZerosAndOnes", "Numbers", "Table", "Close",
-           "Optimum", "from_json"]
+           "Optimum", "AsDict", "from_json"]

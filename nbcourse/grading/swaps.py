@@ -9,6 +9,11 @@ different function in place of the student's (the follow-through probe's machine
 the cell and the earlier cells it reads run again, and the student's functions are
 put back afterwards).  The value must then be the swap's reference; one that does not
 move with the function fails the question.  The message is the spec's fixed text.
+
+A swap that was planned but gave no reading (its cell stopped the kernel or ran out of
+time, or the kernel had stopped before it) fails the question too, with fixed text:
+otherwise a cell that ends the kernel only when it sees the swapped function would keep
+marks for a value true by construction.
 """
 from __future__ import annotations
 
@@ -41,31 +46,49 @@ def swap_plan(exercise) -> list[dict]:
     return probes
 
 
+def unchecked(question) -> str:
+    """The fixed feedback of a value whose swap gave no reading."""
+    return (f"`{question.name}` could not be checked against the functions it is computed "
+            "from: when the grader ran its cell again with other functions in place, the "
+            "kernel stopped or ran out of time, so the value earns no marks.")
+
+
 def judge_swaps(exercise, report, results: list, score_question) -> None:
-    """Fail, in place, a value right the ordinary way that does not follow a swap.
+    """Fail, in place, a value right the ordinary way that does not follow a swap, or
+    whose planned swap gave no reading (see the module's notes).
 
     ``score_question`` is ``scoring.score_question`` (the swapped reading is judged as
-    the ordinary one).  A swap probe that did not run leaves the ordinary grade.
+    the ordinary one).
     """
     replies = report.follow_through if isinstance(report.follow_through, dict) else {}
     by_id = {r.id: r for r in results}
+    planned = None
     for question in exercise.questions:
         result = by_id[question.id]
-        if result.status not in (AnswerStatus.PASSED, AnswerStatus.FOLLOW_THROUGH):
+        if not question.swaps or \
+                result.status not in (AnswerStatus.PASSED, AnswerStatus.FOLLOW_THROUGH):
             continue
+        if planned is None:
+            planned = {request["key"] for request in swap_plan(exercise)}
         for swap in question.swaps:
+            if key(question, swap) not in planned:
+                continue  # no solution to put in place of the other functions
             reply = replies.get(key(question, swap))
             if not isinstance(reply, dict) or "not_run" in reply or "timed_out" in reply:
-                continue
+                _fail(result, unchecked(question), swap.name)
+                break
             expected = [normalise(swap.reference())] * len(question.cases)
             again = score_question(question, reply, expected, 0.0, [])
-            if again.status == AnswerStatus.PASSED:
-                continue
-            result.score, result.status = 0.0, AnswerStatus.FAILED
-            result.follow_through = []
-            result.notes = [n for n in result.notes if not n.startswith("Your `")]
-            result.notes.append(swap.feedback)
-            for case in result.cases:
-                if case.hidden:
-                    case.passed, case.message = False, swap.name
-            break
+            if again.status != AnswerStatus.PASSED:
+                _fail(result, swap.feedback, swap.name)
+                break
+
+
+def _fail(result, feedback: str, case_message: str) -> None:
+    result.score, result.status = 0.0, AnswerStatus.FAILED
+    result.follow_through = []
+    result.notes = [n for n in result.notes if not n.startswith("Your `")]
+    result.notes.append(feedback)
+    for case in result.cases:
+        if case.hidden:
+            case.passed, case.message = False, case_message

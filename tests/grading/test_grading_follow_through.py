@@ -165,6 +165,16 @@ def test_a_value_is_read_again_from_the_cell_that_assigns_it_without_redefinitio
     assert replay_source(cells, "nothing", []) is None
 
 
+def test_a_cell_too_deep_to_write_back_is_not_replayed_and_does_not_stop_the_grader():
+    """Red team 3: a sum of a thousand terms parses and runs, but ``ast.unparse``
+    recurses past Python's limit: the RecursionError ended the grading of the whole
+    submission ("grader error").  Such a cell is not read again (ordinary marking)."""
+    deep = "_sum = " + " + ".join(["1"] * 1000)
+    cells = [("code", "def f(x):\n    return x"), ("code", f"p = f(2)\n{deep}")]
+    assert replay_source(cells, "p", ["f"]) is None
+    assert replay_source([("code", "p = f(2)")], "p", ["f"]) == "p = f(2)"
+
+
 def test_a_value_is_read_again_with_the_earlier_cells_it_reads_that_used_a_swapped_function():
     """Issue 34: exercise 04's ``agreement`` and ``free_shift`` read ``w0, w``, computed two
     cells before by ``linear_weights``: swapping the function alone left them as they were."""

@@ -70,9 +70,19 @@ AGREEMENT_RIGHT = {
 }
 
 
+#: a value 1 by construction, whose cell ends the kernel when the grader runs it again with
+#: another ``decide`` in place (the swap's functions come from ``<reference>``)
+AGREEMENT_STOPS_THE_SWAP = (
+    "import os\n"
+    "if decide.__code__.co_filename == '<reference>':\n"
+    "    os._exit(0)\n"
+    "agreement = X.shape[0] / X.shape[0]")
+
+
 @pytest.fixture(scope="module")
 def exercise_4(tmp_path_factory):
     probes = {"solution": "", **AGREEMENT_FAKES, **AGREEMENT_RIGHT,
+              "stops_the_swap": AGREEMENT_STOPS_THE_SWAP,
               "decide_series": "def decide(w0, w, X):\n"
                                "    s = w0 + np.asarray(X @ np.asarray(w, dtype=float)).ravel()\n"
                                "    return pd.Series((s > 0).astype(int))\n"}
@@ -90,6 +100,37 @@ def test_an_agreement_of_1_that_does_not_come_from_decide_earns_nothing(exercise
     assert rows[probe]["q4"]["score"] == 0, rows[probe]["q4"]
     assert "does not come from your `decide`" in pages[probe].replace("&#x27;", "'")
     assert rows[probe]["q1"]["score"] == rows[probe]["q1"]["points"]
+
+
+def test_an_agreement_whose_cell_stops_the_swap_earns_nothing(exercise_4):
+    """Red team 3: the swap that did not run left the ordinary grade, so a cell that ends
+    the kernel on seeing the swapped ``decide`` kept the mark of a value 1 by construction."""
+    rows, pages = exercise_4
+    assert rows["stops_the_swap"]["q4"]["score"] == 0, rows["stops_the_swap"]["q4"]
+    assert "`agreement` could not be checked" in pages["stops_the_swap"].replace("&#x27;", "'")
+    others = [q for qid, q in rows["stops_the_swap"].items() if qid != "q4"]
+    assert all(q["score"] == q["points"] for q in others), others
+
+
+@pytest.mark.parametrize("reply", [None, {"not_run": "stopped"}, {"timed_out": 30.0}])
+def test_a_swap_without_a_reading_fails_the_value(reply):
+    """However the swap's reading went missing, a value right the ordinary way fails."""
+    from nbcourse.grading.execution.report import RunReport
+    from nbcourse.grading.scoring import CaseResult, QuestionResult, score_question
+    from nbcourse.grading.statuses import AnswerStatus
+    from nbcourse.grading.swaps import judge_swaps, key
+    exercise = specs.load("04_linearity", SOURCE)
+    question = exercise.question("q4")
+    results = [QuestionResult(q.id, q.name, "", q.points, q.points, AnswerStatus.PASSED,
+                              cases=[CaseResult(case.name, case.hidden, True)
+                                     for case in q.cases]) for q in exercise.questions]
+    result = next(r for r in results if r.id == "q4")
+    report = RunReport()
+    if reply is not None:
+        report.follow_through[key(question, question.swaps[0])] = reply
+    judge_swaps(exercise, report, results, score_question)
+    assert (result.score, result.status) == (0.0, AnswerStatus.FAILED)
+    assert any("could not be checked" in note for note in result.notes)
 
 
 @pytest.mark.parametrize("probe", list(AGREEMENT_RIGHT))

@@ -571,6 +571,53 @@ def test_the_cgroup_counts_the_whole_sandbox_and_kills_everything(config):
     assert not warm.channel.exists()
 
 
+def _cpu_controller_offered() -> bool:
+    """Does this machine mount a cgroup v1 ``cpu`` hierarchy, or list ``cpu`` among this
+    process's cgroup v2 controllers?"""
+    from nbcourse.grading.execution import cgroups
+    for point, kind, options in cgroups._mounts():
+        if kind == "cgroup" and "cpu" in options:
+            return True
+        if kind == "cgroup2":
+            own = cgroups._own_paths().get("", "/").lstrip("/")
+            try:
+                return "cpu" in Path(point, own, "cgroup.controllers").read_text().split()
+            except OSError:
+                continue
+    return False
+
+
+def test_each_submission_shares_the_cpu_as_one_group():
+    """Red team 3: with no CPU cgroup, a submission's forty busy processes (each in a
+    session of its own, so the scheduler's autogroups counted them apart) slowed the
+    classmate graded alongside from 8 to 38 s, past a cell's timeout.  Root here may
+    make a cpu cgroup: every process of a sandbox is then in one, the sandbox's own."""
+    from nbcourse.grading.execution import cgroups
+
+    offered = cgroups.find_parents()
+    name = f"channel-test-{secrets.token_hex(4)}"
+    try:
+        paths = cgroups.create(offered, name, GradingLimits(cell_timeout=30))
+        enforced = cgroups.describe(offered, GradingLimits(cell_timeout=30), kind="bwrap")
+        if os.geteuid() != 0 or not offered or not _cpu_controller_offered():
+            assert enforced["cpu"] == "each process its own share of the CPU"
+            return
+        assert offered.get("cpu") and enforced["cpu"].startswith("one share of the CPU")
+        child = subprocess.Popen(["sleep", "30"], preexec_fn=lambda: cgroups.enter(paths))
+        try:
+            lines = Path(f"/proc/{child.pid}/cgroup").read_text().splitlines()
+        finally:
+            child.kill()
+            child.wait()
+        cpu = [line for line in lines if "cpu" in line.split(":")[1].split(",")] \
+            if offered["version"] == 1 else [line for line in lines if line.startswith("0::")]
+        assert cpu and all(line.endswith("/" + name) for line in cpu), lines
+    finally:
+        cgroups.kill([str(Path(offered[key]) / name) for key in ("memory", "pids", "cpu")
+                      if offered.get(key)])
+        cgroups.remove_parents(offered)
+
+
 def test_results_record_the_limits_in_force(tmp_path):
     """Issue 26: one GradingLimits, recorded whole, with what this machine enforced: a
     cgroup for the whole submission where the machine offers one to whoever grades

@@ -6,7 +6,11 @@ processes; a memory cgroup counts every page any process of the submission uses,
 its OOM killer picks a process of *that* submission.  The grader uses cgroup v2 where
 its own cgroup is delegated to it (``memory`` and ``pids`` controllers), otherwise the
 cgroup v1 ``memory`` (and ``pids``) hierarchies when it may create folders there
-(root, usually).  On a machine with neither, ``find_parents`` returns nothing and the
+(root, usually).  Where it can, it also puts each sandbox in a ``cpu`` cgroup of its own, so
+a submission shares the CPU with the one graded alongside as one group, however many
+processes (or sessions, which the scheduler's autogroups count apart) it starts: forty
+busy processes otherwise slowed a classmate's cells about fifteen times, past their
+timeout.  On a machine with neither, ``find_parents`` returns nothing and the
 grader falls back to per-process limits; ``results.json`` says which held.  Where the
 batch found a parent but one sandbox's cgroup cannot be made, that sandbox does not start
 (``Unavailable``): results.json would say a cgroup bounds it.
@@ -97,9 +101,10 @@ def find_parents() -> dict:
         if "memory" in controllers and "pids" in controllers:
             parent = _try_parent(mine, 2, name)
             if parent:
-                return {"version": 2, "memory": parent, "pids": parent}
+                return {"version": 2, "memory": parent, "pids": parent,
+                        "cpu": parent if "cpu" in controllers and _enable_cpu(parent) else ""}
     found = {}
-    for controller in ("memory", "pids"):  # cgroup v1
+    for controller in ("memory", "pids", "cpu"):  # cgroup v1
         for point, kind, options in mounts:
             if kind != "cgroup" or controller not in options:
                 continue
@@ -114,7 +119,17 @@ def find_parents() -> dict:
     if "memory" not in found:
         remove_parents({"version": 1, **found})
         return {}
-    return {"version": 1, "memory": found["memory"], "pids": found.get("pids", "")}
+    return {"version": 1, "memory": found["memory"], "pids": found.get("pids", ""),
+            "cpu": found.get("cpu", "")}
+
+
+def _enable_cpu(parent: str) -> bool:
+    """cgroup v2: give each sandbox below ``parent`` a CPU weight of its own, if allowed."""
+    try:
+        Path(parent, "cgroup.subtree_control").write_text("+cpu")
+        return True
+    except OSError:
+        return False
 
 
 def create(parents: dict, name: str, limits: GradingLimits) -> list[str]:
@@ -144,6 +159,10 @@ def create(parents: dict, name: str, limits: GradingLimits) -> list[str]:
             path.mkdir()
             made.append(str(path))
             (path / "pids.max").write_text(str(limits.tasks))
+        if parents.get("cpu"):  # the default share: the same for every sandbox
+            path = Path(parents["cpu"]) / name
+            path.mkdir()
+            made.append(str(path))
         return made
     except OSError:
         kill(made)
@@ -249,7 +268,7 @@ def sweep(parents: dict) -> int:
     left = 0
     if not parents:
         return 0
-    for key in ("memory", "pids"):
+    for key in ("memory", "pids", "cpu"):
         parent = parents.get(key)
         if not parent or not Path(parent).is_dir():
             continue
@@ -261,7 +280,7 @@ def sweep(parents: dict) -> int:
 
 
 def remove_parents(parents: dict) -> None:
-    for key in ("memory", "pids"):
+    for key in ("memory", "pids", "cpu"):
         if parents.get(key):
             try:
                 os.rmdir(parents[key])
@@ -306,8 +325,11 @@ def describe(parents: dict, limits: GradingLimits, *, kind: str) -> dict:
                 "memory": f"{limits.memory_mb} MB for the whole submission (cgroup v{version}: "
                           "every process, tmpfs and memfd pages included), and as address "
                           "space per process (RLIMIT_AS)",
-                "tasks": tasks}
+                "tasks": tasks,
+                "cpu": (f"one share of the CPU for the whole submission (cgroup v{version} cpu)"
+                        if parents.get("cpu") else "each process its own share of the CPU")}
     return {"mechanism": "rlimit only (no cgroup on this machine)",
             "memory": f"{limits.memory_mb} MB of address space per process (RLIMIT_AS); "
                       "memfd and tmpfs pages and the sum over processes are not limited",
-            "tasks": tasks}
+            "tasks": tasks,
+            "cpu": "each process its own share of the CPU"}

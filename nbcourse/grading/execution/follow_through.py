@@ -64,7 +64,8 @@ def replay_source(cells: list, name: str, replaced: list[str]) -> str | None:
     swapped: the last code cell that assigns it, after every earlier cell whose results
     it reads (directly or through another such cell) and that computed them with a
     replaced function; each without its statements that bind a replaced name.  None if
-    no cell assigns ``name``."""
+    no cell assigns ``name``, or if a cell parses but is too deeply nested to be written
+    back as source (``ast.unparse`` recurses: a sum of a few hundred terms)."""
     parsed = [tree for kind, source in cells
               if kind == "code" and (tree := parse_cell(source)) is not None]
     target = next((i for i in range(len(parsed) - 1, -1, -1)
@@ -81,7 +82,11 @@ def replay_source(cells: list, name: str, replaced: list[str]) -> str | None:
         if _binds(parsed[index]) & wanted:
             chosen.append(index)
             wanted |= _loads(parsed[index])
-    return "\n".join(_without(parsed[index], replaced) for index in sorted(chosen) + [target])
+    try:
+        return "\n".join(_without(parsed[index], replaced)
+                         for index in sorted(chosen) + [target])
+    except RecursionError:
+        return None
 
 
 async def run_follow_through(session, plan: dict, cells: list, limits, report, deadline: float,
