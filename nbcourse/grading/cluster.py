@@ -282,7 +282,13 @@ def _unread_errors(client):
         if state is not None:
             state.set_error(TaskFailed(TASK_FAILED), None)
 
-    client._stream_handlers["task-erred"] = task_erred
+    handlers = getattr(client, "_stream_handlers", None)
+    if not isinstance(handlers, dict) or "task-erred" not in handlers:  # fail closed
+        client.close()
+        raise RuntimeError("this version of distributed has no 'task-erred' handler to "
+                           "replace, so a failed task's error would be unpickled here; "
+                           "install the distributed version nbcourse lists")
+    handlers["task-erred"] = task_erred
     return client
 
 

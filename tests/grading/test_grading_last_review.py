@@ -155,3 +155,19 @@ def test_a_flood_is_refused_after_the_cell_that_sent_it_on_every_run(tmp_path):
         rows.append((tmp_path / f"out{run}" / "grades.csv").read_bytes().splitlines()[1:])
     assert rows[0] == rows[1]
     assert b"stopped after the cell starting `kernel = get_ipython().kernel`" in rows[0][0]
+
+
+def test_a_dask_client_whose_error_handler_cannot_be_replaced_is_refused():
+    """The client drops a failed task's pickle by replacing Dask's 'task-erred' handler;
+    a distributed without that handler would unpickle it, so no batch starts there."""
+    from types import SimpleNamespace
+
+    from nbcourse.grading import cluster
+
+    closed = []
+    other = SimpleNamespace(_stream_handlers={}, close=lambda: closed.append(True))
+    with pytest.raises(RuntimeError, match="task-erred"):
+        cluster._unread_errors(other)
+    assert closed == [True]
+    kept = SimpleNamespace(_stream_handlers={"task-erred": print}, futures={})
+    assert cluster._unread_errors(kept)._stream_handlers["task-erred"] is not print
