@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._checks import check_finite, check_labels, check_positive_int, check_seed
+from ._checks import _as_simplex_points, check_finite, check_labels, check_positive_int, check_seed
 from ._numerics import log as _log
 
 __all__ = [
@@ -24,6 +24,11 @@ __all__ = [
     "macro_f1", "majority_class", "majority_accuracy", "kfold_indices", "cross_validate",
     "mean_and_spread",
 ]
+
+
+#: How far a row of predicted probabilities may sum from 1 (float rounding of a
+#: ``predict_proba``): a row summing to 2 is no distribution.
+PROBA_ATOL = 1e-6
 
 
 def _labels(y, name: str) -> np.ndarray:
@@ -315,7 +320,8 @@ def log_loss(y_true, proba, classes) -> float:
     """Average of -log P(true class | x): small when confident and right, huge when
     confident and wrong. Unlike accuracy it notices over-confidence.
 
-    ``proba`` has one column per entry of ``classes`` (as ``predict_proba`` returns).
+    ``proba`` has one column per entry of ``classes`` (as ``predict_proba`` returns), each
+    row a distribution (>= 0, summing to 1: ValueError otherwise).
     A probability of exactly 0 for the true class gives ``inf``, honestly.
     """
     y_true = _labels(y_true, "y_true")
@@ -326,6 +332,7 @@ def log_loss(y_true, proba, classes) -> float:
             f"proba must be {len(y_true)} samples x {len(classes)} classes, got shape {proba.shape}")
     if not np.all(np.isfinite(proba)) or (proba < 0).any():
         raise ValueError("proba must hold probabilities (finite, >= 0)")
+    _as_simplex_points(proba, len(classes), PROBA_ATOL, name="proba")  # each row sums to 1
     column = {label: i for i, label in enumerate(classes.tolist())}
     unknown = sorted({v for v in y_true.tolist() if v not in column})
     if unknown:

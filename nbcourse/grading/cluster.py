@@ -21,9 +21,22 @@ marks: only the instructor's machines may be workers.  A scheduler's address mus
 nor a client without a certificate of the instructor's CA gets in), or ``tcp://`` only
 when told ``insecure``.  ``local:N`` starts its scheduler and workers on 127.0.0.1 with
 throw-away certificates that exist only in this process and its workers, and without the
-HTTP server Dask starts even when the dashboard is off.  What a worker returns is JSON
-text, parsed and checked here (``report_from_worker``); the client refuses any other
-kind of result rather than unpickle it.
+HTTP server Dask starts even when the dashboard is off.
+
+What is trusted, and what is not.  The workers are trusted as the instructor's own
+processes: only a machine holding the batch's certificates joins, and it runs the
+grader's code (a worker could change any mark anyway).  What a *submission* produces is
+not trusted: it stays in the worker's sandbox and comes back only as the values in a
+report.  ``grade_remote`` catches every exception and returns JSON text, always (a
+report, ``{"grader_error": text}``, or ``{"sandbox_unavailable": text}`` when the
+worker's self-test fails, which stops the batch here with the worker's message, as
+locally); the client reads it with ``report_from_worker`` and refuses any other kind of
+result rather than unpickle it (``DESERIALIZERS``).  A task that errs anyway (its
+worker died, or something in it raised past ``grade_remote``) arrives as a pickle that
+Dask's client would unpickle (``clean_exception``): the client made here drops it
+unread (``_unread_errors``), and the row says the task failed.  Dask's own replies to
+``Client.run`` (the clean-up at the end of a batch) are still unpickled on error: that
+path trusts the workers, as above.
 
 What each worker needs: the course's Python environment (``pip install nbcourse``, the
 same version), bubblewrap, and user namespaces, exactly as for local grading.
@@ -91,7 +104,19 @@ def grade_remote(job: dict, notebook: bytes, mode: str, token: str, limits: dict
 
     ``job`` is what a local grading process is sent (id, plan), without a path;
     ``token`` names the batch (its state here, and the processes it may leave);
-    ``limits`` (``GradingLimits.to_json``) make this machine's sandbox config once."""
+    ``limits`` (``GradingLimits.to_json``) make this machine's sandbox config once.
+    Never raises: an error becomes JSON text too (no exception is pickled for the client)."""
+    from .execution.sandbox import SandboxUnavailable
+    try:
+        return _grade_here(job, notebook, mode, token, limits)
+    except SandboxUnavailable as error:
+        return json.dumps({"sandbox_unavailable": str(error)})
+    except Exception as error:  # noqa: BLE001 - sent back as words, never as an object
+        return json.dumps({"grader_error": f"{type(error).__name__} on the Dask worker: "
+                                           f"{error}"})
+
+
+def _grade_here(job: dict, notebook: bytes, mode: str, token: str, limits: dict) -> str:
     state = _state(token, mode, limits)
     handle, path = tempfile.mkstemp(prefix="submission-", suffix=".ipynb", dir=state.inbox)
     with os.fdopen(handle, "wb") as out:
@@ -209,7 +234,8 @@ def connect(scheduler, tls=None, insecure: bool = False):
             shutil.rmtree(workspace, ignore_errors=True)
             raise
         try:
-            client = Client(cluster, security=cluster.security, deserializers=DESERIALIZERS)
+            client = _unread_errors(Client(cluster, security=cluster.security,
+                                           deserializers=DESERIALIZERS))
         except BaseException:
             cluster.close()
             shutil.rmtree(workspace, ignore_errors=True)
@@ -233,8 +259,37 @@ def connect(scheduler, tls=None, insecure: bool = False):
             security = Security(require_encryption=False)
     else:
         address, security = scheduler.scheduler.address, scheduler.security
-    client = Client(address, security=security, timeout=30, deserializers=DESERIALIZERS)
+    client = _unread_errors(Client(address, security=security, timeout=30,
+                                   deserializers=DESERIALIZERS))
     return client, client.close, INSTRUCTOR_TLS if address.startswith("tls://") else NO_TLS
+
+
+#: A failed task's row: what it raised is not read (it would be a pickle from the worker).
+TASK_FAILED = ("every Dask worker given this submission died while grading it, or its task "
+               "failed without a report (what it raised is not read)")
+
+
+class TaskFailed(Exception):
+    """What a failed task's future holds in the grader, in place of the worker's pickle."""
+
+
+def _unread_errors(client):
+    """``client`` with Dask's handler of a failed task replaced: Dask unpickles the error
+    a worker (or the scheduler) sends as soon as it arrives; this one drops it unread and
+    marks the future failed with ``TaskFailed(TASK_FAILED)``."""
+    def task_erred(key=None, exception=None, traceback=None):
+        state = client.futures.get(key)
+        if state is not None:
+            state.set_error(TaskFailed(TASK_FAILED), None)
+
+    handlers = getattr(client, "_stream_handlers", None)
+    if not isinstance(handlers, dict) or "task-erred" not in handlers:  # fail closed
+        client.close()
+        raise RuntimeError("this version of distributed has no 'task-erred' handler to "
+                           "replace, so a failed task's error would be unpickled here; "
+                           "install the distributed version nbcourse lists")
+    handlers["task-erred"] = task_erred
+    return client
 
 
 class _WithoutHTTP:
@@ -343,19 +398,14 @@ def _collect(futures: dict, rows, jobs, room) -> list[dict]:
     waiting = as_completed(list(itertools.islice(jobs, room())))
     for future in waiting:
         index = futures.pop(future)
-        try:
-            report, isolation = report_from_worker(future.result())
+        try:  # a failed task holds TaskFailed, never the worker's pickle (_unread_errors)
+            data = future.result()
+        except Exception:  # noqa: BLE001 - TaskFailed, or a task cancelled meanwhile
+            report = RunReport.failed(TASK_FAILED)
+        else:
+            report, isolation = report_from_worker(data)
             if isolation is not None:
                 isolations.append(isolation)
-        except Exception as error:  # noqa: BLE001 - a row that says what happened
-            if type(error).__name__ == "SandboxUnavailable":
-                raise
-            if type(error).__name__ == "KilledWorker":
-                text = ("every Dask worker given this submission died while grading it "
-                        f"({error})")
-            else:
-                text = f"{type(error).__name__} on the Dask worker: {error}"
-            report = RunReport.failed(text)
         future.release()  # done: a worker that dies later need not compute it again
         rows.finish(index, report)
         for following in itertools.islice(jobs, max(0, room() - len(futures))):
@@ -365,8 +415,10 @@ def _collect(futures: dict, rows, jobs, room) -> list[dict]:
 
 def report_from_worker(data) -> tuple[RunReport, dict | None]:
     """(report, isolation) from what ``grade_remote`` returned: JSON text of a report
-    whose ``isolation`` is a flat table of words and numbers.  Anything else is the
-    row's grader error (and no isolation), never an object built from the worker's data."""
+    whose ``isolation`` is a flat table of words and numbers, or of its error in words
+    (``{"grader_error": text}``: the row's; ``{"sandbox_unavailable": text}``: raised
+    here as ``SandboxUnavailable``, which stops the batch).  Anything else is the row's
+    grader error (and no isolation), never an object built from the worker's data."""
     def unreadable(why: str) -> tuple[RunReport, None]:
         return RunReport.failed(f"the Dask worker sent an unreadable report ({why})"), None
 
@@ -383,6 +435,12 @@ def report_from_worker(data) -> tuple[RunReport, dict | None]:
         return unreadable("not JSON")
     if not isinstance(parsed, dict):
         return unreadable(f"a JSON {type(parsed).__name__}, not an object")
+    for key in ("sandbox_unavailable", "grader_error"):  # grade_remote's errors, as words
+        if set(parsed) == {key} and isinstance(parsed[key], str):
+            if key == "sandbox_unavailable":  # the worker cannot isolate: stop, as locally
+                from .execution.sandbox import SandboxUnavailable
+                raise SandboxUnavailable(parsed[key])
+            return RunReport.failed(parsed[key]), None
     isolation = parsed.get("isolation")
     if not (isinstance(isolation, dict) and all(
             isinstance(key, str) and (value is None or isinstance(value, (str, int, float)))

@@ -116,12 +116,16 @@ class _BaseNB(_PosteriorFromJoint, metaclass=ABCMeta):
                 f"y holds only one class ({plain(classes[0])!r}); every prediction will be "
                 "that class", UserWarning, stacklevel=2)
         self._reset()
-        self._start(X, data, classes)
-        self._count(data, Y)
-        # Memory, not maths: drop the checked copy of X before the log-parameter tables
-        # are made, so the two never exist at once (the peak of lesson 07's fits).
-        del data, Y
-        self._update_parameters(params)
+        try:
+            self._start(X, data, classes)
+            self._count(data, Y)
+            # Memory, not maths: drop the checked copy of X before the log-parameter tables
+            # are made, so the two never exist at once (the peak of lesson 07's fits).
+            del data, Y
+            self._update_parameters(params)
+        except BaseException:
+            self._reset()  # a fit that fails leaves no fitted attribute behind
+            raise
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -135,14 +139,19 @@ class _BaseNB(_PosteriorFromJoint, metaclass=ABCMeta):
         data, y, weights = self._check_training_data(X, y, sample_weight, first=first)
         params = self._check_params(len(classes), _n_columns(data))
         Y = _indicator(y, classes, weights)
-        if first:
-            self._start(X, data, classes)
-        self._count(data, Y)
-        # Memory, not maths: the checked copy of the batch goes before the log-parameter
-        # tables are made; in a streaming fit with a large vocabulary they are the peak
-        # (lesson 07), and a batch held beside them would raise it.
-        del data, Y
-        self._update_parameters(params)
+        try:
+            if first:
+                self._start(X, data, classes)
+            self._count(data, Y)
+            # Memory, not maths: the checked copy of the batch goes before the log-parameter
+            # tables are made; in a streaming fit with a large vocabulary they are the peak
+            # (lesson 07), and a batch held beside them would raise it.
+            del data, Y
+            self._update_parameters(params)
+        except BaseException:
+            if first:  # a first batch that fails leaves no fitted attribute behind
+                self._reset()
+            raise
         return self
 
     def _check_training_data(self, X, y, sample_weight, first: bool):

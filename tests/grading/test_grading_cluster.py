@@ -529,3 +529,97 @@ def test_the_cluster_is_sent_a_few_notebooks_at_a_time(tmp_path, client, monkeyp
     assert sorted(done) == [(n, n + 1) for n in range(12)]
     assert cluster.in_flight(client) == 4  # the two workers of local:2
     assert 1 <= most[0] <= 4, most[0]
+
+
+# ----------------------------------------------------------------- Dask: words, never pickles
+NOT_ISOLATED = ["a file planted outside is visible inside"]
+ON_WORKERS = """
+import nbcourse.grading.execution.sandbox as s
+s.honest = getattr(s, "honest", s.isolation_problems)
+s.isolation_problems = lambda found, readonly, owner: PROBLEMS
+"""
+HONEST_AGAIN = """
+import nbcourse.grading.cluster as c
+import nbcourse.grading.execution.sandbox as s
+s.isolation_problems = getattr(s, "honest", s.isolation_problems)
+c.grade_remote = getattr(c, "honest", c.grade_remote)
+c._WorkerState.grader = getattr(c._WorkerState, "honest", c._WorkerState.grader)
+"""
+
+
+def test_a_worker_that_cannot_isolate_stops_the_batch_as_local_grading_does(
+        tmp_path, client, monkeypatch):
+    """G6: the worker's ``SandboxUnavailable`` reached the grader as a pickled exception,
+    recognised by its class's name; it now comes back as words, and the batch stops with
+    the message local grading gives."""
+    from nbcourse.grading.execution import sandbox
+
+    folder = _small_class(tmp_path, ["correct"])
+    monkeypatch.setattr(sandbox, "isolation_problems", lambda *args: NOT_ISOLATED)
+    with pytest.raises(sandbox.SandboxUnavailable) as here:
+        grade_batch("01_weather", [folder], tmp_path / "here", sandbox="bwrap", progress=None)
+    client.run(exec, ON_WORKERS.replace("PROBLEMS", repr(NOT_ISOLATED)), {})
+    try:
+        with pytest.raises(sandbox.SandboxUnavailable) as there:
+            grade_batch("01_weather", [folder], tmp_path / "there", sandbox="bwrap",
+                        progress=None, scheduler=client)
+    finally:
+        client.run(exec, HONEST_AGAIN, {})
+    assert "does not isolate: a file planted outside is visible inside" in str(here.value)
+    assert str(there.value) == str(here.value)
+
+
+BROKEN = """
+import os
+import nbcourse.grading.cluster as c
+
+class Unpickled(Exception):
+    def __reduce__(self):  # unpickling it leaves a file named after the unpickling process
+        return (exec, ("import os; open(MARKER + str(os.getpid()), 'w').close()",))
+
+def grader(self):
+    raise RuntimeError("no grading process could start")
+
+def rogue(job, notebook, mode, token, limits):
+    if job["id"] == 0:
+        raise Unpickled()  # past grade_remote: what a worker could send anyway
+    return c.honest(job, notebook, mode, token, limits)
+
+c._WorkerState.honest = getattr(c._WorkerState, "honest", c._WorkerState.grader)
+c._WorkerState.grader = grader
+c.honest = getattr(c, "honest", c.grade_remote)
+c.grade_remote = rogue
+"""
+
+
+def test_no_error_from_a_worker_reaches_the_grader_as_a_pickle(tmp_path, client, monkeypatch):
+    """G6: Dask's client unpickles a failed task's exception as it arrives
+    (``clean_exception``): a worker's error could run code in the grader.  A worker whose
+    grading fails sends words (the row's grader error); a task that raises anyway is
+    dropped unread (its row says the task failed), and the grader unpickles nothing but
+    plain data."""
+    import distributed.client
+
+    errors, results = [], []  # what reached the client: each error, each task's result
+    clean, read = distributed.client.clean_exception, cluster.report_from_worker
+    monkeypatch.setattr(distributed.client, "clean_exception", lambda exception=None, *a, **k:
+                        errors.append(exception) or clean(exception, *a, **k))
+    monkeypatch.setattr(cluster, "report_from_worker", lambda data: results.append(data)
+                        or read(data))
+    folder = _small_class(tmp_path, ["correct"])
+    (folder / "bob.ipynb").write_bytes((FIXTURES / "correct.ipynb").read_bytes())
+    marker = str(tmp_path / "unpickled-in-")
+    client.run(exec, BROKEN.replace("MARKER", repr(marker)), {})
+    try:
+        batch = grade_batch("01_weather", [folder], tmp_path / "out", sandbox="bwrap",
+                            progress=None, scheduler=client)
+    finally:
+        client.run(exec, HONEST_AGAIN, {})
+    assert not os.path.exists(marker + str(os.getpid())), "the grader unpickled a worker's error"
+    assert errors and not any(isinstance(e, (bytes, bytearray)) for e in errors), errors
+    assert [type(data) for data in results] == [str], results  # the other's: JSON text
+    assert [r.status for r in batch.results] == ["grader error"] * 2
+    reasons = [" ".join(r.reasons) for r in batch.results]
+    assert sum("RuntimeError on the Dask worker: no grading process could start" in r
+               for r in reasons) == 1, reasons
+    assert sum("died while grading it, or its task failed" in r for r in reasons) == 1, reasons

@@ -63,6 +63,8 @@ def _timed_literals(where, node) -> bool:
             getattr(node.func, "id", "")
         if function in NOT_LIMITS:
             return False
+        if _positional_wait(function, node.args):
+            return True
         pairs = [(k.arg or "", k.value) for k in node.keywords]
     elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         args = node.args
@@ -74,6 +76,28 @@ def _timed_literals(where, node) -> bool:
                for name, value in pairs)
 
 
+#: calls that wait, and where their wait is among the positional arguments (``p.wait(5)``,
+#: ``threading.Timer(30, f)``, ``time.sleep(2)``, ``q.get(True, 5)`` slipped past a test that
+#: read keywords only); ``select.select(r, w, x, 5)`` has it fourth
+POSITIONAL_WAITS = {"wait": 0, "join": 0, "Timer": 0, "sleep": 0, "select": 0, "poll": 0,
+                    "result": 0, "exception": 0, "settimeout": 0, "alarm": 0, "wait_for": 1,
+                    "communicate": 1, "acquire": 1, "get": 1, "put": 2}
+
+
+def _positional_wait(function: str, args: list) -> bool:
+    """A number written as a call's wait, given by position; 0 (a poll that does not
+    wait) aside.  ``get`` and ``put`` are a queue's only with a block flag before the
+    wait (``counts.get(name, 0)`` is a dictionary's default)."""
+    if function not in POSITIONAL_WAITS:
+        return False
+    where = 3 if function == "select" and len(args) == 4 else POSITIONAL_WAITS[function]
+    if function in ("get", "put") and not (
+            len(args) > where and isinstance(args[where - 1], ast.Constant)
+            and isinstance(args[where - 1].value, bool)):
+        return False
+    return len(args) > where and _number(args[where]) not in (None, 0)
+
+
 #: what a wait's name holds (``gone(patience=2.0)`` and ``kill(seconds=5.0)`` slipped past a
 #: test that looked for "timeout" and "deadline" only)
 WAIT_WORDS = ("timeout", "deadline", "seconds", "patience", "grace", "wait")
@@ -83,10 +107,17 @@ def test_no_time_limit_is_written_outside_grading_limits():
     """The 60 s kernel start was written in runner, connection, launcher and the
     sandbox's self-test: each is now ``start_timeout``.  Forking a kernel waited a fixed
     10 s, the wipe 5 s, a worker's end 15 s, numbers no default of the limits had: the
-    first is ``start_timeout``, the others are named, each with its reason."""
+    first is ``start_timeout``, the others are named, each with its reason.  A wait given
+    by position counts too (the polls' pauses were ``time.sleep(0.02)`` and the like)."""
     assert _found(_timed_literals) == []
-    for code in ("f(startup_timeout=60)", "s._send(r, timeout=5.0)", "p.wait(timeout=15)"):
+    for code in ("f(startup_timeout=60)", "s._send(r, timeout=5.0)", "p.wait(timeout=15)",
+                 "p.wait(5)", "threading.Timer(30, f)", "time.sleep(0.5)", "q.get(True, 5)",
+                 "q.put(x, True, 2.0)", "select.select([a], [], [], 5)", "t.join(10)",
+                 "p.communicate(b'', 3)", "asyncio.wait_for(f, 2)", "socket.poll(100)"):
         assert _timed_literals("", ast.parse(code).body[0].value), code
+    for code in ("counts.get(name, 0)", "socket.poll(0)", "time.sleep(POLL_SECONDS)",
+                 "', '.join(names)", "q.get(True, WAIT_SECONDS)", "data.get('format', 1)"):
+        assert not _timed_literals("", ast.parse(code).body[0].value), code
     assert _timed_literals("", ast.parse("def _send(self, r, timeout=10.0): pass").body[0])
     assert not _timed_literals("", ast.parse("p.wait(timeout=CLOSE_SECONDS)").body[0].value)
     for code in ("async def gone(kernel, patience=2.0): pass",

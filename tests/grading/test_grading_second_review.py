@@ -36,7 +36,8 @@ def test_a_cgroup_without_a_pids_controller_keeps_the_process_limit():
     v2 = SimpleNamespace(kind="bwrap", cgroups={"version": 2, "memory": "/u", "pids": "/u"})
     assert process_limit(v2, ["/u/box"], 256) == -1
     limits = GradingLimits.from_options()
-    words = cgroups.describe({"version": 1, "memory": "/m", "pids": ""}, limits)["tasks"]
+    words = cgroups.describe({"version": 1, "memory": "/m", "pids": ""}, limits,
+                             kind="bwrap")["tasks"]
     assert "RLIMIT_NPROC" in words                   # the record says what is in force
 
 

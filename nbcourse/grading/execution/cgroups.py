@@ -11,7 +11,9 @@ a submission shares the CPU with the one graded alongside as one group, however 
 processes (or sessions, which the scheduler's autogroups count apart) it starts: forty
 busy processes otherwise slowed a classmate's cells about fifteen times, past their
 timeout.  On a machine with neither, ``find_parents`` returns nothing and the
-grader falls back to per-process limits; ``results.json`` says which held.
+grader falls back to per-process limits; ``results.json`` says which held.  Where the
+batch found a parent but one sandbox's cgroup cannot be made, that sandbox does not start
+(``Unavailable``): results.json would say a cgroup bounds it.
 
 The batch creates one parent folder (``nbcourse-<pid>-<random>``) per hierarchy; each sandbox
 gets a child named after its channel.  Ending a sandbox kills every process listed in
@@ -20,6 +22,7 @@ batch ends, whatever happened to the worker that created it.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import secrets
 import signal
@@ -31,6 +34,14 @@ from .limits import MB, GradingLimits
 #: How long emptying a sandbox's cgroup may take (a grader's own wait, which no submission
 #: can lengthen: the cgroup's members are killed with SIGKILL and forking is stopped first).
 EMPTY_SECONDS = 5.0
+#: The pause between two looks at a cgroup being emptied or removed: how often, not how
+#: long (``EMPTY_SECONDS`` bounds that).
+STEP_SECONDS = 0.01
+
+
+class Unavailable(RuntimeError):
+    """A sandbox's cgroup could not be made under the batch's parents: the sandbox is not
+    started, since results.json records that a cgroup bounds every submission."""
 
 
 def _mounts() -> list[tuple[str, str, list[str]]]:
@@ -196,7 +207,7 @@ def kill(paths: list[str], seconds: float = EMPTY_SECONDS) -> bool:
                 if time.monotonic() > deadline:
                     removed = False
                     break
-                time.sleep(0.02)
+                time.sleep(STEP_SECONDS)
     return removed
 
 
@@ -211,7 +222,7 @@ def _kill_members(paths: list[str], keep: set[int], deadline: float) -> bool:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        time.sleep(0.01)
+        time.sleep(STEP_SECONDS)
     return False
 
 
@@ -277,13 +288,39 @@ def remove_parents(parents: dict) -> None:
                 pass
 
 
-def describe(parents: dict, limits: GradingLimits) -> dict:
-    """What limits memory and tasks on this machine, in words for results.json."""
+def nproc_per_namespace(release: str | None = None) -> bool:
+    """Does this Linux (``release``, by default the running one) count ``RLIMIT_NPROC`` per
+    user namespace (5.14 and later), so that each sandbox, a namespace of its own, has its
+    own count?  Before 5.14 it counts every process of the uid on the machine."""
+    release = os.uname().release if release is None else release
+    numbers = []
+    for part in release.split(".")[:2]:
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        numbers.append(int(digits) if digits else 0)
+    return tuple(numbers) >= (5, 14)
+
+
+def _tasks_words(parents: dict, limits: GradingLimits, kind: str) -> str:
+    """What bounds a submission's tasks (``launcher.process_limit`` decides which applies)."""
+    if parents.get("pids"):
+        return (f"at most {limits.tasks} tasks for the whole submission (cgroup "
+                f"v{parents['version']} pids)")
+    if kind != "bwrap":
+        return "not limited (no sandbox, no pids cgroup)"
+    if nproc_per_namespace():
+        return (f"at most {limits.tasks} tasks per sandbox (RLIMIT_NPROC, counted per user "
+                "namespace since Linux 5.14; each sandbox is one)")
+    return (f"at most {limits.tasks} tasks for the sandbox's uid across every sandbox on this "
+            "machine (RLIMIT_NPROC, counted per uid before Linux 5.14): one submission's "
+            "processes count against every other sandbox of that uid")
+
+
+def describe(parents: dict, limits: GradingLimits, *, kind: str) -> dict:
+    """What limits memory and tasks on this machine, in words for results.json; ``kind``
+    is the sandbox's (``bwrap`` or ``off``)."""
+    tasks = _tasks_words(parents, limits, kind)
     if parents:
         version = parents["version"]
-        tasks = (f"at most {limits.tasks} tasks for the whole submission (cgroup v{version} "
-                 "pids)" if parents.get("pids") else
-                 f"at most {limits.tasks} tasks per user (RLIMIT_NPROC)")
         return {"mechanism": f"cgroup v{version}",
                 "memory": f"{limits.memory_mb} MB for the whole submission (cgroup v{version}: "
                           "every process, tmpfs and memfd pages included), and as address "
@@ -294,6 +331,5 @@ def describe(parents: dict, limits: GradingLimits) -> dict:
     return {"mechanism": "rlimit only (no cgroup on this machine)",
             "memory": f"{limits.memory_mb} MB of address space per process (RLIMIT_AS); "
                       "memfd and tmpfs pages and the sum over processes are not limited",
-            "tasks": f"at most {limits.tasks} tasks per user (RLIMIT_NPROC), not enforced "
-                     "for root",
+            "tasks": tasks,
             "cpu": "each process its own share of the CPU"}

@@ -3,8 +3,9 @@
 ZeroMQ sockets that refuse oversized messages and queue few of them (a kernel cannot
 drive the worker's memory through them), a readiness wait without jupyter_client's
 fifth of a second of listening for silence after every start, and a folder for the
-sockets whose path fits in a Unix socket address whatever ``TMPDIR`` is; at the end,
-no tenth of a second's sleep either (``gone``).
+sockets whose path fits in a Unix socket address whatever ``TMPDIR`` is; a wait for a
+cell's output to be settled (``settle_output``); at the end, no tenth of a second's sleep
+either (``gone``).
 """
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from .limits import MB
 #: How long to watch for a killed kernel to be gone before jupyter_client's own shutdown
 #: takes over (a killed process is gone in milliseconds; the grader's own wait).
 GONE_SECONDS = 2.0
+#: The pause between two looks at a killed kernel: a few milliseconds, so the wait ends
+#: soon after it is gone (not a limit: how often, not how long).
+GONE_STEP_SECONDS = 0.002
 
 
 def bounded_context(limits):
@@ -120,4 +124,40 @@ async def gone(kernel, patience: float = GONE_SECONDS) -> None:
 
     deadline = time.monotonic() + patience
     while kernel.poll() is None and time.monotonic() < deadline:
-        await asyncio.sleep(0.002)
+        await asyncio.sleep(GONE_STEP_SECONDS)
+
+
+
+async def dropped(monitors) -> bool:
+    """Has any of the connection ``monitors`` (ZeroMQ's, for disconnection) seen its
+    connection dropped since the last look?  Their events are read."""
+    seen = False
+    for monitor in monitors:
+        while await monitor.poll(0):
+            seen = True
+            await monitor.recv_multipart()
+    return seen
+
+
+async def settle_output(kc, monitors, timeout: float) -> bool:
+    """Wait until whatever the kernel published so far has arrived or been refused; True
+    if a connection was dropped meanwhile (``dropped``).
+
+    A kernel's status for a ``kernel_info`` request comes after everything it sent before
+    on the same channel; ZeroMQ either delivers what came first or drops the connection.
+    Used after a cell whose output nbclient stopped waiting for: a flood still arriving
+    then is refused after *that* cell on every run, never after the next one.  What
+    arrives meanwhile is not read."""
+    msg_id = kc.kernel_info()
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        if await dropped(monitors):
+            return True
+        try:
+            msg = await kc.iopub_channel.get_msg(timeout=min(left, 0.2))
+        except Empty:
+            continue
+        parent, content = msg.get("parent_header") or {}, msg.get("content") or {}
+        if parent.get("msg_id") == msg_id and content.get("execution_state") == "idle":
+            return await dropped(monitors)
+    return await dropped(monitors)

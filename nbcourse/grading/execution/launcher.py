@@ -61,6 +61,9 @@ WIPE_SECONDS = 5.0
 #: How long ``kill`` waits for bwrap to end once it and its cgroup are killed; its end is
 #: not needed for safety (nothing inside outlives its namespace's pid 1).
 KILLED_SECONDS = 5.0
+#: The pause between two looks at a forked kernel (``ForkedKernel.wait``): how often, not
+#: how long (its caller's timeout bounds that).
+POLL_SECONDS = 0.02
 
 
 class ForkedKernel:
@@ -91,7 +94,7 @@ class ForkedKernel:
         while self.poll() is None:
             if deadline is not None and time.monotonic() > deadline:
                 raise subprocess.TimeoutExpired("kernel", timeout)
-            time.sleep(0.02)
+            time.sleep(POLL_SECONDS)
         return self.returncode
 
     def send_signal(self, signum: int) -> None:
@@ -132,6 +135,12 @@ class KernelServer:
         self._killed = False
         self._first_state: tuple | None = None
         self.cgroup = cgroups.create(config.cgroups, self.channel.name, config.limits)
+        if config.cgroups and not self.cgroup:  # fail closed: never weaker than recorded
+            release_channel(self.channel)
+            raise cgroups.Unavailable(
+                f"the sandbox's cgroup could not be made under {config.cgroups['memory']}, "
+                "so its memory and tasks would not be bounded as results.json records "
+                f"(cgroup v{config.cgroups['version']}); the submission was not run")
         passed: tuple[int, ...] = ()  # the seccomp filter's descriptor, for bwrap
         if config.kind == "bwrap":
             prepare_channel(config, self.channel)

@@ -21,6 +21,9 @@ import psutil
 
 PR_SET_CHILD_SUBREAPER = 36
 TOKEN_VARIABLE = "NBCOURSE_GRADING_RUN"
+#: The pause between two rounds of ``kill_descendants`` (a process forking while it is
+#: killed shows up in the next round): how often, not how long (``rounds`` bounds that).
+ROUND_SECONDS = 0.01
 
 
 def become_subreaper() -> bool:
@@ -120,7 +123,7 @@ def kill_descendants(root: psutil.Process | None = None, spare: set[int] = froze
         psutil.wait_procs(children, timeout=1)
         for child in children:
             _reap(child.pid)
-        time.sleep(0.01)
+        time.sleep(ROUND_SECONDS)
     return killed
 
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from queue import Empty
 from typing import Callable
 
-from .connection import bounded_context, gone, quick_ready
+from .connection import bounded_context, dropped, gone, quick_ready, settle_output
 from .follow_through import run_follow_through
 from .limits import MB, GradingLimits
 from .notebook_file import read_notebook
@@ -119,7 +119,13 @@ def _notebook_client_class():
         """Keeps the errors; counts and drops the rest of what the student's cells print.
 
         A submission that prints megabytes costs the grader nothing but the transfer.
+        ``complete``: the last cell whose output all arrived (its kernel said idle).
         """
+
+        def process_message(self, msg, cell, cell_index):  # only the cell's own messages
+            if _dig(msg, "content", "execution_state") == "idle":
+                self.complete = cell_index
+            return super().process_message(msg, cell, cell_index)
 
         def output(self, outs, msg, display_id, cell_index):
             content = _as_dict(_dig(msg, "content"))
@@ -218,10 +224,7 @@ class KernelSession:
     async def refused(self) -> bool:
         """Has ZeroMQ dropped a connection to a kernel that is still alive (a kernel that
         exits closes its connections too; see ``_watch_connections``)?"""
-        for monitor in self.monitors:
-            while await monitor.poll(0):
-                self.refused_once = True
-                await monitor.recv_multipart()
+        self.refused_once |= await dropped(self.monitors)
         return self.refused_once and await self.alive()
 
     async def run(self, source: str, timeout: float):
@@ -248,6 +251,9 @@ class KernelSession:
         reply = self.replies.get(index, {})
         if reply.get("ename") == TIMEOUT_ENAME:
             return "timeout", cell
+        if getattr(self.client, "complete", None) != index:  # its output may still be coming
+            self.refused_once |= await settle_output(self.client.kc, self.monitors,
+                                                     self.limits.cell_timeout)
         if reply.get("status") == "error":
             return "error", cell
         return "ok", cell

@@ -120,7 +120,7 @@ class SandboxConfig:
     def describe(self) -> dict:
         """What results.json records about the isolation of every submission."""
         limits = self.limits
-        enforced = cgroups.describe(self.cgroups, limits)
+        enforced = cgroups.describe(self.cgroups, limits, kind=self.kind)
         enforced["worker_memory"] = (
             f"{limits.worker_memory_mb} MB of data for each grading worker, the process "
             "that reads what a kernel sends (RLIMIT_DATA)" if limits.worker_memory_mb > 0

@@ -36,6 +36,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
+from . import cgroups
 from .connection import socket_folder
 from .launcher import KernelServer
 from .limits import bytes_or_unlimited
@@ -58,10 +59,22 @@ class KernelServers:
         self.base = base
         self.token = token
         self.sockets = sockets or base  # where the channels go (see connection.socket_folder)
-        self.server: KernelServer | None = self._new()
+        self.server: KernelServer | None = self._new_or_none()
 
     def _new(self) -> KernelServer:
         return KernelServer(self.config, self.base, self.token, sockets=self.sockets)
+
+    def _new_or_none(self) -> KernelServer | None:
+        """A new server started ahead of the next submission, or None when it cannot be
+        started, e.g. its cgroup cannot be made (``take`` tries again, and the row it is
+        taken for says why): a failure here must not cost the row just graded."""
+        try:
+            return self._new()
+        except cgroups.Unavailable:
+            return None
+        except Exception:  # noqa: BLE001 - the next take() reports it on its row
+            traceback.print_exc(limit=8)  # stderr: the worker's log
+            return None
 
     def take(self) -> KernelServer:
         if self.server is None or not self.server.healthy or not self.server.channel_intact():
@@ -88,11 +101,7 @@ class KernelServers:
             server.kill()
         if self.server is None or not self.server.healthy:
             self.close()
-            try:
-                self.server = self._new()
-            except Exception:  # noqa: BLE001 - the next take() reports it on its row
-                traceback.print_exc(limit=8)  # stderr: the worker's log
-                self.server = None
+            self.server = self._new_or_none()
 
     def close(self) -> None:
         if self.server is not None:
