@@ -320,7 +320,10 @@ class Vocabulary(Mapping):
     def __eq__(self, other):
         if not isinstance(other, Mapping):
             return NotImplemented
-        return dict(self.items()) == dict(other.items())
+        if len(other) != self._size:
+            return False
+        mine = dict(zip(self, range(self._size)))
+        return mine == (other if isinstance(other, dict) else dict(other.items()))
 
     def __repr__(self) -> str:
         return f"Vocabulary({len(self)} words)"

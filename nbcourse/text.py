@@ -190,7 +190,8 @@ class BagOfWords(BaseEstimator):
             lower = str.lower if self.lowercase else str
             X = count_documents(documents, None, tokenizer=lambda text: spaced_or_tokens(lower(text)),
                                 pairs_of=lambda block: block_pairs(block, numbering.numbers),
-                                block_size=BLOCK_CHARACTERS, n_columns=lambda: len(numbering.number_of))
+                                # larger blocks than Vocabulary's: fewer numpy calls per word
+                                block_size=4 * BLOCK_CHARACTERS, n_columns=lambda: len(numbering.number_of))
             return X, numbering.number_of
         # Number the words in order of first appearance: the defaultdict hands out the next
         # number to each new word, and ``map`` drives it without a Python-level loop.
