@@ -30,18 +30,17 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
-from numpy.lib.stride_tricks import sliding_window_view
 
+from . import packed_words
 from ._checks import check_positive_int
 from ._numerics import combine_moments, moments
 from .naive_bayes import MultinomialNB
-from .word_counts import _ASCII_NON_WORD, _ASCII_WORD_CHARACTERS, _word_runs, _words, count_documents
+from .word_counts import _ASCII_WORD_CHARACTERS, _word_runs, count_documents
 
 __all__ = [
     "CountTable", "add_counts", "count_matrix", "Vocabulary", "gaussian_summary", "hashed_counts",
@@ -164,17 +163,13 @@ def count_matrix(texts: Iterable[str], vocabulary: Mapping[str, int]) -> sp.csr_
 
 
 #: A block of ASCII documents that `Vocabulary._pairs` reads at once: about 10,000 tokens.
-_BLOCK_CHARACTERS = 1 << 16
+_BLOCK_CHARACTERS = packed_words.BLOCK_CHARACTERS
 
 
 def _spaced_or_tokens(text: str):
-    """One document as `Vocabulary._pairs` reads it: lower-cased, and if ASCII, as one
-    str with a space for every character that is not a word character (its tokens are
-    then the runs of two or more other characters); otherwise as its list of tokens."""
-    text = text.lower()
-    if text.isascii():
-        return text.translate(_ASCII_NON_WORD)
-    return _words(text)
+    """One document as `Vocabulary._pairs` reads it: lower-cased, then
+    `nbcourse.packed_words.spaced_or_tokens`."""
+    return packed_words.spaced_or_tokens(text.lower())
 
 
 def _each(column_of: Callable[[str], int]) -> Callable[[list[str]], np.ndarray]:
@@ -209,12 +204,6 @@ def union_words(word_sets: Iterable[frozenset[str]]) -> frozenset[str]:
     return frozenset(union)
 
 
-def _utf8(words: Sequence[str]) -> list[bytes]:
-    # "surrogatepass": a lone surrogate (text decoded with errors="surrogateescape") is a
-    # word like any other, and must not stop the counting.
-    return list(map(str.encode, words, repeat("utf-8"), repeat("surrogatepass")))
-
-
 class Vocabulary(Mapping):
     """Each word's column, columns in alphabetical order as ``BagOfWords`` numbers them.
 
@@ -232,7 +221,7 @@ class Vocabulary(Mapping):
     small dict.
     """
 
-    _WIDTH = 16  # bytes of a word kept in the array: two 64-bit numbers
+    _WIDTH = packed_words.WIDTH  # bytes of a word kept in the array: two 64-bit numbers
 
     def __init__(self, words: Iterable[str]):
         words = set(words)
@@ -260,53 +249,16 @@ class Vocabulary(Mapping):
         in_array[fits] = True
         self._others = {words[c]: int(c) for c in np.flatnonzero(~in_array)}
 
-    @classmethod
-    def _keys(cls, packed: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        # A 64-bit key from the 16 bytes and the length (so "ab" and "ab\0" differ); it
-        # only has to spread the words out, the byte comparison makes the lookup exact.
-        # Little-endian on every machine, so that a pickled Vocabulary works on any worker.
-        halves = packed.view(np.dtype("<u8")).reshape(-1, 2).astype(np.uint64, copy=False)
-        key = halves[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ halves[:, 1] * np.uint64(0xC2B2AE3D27D4EB4F)
-        key ^= lengths.astype(np.uint64) * np.uint64(0x165667B19E3779F9)
-        return key ^ (key >> np.uint64(31))
-
-    @classmethod
-    def _packed(cls, tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """The first 16 bytes of every token (``S16``) and its length in bytes.
-
-        Built from one joined string rather than a bytes object per token: a block has
-        thousands of tokens. A longer token is cut, and then differs in length from every
-        word in the array.
-        """
-        joined = "".join(tokens)
-        if joined.isascii():  # one byte a character
-            raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-            lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
-        else:
-            encoded = _utf8(tokens)
-            raw = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-            lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-        return cls._cut(raw, np.cumsum(lengths) - lengths, lengths), lengths
-
-    @classmethod
-    def _cut(cls, raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """The first 16 bytes of each token ``raw[start:start + length]``, as ``S16``.
-
-        Each token's row is copied whole from a sliding 16-byte window over ``raw``, then
-        the bytes past its end (the next tokens') are set to 0.
-        """
-        padded = np.concatenate([raw, np.zeros(cls._WIDTH, dtype=np.uint8)])
-        packed = sliding_window_view(padded, cls._WIDTH)[starts]
-        packed *= np.arange(cls._WIDTH) < lengths[:, None]
-        return packed.view(f"S{cls._WIDTH}").reshape(len(lengths))
+    _keys = staticmethod(packed_words.keys)
+    _packed = staticmethod(packed_words.packed)
 
     def columns(self, tokens: Sequence[str]) -> np.ndarray:
         """The column of every token at once (``int32``), -1 for words outside the vocabulary."""
         packed, lengths = self._packed(tokens)
-        return self._looked_up(packed, lengths, tokens.__getitem__)
+        return self._looked_up(packed, lengths, lambda positions: [tokens[i] for i in positions.tolist()])
 
-    def _looked_up(self, packed, lengths, token) -> np.ndarray:
-        """Columns of packed tokens; ``token(i)`` gives token i as a str, for the dict."""
+    def _looked_up(self, packed, lengths, tokens) -> np.ndarray:
+        """Columns of packed tokens; ``tokens(positions)`` gives those tokens as str, for the dict."""
         columns = np.full(len(lengths), -1, dtype=np.int32)
         if len(self._keys_sorted) and len(lengths):
             # Each distinct key once, in increasing order: the search then walks the key
@@ -317,38 +269,16 @@ class Vocabulary(Mapping):
             found = (self._bytes[position] == packed) & (self._lengths[position] == lengths)
             columns[found] = self._columns[position[found]]
         if self._others:
-            for i in np.flatnonzero(columns < 0):
-                columns[i] = self._others.get(token(i), -1)
+            missing = np.flatnonzero(columns < 0)
+            columns[missing] = [self._others.get(word, -1) for word in tokens(missing)]
         return columns
 
     def _pairs(self, block: list) -> tuple[np.ndarray, np.ndarray]:
         """(document, column) of every token of a block of documents, as `count_matrix`
-        reads them (`_spaced_or_tokens`): ASCII documents as spaced text, others as tokens.
-
-        The ASCII documents are joined and cut into tokens with numpy, straight into the
-        packed form the lookup needs, so no str is made per token (that matters under
-        ``tracemalloc``, which lesson 07 uses, and for speed). Words outside the
-        vocabulary get column -1.
-        """
-        spaced = [i for i, item in enumerate(block) if isinstance(item, str)]
-        listed = [i for i, item in enumerate(block) if not isinstance(item, str)]
-        joined = " ".join(block[i] for i in spaced)
-        raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-        word = raw != ord(" ")
-        edges = np.flatnonzero(np.diff(word, prepend=False, append=False))  # where runs start and end
-        starts, lengths = edges[0::2], edges[1::2] - edges[0::2]
-        starts, lengths = starts[lengths > 1], lengths[lengths > 1]  # one character: not a token
-        # each token's document: the last one that starts at or before the token
-        document_starts = np.cumsum([0] + [len(block[i]) + 1 for i in spaced[:-1]])
-        rows = np.asarray(spaced, dtype=np.int64)[np.searchsorted(document_starts, starts, "right") - 1]
-        columns = self._looked_up(self._cut(raw, starts, lengths), lengths,
-                                  lambda i: joined[starts[i]:starts[i] + lengths[i]])
-        if listed:
-            tokens = [token for i in listed for token in block[i]]
-            rows = np.concatenate([rows, np.repeat(np.asarray(listed, dtype=np.int64),
-                                                   [len(block[i]) for i in listed])])
-            columns = np.concatenate([columns, self.columns(tokens)])
-        return rows, columns
+        reads them (`_spaced_or_tokens`), without a str per token
+        (`nbcourse.packed_words.block_pairs`; that matters under ``tracemalloc``, which
+        lesson 07 uses, and for speed). Words outside the vocabulary get column -1."""
+        return packed_words.block_pairs(block, self._looked_up)
 
     def __getitem__(self, word: str) -> int:
         column = int(self.columns([word])[0]) if isinstance(word, str) else -1
@@ -390,7 +320,10 @@ class Vocabulary(Mapping):
     def __eq__(self, other):
         if not isinstance(other, Mapping):
             return NotImplemented
-        return dict(self.items()) == dict(other.items())
+        if len(other) != self._size:
+            return False
+        mine = dict(zip(self, range(self._size)))
+        return mine == (other if isinstance(other, dict) else dict(other.items()))
 
     def __repr__(self) -> str:
         return f"Vocabulary({len(self)} words)"

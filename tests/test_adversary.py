@@ -125,3 +125,16 @@ def test_the_attack_reads_the_models_linear_form():
     message = np.array([6, 4, 0, 0, 0])
     attack = good_word_attack(model, message, "ham")
     assert attack.log_odds_before == pytest.approx(bias + 1.5 + message @ weights)
+
+
+@pytest.mark.parametrize("n_words", [10, 300, 5000])
+def test_the_good_words_come_in_the_order_of_a_stable_sort(n_words):
+    # sorted in two steps (the best ones first); ties and NaN weights as np.argsort has them
+    from nbcourse.adversary import _good_words
+    rng = np.random.default_rng(n_words)
+    for trial in range(50):
+        weights = rng.integers(-30, 10, n_words) / 7.0   # many equal weights
+        if trial % 3 == 0:
+            weights[rng.integers(0, n_words, 5)] = np.nan
+        order = np.argsort(weights, kind="stable")
+        assert list(_good_words(weights)) == order[weights[order] < 0].tolist()

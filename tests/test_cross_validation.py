@@ -8,6 +8,7 @@ from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
 from nbcourse import MultinomialNB, evaluation
+from nbcourse.text import KeepSeenWords
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -115,3 +116,71 @@ def test_cross_validate_refuses_mismatched_rows_and_a_model_that_is_not_callable
         evaluation.cross_validate(MultinomialNB, np.ones((3, 2)), [0, 1], n_splits=2)
     with pytest.raises(TypeError, match="callable"):
         evaluation.cross_validate(MultinomialNB(), np.ones((4, 2)), [0, 1, 0, 1], n_splits=2)
+
+
+class CountedKeepSeenWords(KeepSeenWords):
+    """KeepSeenWords that counts its fits, to see which steps a fold shares."""
+
+    fits = 0
+
+    def fit(self, X, y=None):
+        CountedKeepSeenWords.fits += 1
+        return super().fit(X, y)
+
+
+def test_several_models_on_the_same_folds_share_their_first_steps_and_keep_their_scores(sms_counts):
+    from nbcourse import ComplementNB
+    from nbcourse.pipeline import make_pipeline
+    from nbcourse.text import TfidfTransformer
+
+    X, y = sms_counts
+    makers = {
+        "counts": lambda: make_pipeline(CountedKeepSeenWords(), MultinomialNB(alpha=0.5)),
+        "tf-idf": lambda: make_pipeline(CountedKeepSeenWords(), TfidfTransformer(), MultinomialNB()),
+        "tf-idf, complement": lambda: make_pipeline(CountedKeepSeenWords(), TfidfTransformer(),
+                                                    ComplementNB()),
+        "l1 tf-idf": lambda: make_pipeline(CountedKeepSeenWords(), TfidfTransformer(norm="l1"),
+                                           MultinomialNB()),
+        "no pipeline": lambda: MultinomialNB(alpha=2.0),
+    }
+    CountedKeepSeenWords.fits = 0
+    together = evaluation.cross_validate_many(makers, X, y, n_splits=4, seed=1)
+    assert CountedKeepSeenWords.fits == 4  # one vocabulary per fold, not one per model
+    CountedKeepSeenWords.fits = 0
+    for name, make in makers.items():  # a new pipeline per model and fold: the same scores
+        alone = evaluation.cross_validate(make, X, y, n_splits=4, seed=1)
+        assert together[name].equals(alone), name
+    assert CountedKeepSeenWords.fits == 4 * 4
+
+
+def test_a_step_with_settings_that_are_not_plain_values_is_never_shared(sms_counts):
+    from nbcourse._estimator import BaseEstimator
+    from nbcourse.pipeline import make_pipeline
+
+    class Scale(BaseEstimator):
+        def __init__(self, factors=None):
+            self.factors = factors
+
+        def fit(self, X, y=None):
+            return self
+
+        def transform(self, X):
+            return X.multiply(np.asarray(self.factors)).tocsr()
+
+    X, y = sms_counts
+    ones, twos = np.ones(X.shape[1]), np.full(X.shape[1], 2.0)  # the same repr, cut short
+    makers = {"ones": lambda: make_pipeline(Scale(ones), MultinomialNB(alpha=0.01)),
+              "twos": lambda: make_pipeline(Scale(twos), MultinomialNB(alpha=0.01))}
+    together = evaluation.cross_validate_many(makers, X, y, n_splits=3)
+    for name, make in makers.items():
+        assert together[name].equals(evaluation.cross_validate(make, X, y, n_splits=3)), name
+
+
+def test_cross_validate_many_refuses_what_is_not_a_dict_of_callables():
+    X, y = np.ones((4, 2)), [0, 1, 0, 1]
+    with pytest.raises(TypeError, match="non-empty dict"):
+        evaluation.cross_validate_many([MultinomialNB], X, y, n_splits=2)
+    with pytest.raises(TypeError, match="non-empty dict"):
+        evaluation.cross_validate_many({}, X, y, n_splits=2)
+    with pytest.raises(TypeError, match="'nb' must be callable"):
+        evaluation.cross_validate_many({"nb": MultinomialNB()}, X, y, n_splits=2)

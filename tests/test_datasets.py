@@ -11,6 +11,7 @@ import csv
 import gzip
 import hashlib
 import shutil
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -346,6 +347,19 @@ def test_newsgroups_all_is_train_then_test(newsgroups_folder):
     assert everything.target.tolist() == train.target.tolist() + test.target.tolist()
     assert everything.target_names == train.target_names == test.target_names
     assert repr(everything) == "TextCorpus(18846 documents, 20 classes)"
+
+
+def test_newsgroups_without_content_lists_the_same_files_and_labels(newsgroups_folder):
+    # lesson 07 reads the posts itself (under tracemalloc): the loader must not read them first
+    full = datasets.load_20newsgroups("train", path=newsgroups_folder)
+    listed = datasets.load_20newsgroups("train", path=newsgroups_folder, load_content=False)
+    assert listed.data is None and len(listed) == len(full) == 11314
+    assert np.array_equal(listed.filenames, full.filenames)
+    assert np.array_equal(listed.target, full.target) and listed.target_names == full.target_names
+    with mock.patch("builtins.open", side_effect=AssertionError("a post was read")):
+        datasets.load_20newsgroups("test", path=newsgroups_folder, load_content=False)
+    with pytest.raises(TypeError, match="load_content"):
+        datasets.load_20newsgroups("train", path=newsgroups_folder, load_content="no")
 
 
 def test_newsgroups_posts_are_read_byte_for_byte(newsgroups_folder):

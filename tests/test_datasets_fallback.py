@@ -6,7 +6,7 @@ from nbcourse.datasets import _twenty_newsgroups
 
 
 def test_without_the_corpus_it_says_why_and_what_the_lesson_does_instead(monkeypatch, capsys):
-    def missing(subset):
+    def missing(subset, **settings):
         raise datasets.CorpusNotFoundError("20 Newsgroups is not in the cache; set NBCOURSE_MIRROR")
 
     monkeypatch.setattr(_twenty_newsgroups, "load_20newsgroups", missing)
@@ -18,8 +18,13 @@ def test_without_the_corpus_it_says_why_and_what_the_lesson_does_instead(monkeyp
 
 
 def test_with_the_corpus_it_returns_the_loaders_result_and_prints_nothing(monkeypatch, capsys):
-    monkeypatch.setattr(_twenty_newsgroups, "load_20newsgroups", lambda subset: f"corpus {subset}")
+    def loader(subset, load_content=True):
+        return f"corpus {subset}" + ("" if load_content else ", listed")
+
+    monkeypatch.setattr(_twenty_newsgroups, "load_20newsgroups", loader)
     assert datasets.load_20newsgroups_if_available("test", otherwise="x") == "corpus test"
+    assert datasets.load_20newsgroups_if_available("test", otherwise="x", load_content=False) == \
+        "corpus test, listed"
     assert capsys.readouterr().out == ""
 
 

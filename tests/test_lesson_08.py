@@ -208,7 +208,7 @@ def test_what_tfidf_and_alpha_do_to_complement_naive_bayes_is_quoted_from_the_ta
 
 
 def test_vocabulary_and_idf_are_fitted_inside_the_folds(nb):
-    cv = next(c.source for c in nb.cells if c.cell_type == "code" and "cross_validate(make, counts_fit" in c.source)
+    cv = next(c.source for c in nb.cells if c.cell_type == "code" and "cross_validate_many(candidates, counts_fit" in c.source)
     assert "make_pipeline(KeepSeenWords(), TfidfTransformer(), Model(alpha=alpha))" in cv
     assert "make_pipeline(KeepSeenWords(), Model(alpha=alpha))" in cv
     assert "tfidf.transform(counts_fit)" not in cv
@@ -220,7 +220,7 @@ def test_vocabulary_and_idf_are_fitted_inside_the_folds(nb):
 # ----- section 4: baselines and spread ----------------------------------------------------
 
 def test_cross_validation_names_its_winner_and_pairs_it_with_the_next_best(nb):
-    summary = output_of(nb, "cross_validate(make, counts_fit")
+    summary = output_of(nb, "cross_validate_many(candidates, counts_fit")
     spreads = [float(s) for s in re.findall(r"± (\d\.\d+)", summary)]
     assert len(spreads) == 24                      # 8 models x (accuracy, macro-F1, majority)
     model_spreads = [s for i, s in enumerate(spreads) if i % 3 != 2]
@@ -478,7 +478,7 @@ def test_scikit_learn_gives_the_lessons_20_newsgroups_scores(nb, newsgroups_fold
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.pipeline import make_pipeline
 
-    summary = output_of(nb, "cross_validate(make, counts_fit")
+    summary = output_of(nb, "cross_validate_many(candidates, counts_fit")
     folds = kfold_indices(np.asarray(train.target_names)[train.target], 5, seed=0)
     for label, steps in (("multinomial, counts, alpha = 1", [MultinomialNB(alpha=1.0)]),
                          ("multinomial, tf-idf, alpha = 0.01", [TfidfTransformer(), MultinomialNB(alpha=0.01)])):

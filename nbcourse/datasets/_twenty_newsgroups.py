@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._checks import check_bool
 from . import _base
 
 NEWSGROUPS_URL = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
@@ -42,15 +43,16 @@ class TextCorpus:
 
     ``data[i]`` is the text of document ``i``, ``target[i]`` its class number,
     ``target_names[target[i]]`` its class name and ``filenames[i]`` the file it came from.
+    ``data`` is None when the posts were not read (``load_content=False``).
     """
 
-    data: list
+    data: list | None
     target: np.ndarray
     target_names: list
     filenames: np.ndarray
 
     def __len__(self) -> int:
-        return len(self.data)
+        return len(self.target)
 
     def __repr__(self) -> str:
         return f"TextCorpus({len(self.data)} documents, {len(self.target_names)} classes)"
@@ -214,8 +216,9 @@ def newsgroups_folder(path=None, *, download: bool = True, cache_dir=None) -> Pa
     return _download_newsgroups(cache_root, cache_dir)
 
 
-def _read_split(folder: Path) -> tuple[list[str], list[int], list[str], list[str]]:
-    """Posts of one split in ``load_files`` order: groups sorted, then file names sorted."""
+def _read_split(folder: Path, load_content: bool = True) -> tuple[list[str], list[int], list[str], list[str]]:
+    """Posts of one split in ``load_files`` order: groups sorted, then file names sorted
+    (their texts left unread, ``data`` empty, without ``load_content``)."""
     groups = sorted(entry.name for entry in os.scandir(folder) if entry.is_dir())
     if not groups:
         raise ValueError(f"{folder} contains no newsgroup folders")
@@ -226,41 +229,48 @@ def _read_split(folder: Path) -> tuple[list[str], list[int], list[str], list[str
             filename = os.path.join(group_dir, name)
             if not os.path.isfile(filename):
                 continue
-            with open(filename, "rb") as handle:
-                data.append(handle.read().decode("latin-1"))
+            if load_content:
+                with open(filename, "rb") as handle:
+                    data.append(handle.read().decode("latin-1"))
             target.append(number)
             filenames.append(filename)
     return data, target, groups, filenames
 
 
 def load_20newsgroups(subset: str = "train", path=None, *, download: bool = True,
-                      cache_dir=None) -> TextCorpus:
+                      cache_dir=None, load_content: bool = True) -> TextCorpus:
     """The 20 Newsgroups "bydate" split: ``subset`` is ``'train'``, ``'test'`` or ``'all'``.
 
     train has 11,314 posts, test 7,532, both over the same 20 groups. Posts are read as
     latin-1 (as scikit-learn does: 73 of them are not valid UTF-8) and ordered by group,
     then by file name, like ``sklearn.datasets.load_files(..., shuffle=False)``.
     ``'all'`` is train followed by test. The archive is extracted into the cache once,
-    so later calls only read the files.
+    so later calls only read the files. With ``load_content=False`` (as scikit-learn's
+    ``load_files``) the posts are not read: ``data`` is None, the file names and labels
+    are there, for a program that reads the files itself (lesson 07).
     """
     if subset not in ("train", "test", "all"):
         raise ValueError(f"subset must be 'train', 'test' or 'all', got {subset!r}")
+    check_bool(load_content, "load_content")
     folder = newsgroups_folder(path, download=download, cache_dir=cache_dir)
     splits = ["train", "test"] if subset == "all" else [subset]
     data, target, filenames, names = [], [], [], None
     for split in splits:
-        split_data, split_target, groups, split_files = _read_split(folder / NEWSGROUPS_SPLITS[split])
+        split_data, split_target, groups, split_files = _read_split(folder / NEWSGROUPS_SPLITS[split],
+                                                                    load_content)
         if names is not None and groups != names:
             raise ValueError(f"train and test in {folder} have different newsgroup folders")
         names = groups
         data += split_data
         target += split_target
         filenames += split_files
-    return TextCorpus(data=data, target=np.asarray(target, dtype=np.int64), target_names=names,
+    return TextCorpus(data=data if load_content else None,
+                      target=np.asarray(target, dtype=np.int64), target_names=names,
                       filenames=np.asarray(filenames))
 
 
-def load_20newsgroups_if_available(subset: str = "train", *, otherwise: str) -> TextCorpus | None:
+def load_20newsgroups_if_available(subset: str = "train", *, otherwise: str,
+                                   load_content: bool = True) -> TextCorpus | None:
     """20 Newsgroups if it is here or can be downloaded; else ``None``, saying why and what next.
 
     The lessons that use 20 Newsgroups must still run offline. When the corpus cannot be
@@ -272,7 +282,7 @@ def load_20newsgroups_if_available(subset: str = "train", *, otherwise: str) -> 
     if not isinstance(otherwise, str) or not otherwise.strip():
         raise TypeError("otherwise must say what the lesson does without the corpus, as a sentence part")
     try:
-        return load_20newsgroups(subset)
+        return load_20newsgroups(subset, load_content=load_content)
     except OSError as problem:                 # not on this machine, and the download failed
         print(f"20 Newsgroups is not available, so {otherwise}; the numbers will differ "
               f"from the text.\n{problem}\n")

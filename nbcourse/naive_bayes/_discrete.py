@@ -92,15 +92,14 @@ class _FeatureCountNB(_BaseDiscreteNB):
         if not sp.issparse(per_class):
             self.feature_count_ += per_class
             return
-        # Add row by row: a dense copy of the whole batch's counts would be a second
-        # classes x words table (lesson 07 streams with a big vocabulary), one row is small.
-        # bincount adds up repeated columns itself, so the product's columns need no sorting.
+        # Add row by row, only the words that occur: a dense copy of the whole batch's
+        # counts would be a second classes x words table (lesson 07 streams with a big
+        # vocabulary). np.add.at adds up repeated columns itself, so the product's columns
+        # need no sorting, and it touches only the row's nonzero entries.
         per_class = per_class.tocsr()
-        n_features = self.feature_count_.shape[1]
         for c in range(per_class.shape[0]):
             row = slice(per_class.indptr[c], per_class.indptr[c + 1])
-            self.feature_count_[c] += np.bincount(per_class.indices[row], weights=per_class.data[row],
-                                                  minlength=n_features)
+            np.add.at(self.feature_count_[c], per_class.indices[row], per_class.data[row])
 
     def _merge_statistics(self, other):
         self.class_count_ = self.class_count_ + other.class_count_

@@ -425,3 +425,77 @@ def test_a_wrong_function_two_cells_up_costs_only_its_own_points(tmp_path):
         assert q[name].follow_through == ["q1"]
     assert result.total == batch.exercise.maximum - (q["linear_weights"].points
                                                      - q["linear_weights"].score)
+
+
+# -- one replay for the values one cell computes (exercise 05's best_alpha and test_accuracy)
+
+PAIR = "def pair(x):\n    return -x, -2 * x\n\nfirst, second = pair(1)\n"
+PAIR_CELLS = [("code", "def pair(x):\n    return -x, -2 * x\n"), ("code", "first, second = pair(1)\n")]
+
+
+def _value_request(question, name):
+    return {"question": question, "name": name, "kind": "value", "replace": ["pair"],
+            "graded": ["pair", "first", "second"],
+            "reference": "def pair(x):\n    return x, 2 * x\n"}
+
+
+def test_one_replay_reads_every_value_its_cell_computes():
+    from nbcourse.grading.execution import probe_source
+    namespace: dict = {}
+    exec(PAIR, namespace)
+    own = {name: namespace[name] for name in ("pair", "first", "second")}
+    request = dict(_value_request("q2", "first"), cell="first, second = pair(1)",
+                   also=[["q3", "second"]])
+    report = probe_source._report(namespace, request)
+    assert report["value"] == 1  # read with the solution of pair
+    assert report["also"] == [{"question": "q3", "name": "second", "value": 2}]
+    assert all(namespace[name] is value for name, value in own.items())
+
+
+def _run_follow_through(requests, reply_for):
+    import asyncio
+
+    from nbcourse.grading.execution.follow_through import run_follow_through
+    from nbcourse.grading.execution.report import RunReport
+    from nbcourse.grading.execution.replies import checked_reply
+
+    sent = []
+
+    async def probe(session, request, indices, limits, report, deadline, extra):
+        full = dict(request, **extra)
+        sent.append(full)
+        return checked_reply(reply_for(full), full)
+
+    report = RunReport()
+    stopped = asyncio.run(run_follow_through(None, {"follow_through": requests}, PAIR_CELLS,
+                                             None, report, 0.0, probe))
+    assert not stopped
+    return sent, report.follow_through
+
+
+def test_values_of_the_same_replay_share_one_probe():
+    requests = [_value_request("q2", "first"), _value_request("q3", "second")]
+
+    def reply_for(request):
+        also = [{"question": q, "name": n, "value": 2} for q, n in request.get("also", [])]
+        return {"question": request["question"], "name": request["name"], "value": 1, "also": also}
+
+    sent, replies = _run_follow_through(requests, reply_for)
+    assert len(sent) == 1 and sent[0]["also"] == [["q3", "second"]]
+    assert replies == {"q2": {"question": "q2", "name": "first", "value": 1},
+                       "q3": {"question": "q3", "name": "second", "value": 2}}
+
+
+def test_a_value_the_shared_replay_did_not_report_gets_its_own_probe():
+    requests = [_value_request("q2", "first"), _value_request("q3", "second")]
+
+    def reply_for(request):  # the kernel's reply says nothing of q3, or names another value
+        also = [{"question": "q9", "name": "other", "value": 5}] if request.get("also") else []
+        value = 1 if request["question"] == "q2" else 2
+        return {"question": request["question"], "name": request["name"], "value": value,
+                "also": also}
+
+    sent, replies = _run_follow_through(requests, reply_for)
+    assert [request["question"] for request in sent] == ["q2", "q3"]
+    assert "also" not in sent[1]
+    assert replies["q3"] == {"question": "q3", "name": "second", "value": 2}

@@ -289,7 +289,9 @@ def _follow_through(user_ns, request):
     Asked only after every answer has been read (``grading/follow_through.py``).  The
     solutions are defined in a namespace of their own (the source notebook's imports,
     the student's other graded functions), bound in ``user_ns`` for this probe only.
-    A value is read after its cell (``request["cell"]``, sent by the grader) has run again.
+    A value is read after its cell (``request["cell"]``, sent by the grader) has run again,
+    and so are the values ``request["also"]`` names (``[question, name]`` pairs) that the
+    same replay computes: their reports come back in the report's ``"also"``.
 
     Afterwards nothing of this probe stays for a later one (whose solutions may be
     others: callee sets need not nest): every name of ``user_ns`` is bound again to what
@@ -314,7 +316,11 @@ def _follow_through(user_ns, request):
                 report["unreadable"] = "no cell assigns this value"
                 return report
             exec(compile(request["cell"], "<follow-through>", "exec"), user_ns)
-        return _report(user_ns, {k: v for k, v in request.items() if k != "replace"})
+        report = _report(user_ns, {k: v for k, v in request.items() if k not in ("replace", "also")})
+        if request["kind"] == "value" and request.get("also"):  # other values of the same replay
+            report["also"] = [_report(user_ns, {"question": question, "name": name, "kind": "value"})
+                              for question, name in request["also"]]
+        return report
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # noqa: BLE001 - the answer simply cannot be read again

@@ -116,6 +116,13 @@ def checked_reply(reply: dict, request: dict) -> dict:
         return dict(clean, not_callable=_short(kind)) if isinstance(kind, str) else \
             {"unreadable_report": "the probe's reply is malformed"}
     if request["kind"] == "value":
+        if request.get("also"):  # one replay, several values: each checked as its own reply
+            also = reply.get("also")
+            also = also if isinstance(also, list) and len(also) == len(request["also"]) else \
+                [{}] * len(request["also"])
+            clean["also"] = [checked_reply(other if isinstance(other, dict) else {},
+                                           {"question": question, "name": name, "kind": "value"})
+                             for other, (question, name) in zip(also, request["also"])]
         if "value" in reply:
             return dict(clean, value=reply["value"])
         if isinstance(reply.get("unreadable"), str):
