@@ -19,7 +19,7 @@ import statistics
 from html import escape
 
 from .diagnosis import mistake_counts
-from .scoring import points_text
+from .scoring import mean_text, points_text
 from .statuses import NO_MARK, NOT_A_MARK, AnswerStatus, Status
 
 #: A submission below this share of the exercise's points is named among those who need
@@ -119,7 +119,7 @@ def question_table(batch) -> list[dict]:
             "points": question.points, "n": len(answers), "passed": passed,
             "failed": len(failed), "right_given_callees": carried,
             "unrecognised": sum(1 for q in failed if not q.mistakes),
-            "mean": sum(q.score for q in answers) / len(answers) if answers else 0.0,
+            "mean": mean_text(q.score for q in answers),
             "mistakes": sorted(mistakes.items(), key=lambda item: (-item[1], item[0])),
         })
     return table
@@ -148,7 +148,7 @@ def render_report(batch) -> str:
                   if apart else "")
     if n:
         parts.append(f'<p id="overview">{n} submission{"s" if n != 1 else ""} with a mark; '
-                     f'mean <span id="mean">{statistics.fmean(totals):.2f}</span>, median '
+                     f'mean <span id="mean">{mean_text(totals)}</span>, median '
                      f'{points_text(statistics.median(totals))} out of '
                      f'{points_text(exercise.maximum)} points.{apart_text}</p>')
     else:
@@ -198,7 +198,7 @@ def _questions_section(batch, n: int) -> list[str]:
         parts.append(
             f'<tr id="q-{escape(q["id"])}"><td>{escape(q["id"])} <code>{escape(q["name"])}'
             f'</code><br><span class="small">{escape(q["title"])}</span></td>'
-            f'<td class="n">{points_text(q["points"])}</td><td class="n">{q["mean"]:.2f}</td>'
+            f'<td class="n">{points_text(q["points"])}</td><td class="n">{q["mean"]}</td>'
             f'<td class="n">{q["passed"]} of {q["n"]}</td>'
             f'<td class="n">{q["right_given_callees"]}</td><td class="n">{q["failed"]}</td>'
             f'<td class="n">{q["unrecognised"]} of {q["n"]} failed with no recognised '

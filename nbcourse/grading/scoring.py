@@ -131,6 +131,14 @@ def points_text(points) -> str:
     return f"{float(points):.2f}".rstrip("0").rstrip(".")
 
 
+def mean_text(points) -> str:
+    """The mean of some points with two decimals, as the class report writes it, worked
+    out on the points' decimal values (as the gradebook writes them): a float's last
+    digits never decide a half (3 x 10 and 3 x 3.15 average to exactly 6.575)."""
+    values = [Fraction(str(p)) for p in points]
+    return f"{_round(sum(values) / len(values)) if values else 0.0:.2f}"
+
+
 def flag_note(name: str, names: str, lost) -> str:
     """The note on a flagged answer, kept in results.json (the feedback page turns it into
     the answer's verdict instead)."""

@@ -113,9 +113,9 @@ EXPECTED.update({
     # issue 23: what comes back from the kernel is untrusted
     "attack_18_class_name_leak": ("graded", 8.0),
     # predict's 2 points by follow-through: it fails only through joint_scores
-    "attack_19_later_public_case": ("graded", 8.0),
+    "attack_19_later_public_case": ("graded", 7.86),
     "attack_20_own_exec": ("graded", 3.0),  # it wrote its own text into every case
-    "attack_21_forged_report": ("answers unreadable", 7.38),
+    "attack_21_forged_report": ("answers unreadable", 7.43),
     # a 1.5 GB message: refused at the grading worker's own memory limit, the kernel stopped
     "attack_22_worker_flood": ("kernel died", 0.0),
     "M\\xfcller": ("graded", 10.0),
