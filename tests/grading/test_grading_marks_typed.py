@@ -198,8 +198,27 @@ def test_every_value_whose_text_forbids_typing_is_judged_for_it():
 
 
 # ---------------------------------------------------------------- the sandboxed grader
+#: typed in where the source rule sees only a computation: the swaps judge them
+SWAPPED_ONLY = {
+    ("01_weather", "q4", "hand_scores"):
+        "scores = {'no': Fraction(486), 'yes': Fraction(125)}\n"
+        "p_no = scores['no'] / sum(scores.values())",
+    ("05_spam", "q6", "accuracy_by_hand"):
+        "best_alpha, _ = spam_experiment(texts, labels, alphas, seed=0)\n"
+        "test_accuracy = float(np.mean([1] * 549 + [0] * 9))",
+}
+
+
+def test_the_source_rule_alone_misses_what_the_swaps_catch():
+    for (name, question_id, _), code in SWAPPED_ONLY.items():
+        question = specs.load(name, SOURCE).question(question_id)
+        assert not typed_in([code], question.name)
+        assert question.swaps
+
+
 def _probes_of(name: str) -> dict[str, str]:
-    probes = {f"typed_{q}_{p}": code for (n, q, p), code in TYPED.items() if n == name}
+    probes = {f"typed_{q}_{p}": code for (n, q, p), code in
+              list(TYPED.items()) + list(SWAPPED_ONLY.items()) if n == name}
     probes.update({f"looked_up_{q}": code for (n, q, _), code in LOOKED_UP.items() if n == name})
     return probes
 
