@@ -186,6 +186,8 @@ def test_every_value_whose_text_forbids_typing_is_judged_for_it():
         texts = _question_texts(name)
         for question in specs.load(name, SOURCE).questions:
             text = texts.get(question.id, "")
+            if question.computed:  # the student is told before the grader refuses it
+                assert FORBIDS_TYPING.search(text), f"{name} {question.id} does not say so"
             if question.kind != "value" or not FORBIDS_TYPING.search(text):
                 continue
             seen.append((name, question.id))
