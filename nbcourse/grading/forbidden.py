@@ -330,9 +330,12 @@ def _hides_a_number(expression: ast.AST, lists: set) -> bool:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
                 _constant(side) and _number(side) == 0.0 for side in (node.left, node.right)):
             return True  # a term multiplied by zero: what is added to it is the answer
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
-                and node.value.id in lists and _constant(node.slice):
-            return True
+        if isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Name) and node.value.id in lists \
+                    and _constant(node.slice):
+                return True
+            todo.append(node.value)  # an index (``w[1234]``) is a position, not the value
+            continue
         todo.extend(ast.iter_child_nodes(node))
     return False
 
