@@ -313,12 +313,14 @@ def _trivial(node: ast.AST) -> bool:
 
 
 def _hides_a_number(expression: ast.AST, lists: set) -> bool:
-    """Whether a computed-looking expression carries a typed number (see ``typed_in``)."""
-    todo = [expression]
+    """Whether a computed-looking expression carries a typed number (see ``typed_in``).
+    A long number given to a function (``spam_experiment(..., seed=12345)``) is an input
+    of the computation, not its result, and an index (``w[1234]``) is a position."""
+    todo = [(expression, False)]
     while todo:
-        node = todo.pop()
+        node, an_input = todo.pop()
         if _constant(node):
-            if _long(node):
+            if _long(node) and not an_input:
                 return True
             continue  # its parts are numbers too
         if isinstance(node, ast.IfExp):
@@ -334,9 +336,13 @@ def _hides_a_number(expression: ast.AST, lists: set) -> bool:
             if isinstance(node.value, ast.Name) and node.value.id in lists \
                     and _constant(node.slice):
                 return True
-            todo.append(node.value)  # an index (``w[1234]``) is a position, not the value
+            todo.append((node.value, an_input))
             continue
-        todo.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Call):
+            todo.append((node.func, an_input))
+            todo.extend((arg, True) for arg in node.args + [k.value for k in node.keywords])
+            continue
+        todo.extend((child, an_input) for child in ast.iter_child_nodes(node))
     return False
 
 

@@ -150,6 +150,7 @@ def test_the_solutions_and_right_forms_are_not_flagged():
         "best_alpha": "alphas = [0.01, 0.1, 1.0]\nbest_alpha, acc = spam_experiment(t, y, alphas, 0)",
         "smallest": "smallest = min(1e-9 * spread, 0.5)",
         "free_shift": "free_shift = float(w[1234])",  # a column found by hand is a position
+        "test_accuracy": "_, test_accuracy = spam_experiment(texts, labels, alphas, seed=12345)",
     }
     for answer, code in right.items():
         assert not typed_in([code], answer), code
