@@ -67,16 +67,18 @@ DYNAMIC_WHY = ("the grader cannot tell which function this calls: call your own 
 
 #: Built-in names and attributes that reach a function without writing its name.
 _DYNAMIC_NAMES = {"__import__", "eval", "exec", "globals", "vars", "locals", "import_module",
-                  "attrgetter", "methodcaller", "__builtins__"}
-_DYNAMIC_ATTRIBUTES = {"import_module", "__dict__", "__getattribute__", "attrgetter",
-                       "methodcaller", "__import__", "__builtins__"}
+                  "attrgetter", "methodcaller", "__builtins__", "getmembers", "run_module",
+                  "run_path"}
+_DYNAMIC_ATTRIBUTES = _DYNAMIC_NAMES | {"__dict__", "__getattribute__", "getattr_static",
+                                        "exec_module", "load_module"}
 
 
 def _dynamic(child: ast.AST) -> str | None:
     """The attribute a node reads if it is ``getattr(x, "literal")``; ``DYNAMIC`` if it
     looks a name up at run time; else None."""
-    if isinstance(child, ast.Call) and isinstance(child.func, ast.Name) \
-            and child.func.id == "getattr" and len(child.args) >= 2:
+    called = getattr(child.func, "id", getattr(child.func, "attr", None)) \
+        if isinstance(child, ast.Call) else None
+    if called == "getattr" and len(child.args) >= 2:  # getattr(...), builtins.getattr(...)
         name = child.args[1]
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
             return name.value

@@ -159,6 +159,11 @@ def test_the_solutions_and_right_forms_are_not_flagged():
     assert flagged_answers([legit], plan) == {}
     looked_up = legit.replace("'classes_'", "'classes' + '_'")
     assert flagged_answers([looked_up], plan) == {"q1": [DYNAMIC]}
+    for lookup in ("builtins.getattr(model, name)()", "vars(type(model))[name](model)",
+                   "type(model).__dict__[name](model)", "eval('model.' + name)()",
+                   "dict(inspect.getmembers(model))[name]()", "sys.modules['x'].y(model)"):
+        code = f"def f(model, name='to_' + 'linear'):\n    return {lookup}\n"
+        assert flagged_answers([code], plan) == {"q1": [DYNAMIC]}, lookup
 
 
 def _question_texts(name: str) -> dict[str, str]:
