@@ -40,6 +40,7 @@ __all__ = [
     "check_bool",
     "check_classes",
     "check_feature_names",
+    "check_finite",
     "check_labels",
     "check_matrix",
     "check_positive",
@@ -323,6 +324,18 @@ def check_prior(prior, n_classes: int, name: str = "class_prior") -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
+def check_finite(values, name: str, *, where: str = "", fix: str = "") -> None:
+    """Refuse NaN and infinities in ``values`` (an array of floats), saying which of them
+    are there, in scikit-learn's words ("X contains NaN", "X contains infinity", or both);
+    ``where`` (`` in column 'k'``) and ``fix`` (what to do) go into the message."""
+    if np.all(np.isfinite(values)):
+        return
+    found = [word for word, seen in (("NaN", np.isnan(values).any()),
+                                     ("infinity", np.isinf(values).any())) if seen]
+    raise ValueError(f"{name} contains {' and '.join(found)}{where}"
+                     + (f"; {fix}" if fix else ""))
+
+
 def _check_not_empty(shape: tuple, name: str) -> None:
     """At least one sample and one feature (scikit-learn's wording, so a search finds it)."""
     if shape[0] == 0:
@@ -375,8 +388,7 @@ def check_matrix(X, name: str = "X", *, owner: str | None = None, allow_sparse: 
             raise ValueError(f"{name} must be 2-D (samples x features), got {X.ndim} dimensions")
         values = X
     _check_not_empty(X.shape, name)
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{name} contains NaN or infinite values (inf); remove or fill them")
+    check_finite(values, name, fix="remove or fill them")
     if non_negative and values.size and values.min() < 0:
         raise ValueError(
             f"Negative values in data passed to {who} (input {name}): {name} must hold "
@@ -416,8 +428,8 @@ def check_labels(y, n_samples: int | None, name: str = "y", *, rows: str = "X") 
     if n_samples is not None and y.shape[0] != n_samples:
         raise ValueError(f"{name} has {y.shape[0]} labels but {rows} has {n_samples} samples: "
                          f"{name} must hold one label per row of {rows}")
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError(f"{name} contains NaN or infinite labels")
+    if y.dtype.kind == "f":
+        check_finite(y, name, fix="a label names a class")
     if y.dtype.kind == "f" and not np.array_equal(y, np.round(y)):
         raise ValueError(
             f"Unknown label type: continuous. {name} holds numbers such as "

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_labels
+from ._checks import check_finite, check_labels
 from ._estimator import BaseEstimator, ClassifierMixin
 from ._numerics import sigmoid, softplus
 from .evaluation import reliability_table
@@ -49,8 +49,7 @@ def _scores(values, name: str = "scores") -> np.ndarray:
         raise ValueError(f"{name} must be 1-D (one score per sample), got shape {values.shape}")
     if values.shape[0] == 0:
         raise ValueError(f"{name} is empty: calibration needs at least one sample")
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{name} contains NaN or infinite values")
+    check_finite(values, name)
     return values
 
 

@@ -144,6 +144,7 @@ def _add_exercise_commands(commands) -> None:
 
 
 def _add_grade(commands) -> None:
+    from .grading.batch import DEFAULT_JOBS, DEFAULT_SANDBOX
     from .grading.execution.limits import GradingLimits
 
     grade = commands.add_parser(
@@ -162,8 +163,9 @@ def _add_grade(commands) -> None:
                             "new students are added, every other row is kept byte for byte; "
                             "each run is logged in DIR/history.jsonl")
     _add_regrade_options(grade)
-    grade.add_argument("--jobs", type=_positive_int, default=2, metavar="N",
-                       help="submissions graded in parallel, one kernel each (default: 2)")
+    grade.add_argument("--jobs", type=_positive_int, default=DEFAULT_JOBS, metavar="N",
+                       help="submissions graded in parallel, one kernel each (default: "
+                            f"{DEFAULT_JOBS})")
     defaults = GradingLimits()  # checked there too: one home for every limit
     grade.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                        help="time allowed for each cell and for each graded answer (default: "
@@ -173,10 +175,10 @@ def _add_grade(commands) -> None:
                        help="memory limit of each submission in MB (default: "
                             f"{defaults.memory_mb})")
     grade.add_argument("--source", type=Path, default=None, help=SOURCE_HELP)
-    grade.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto",
-                       help="run each submission in its own bubblewrap sandbox (auto, the "
-                            "default, and bwrap: stop with a message if it cannot isolate here); "
-                            "off: no isolation, at your own risk")
+    grade.add_argument("--sandbox", choices=SANDBOX_MODES, default=DEFAULT_SANDBOX,
+                       help="run each submission in its own bubblewrap sandbox (auto and "
+                            "bwrap: stop with a message if it cannot isolate here); off: no "
+                            f"isolation, at your own risk (default: {DEFAULT_SANDBOX})")
     grade.add_argument("--quiet", action="store_true",
                        help="no progress lines, only the summary")
     grade.add_argument("--notebook", metavar="NAME", default=None,

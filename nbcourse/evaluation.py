@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._checks import check_labels, check_positive_int, check_seed
+from ._checks import check_finite, check_labels, check_positive_int, check_seed
 from ._numerics import log as _log
 
 __all__ = [
@@ -250,8 +250,7 @@ def _cost_table(cost, classes) -> np.ndarray:
         raise ValueError(
             f"cost must be a {len(classes)} x {len(classes)} table (true x predicted), "
             f"got shape {table.shape}")
-    if not np.all(np.isfinite(table)):
-        raise ValueError("cost contains NaN or infinite values")
+    check_finite(table, "cost")
     return table
 
 

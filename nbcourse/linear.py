@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from nbcourse._checks import (NotFittedError, check_labels, check_matrix, check_positive,
-                              check_positive_int, plain)
+from nbcourse._checks import (NotFittedError, check_finite, check_labels, check_matrix,
+                              check_positive, check_positive_int, plain)
 from nbcourse._estimator import ClassifierMixin
 from nbcourse._numerics import sigmoid, softplus
 
@@ -50,8 +50,7 @@ def _weight_vector(w) -> np.ndarray:
         weights = weights[0]
     if weights.ndim != 1:
         raise ValueError(f"w must be 1-D (one weight per feature), got shape {weights.shape}")
-    if not np.all(np.isfinite(weights)):
-        raise ValueError("w contains NaN or infinite weights")
+    check_finite(weights, "w")
     return weights
 
 

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ._checks import check_finite
+
 __all__ = ["zipf_table", "zipf_fit", "zipf_slope"]
 
 
@@ -42,8 +44,8 @@ def zipf_table(X, feature_names) -> pd.DataFrame:
             "they must describe the same vocabulary")
     if has_negative:
         raise ValueError("X must hold non-negative counts")
-    if np.issubdtype(np.asarray(totals).dtype, np.floating) and np.isnan(totals).any():
-        raise ValueError("X contains NaN; counts must be finite numbers")
+    if np.issubdtype(np.asarray(totals).dtype, np.floating):  # a column's total: NaN or inf
+        check_finite(totals, "X", fix="counts must be finite numbers")
     alphabetical = np.argsort(names.astype(str), kind="stable")
     order = alphabetical[np.argsort(-totals[alphabetical], kind="stable")]
     return pd.DataFrame({

@@ -7,7 +7,9 @@ import pandas as pd
 import pytest
 
 from nbcourse._checks import NotFittedError, check_alpha, check_labels, check_prior
-from nbcourse.linear import LogisticRegression
+from nbcourse.calibration import PlattScaling
+from nbcourse.evaluation import expected_cost_decision
+from nbcourse.linear import LogisticRegression, decision_function
 from nbcourse.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 
 ALL = [MultinomialNB, BernoulliNB, CategoricalNB, GaussianNB, LogisticRegression]
@@ -80,3 +82,41 @@ def test_min_categories_of_the_wrong_type_is_a_type_error():
 def test_every_seed_is_checked_by_check_seed(call):
     with pytest.raises(TypeError, match="seed must be an int"):
         call()
+
+
+@pytest.mark.parametrize("call, said", [
+    (lambda: GaussianNB().fit([[1.0], [np.nan]], [0, 1]), "X contains NaN; remove or fill them"),
+    (lambda: GaussianNB().fit([[1.0], [np.inf]], [0, 1]),
+     "X contains infinity; remove or fill them"),
+    (lambda: MultinomialNB().fit([[1.0, np.nan], [-np.inf, 2.0]], [0, 1]),
+     "X contains NaN and infinity; remove or fill them"),
+    (lambda: CategoricalNB().fit(pd.DataFrame({"a": [1.0, np.inf]}), [0, 1]),
+     "X contains infinity in column 'a'"),
+    (lambda: GaussianNB().fit([[1.0], [2.0]], [0.0, np.nan]),
+     "y contains NaN; a label names a class"),
+    (lambda: PlattScaling().fit([0.1, np.inf], [0, 1]), "scores contains infinity"),
+    (lambda: expected_cost_decision([[0.5, 0.5]], [0, 1], [[0, 1], [np.nan, 0]]),
+     "cost contains NaN"),
+    (lambda: decision_function(0.0, [1.0, np.nan], [[1.0, 2.0]]), "w contains NaN"),
+])
+def test_a_nan_or_an_infinity_is_called_what_it_is(call, said):
+    """The review found GaussianNB().fit with a NaN saying "NaN or infinite values (inf)";
+    every caller now says which it found, through ``check_finite``."""
+    with pytest.raises(ValueError) as raised:
+        call()
+    assert str(raised.value) == said
+
+
+def test_the_finite_check_is_written_once():
+    """No module but ``_checks`` words a NaN-or-infinity error (``check_finite``)."""
+    import ast
+
+    from course_paths import REPO
+
+    homes = set()
+    for path in sorted((REPO / "nbcourse").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                    "contains NaN" in node.value or "NaN or infinite" in node.value):
+                homes.add(path.relative_to(REPO).as_posix())
+    assert homes == {"nbcourse/_checks.py"}

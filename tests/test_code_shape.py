@@ -15,8 +15,10 @@ indirectly, even inside a function or through a package's ``__init__``), layer b
   is an exemption stated with its reason, ``EXECUTION_EXEMPTIONS``).
 
 A program the grader runs (``python -c``) is a module's own source, never code held in a
-string, so the rules above see it; the exercises' specs (``*.grading.py``) are held to the
-same function length, their file length exempt (see ``SPECS``).
+string or handed to Python on stdin, so the rules above see it; Python built as text for
+another reason is an exemption stated with its reason (``CODE_IN_STRINGS``); the
+exercises' specs (``*.grading.py``) are held to the same function length, their file
+length exempt (see ``SPECS``).
 
 Read from the source with ``ast``, never by importing it. A failure lists every offender,
 one per line, grouped by folder (``grading/execution/`` on its own lines), so whoever owns
@@ -94,11 +96,56 @@ def test_the_size_check_sees_a_long_function(tmp_path):
     assert lengths == [MAX_FUNCTION_LINES + 1]
 
 
-def _module_source(node: ast.AST) -> bool:
-    """``Path(<module>.__file__).read_text(...)`` (or ``.with_name(...)`` of it): a real
-    module's text, which this file measures as that module."""
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "read_text" and "__file__" in ast.unparse(node.func.value))
+def _file_named(node: ast.AST) -> str | None:
+    """``X`` for ``Path(X.__file__)``, ``""`` for ``Path(__file__)``, None otherwise."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "Path" and len(node.args) == 1 and not node.keywords):
+        return None
+    arg = node.args[0]
+    if isinstance(arg, ast.Name) and arg.id == "__file__":
+        return ""
+    if (isinstance(arg, ast.Attribute) and arg.attr == "__file__"
+            and isinstance(arg.value, ast.Name)):
+        return arg.value.id
+    return None
+
+
+def _imported_modules(name: str, path: Path, tree: ast.AST, modules: dict[str, Path]
+                      ) -> dict[str, str]:
+    """{local name: dotted name} of each module of ``modules`` that ``name`` imports by
+    name (``from . import kernel_server``)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = _import_base(package, node)
+            for alias in node.names:
+                if f"{base}.{alias.name}" in modules:
+                    found[alias.asname or alias.name] = f"{base}.{alias.name}"
+    return found
+
+
+def _module_source(node: ast.AST, path: Path, imported: dict[str, str],
+                   modules: dict[str, Path]) -> bool:
+    """Whether ``node`` reads the text of a ``.py`` module listed in ``modules`` (which
+    this file measures as that module): ``Path(<module>.__file__).read_text(...)`` of a
+    module imported by name, ``Path(__file__).read_text(...)``, or
+    ``Path(__file__).with_name("<sibling>.py").read_text(...)``.  Any other file (a shell
+    script next to it, a data file) is code this file cannot see."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "read_text"):
+        return False
+    target, read = node.func.value, None
+    if (isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute)
+            and target.func.attr == "with_name" and len(target.args) == 1
+            and isinstance(target.args[0], ast.Constant) and isinstance(target.args[0].value, str)
+            and _file_named(target.func.value) == ""):
+        read = path.with_name(target.args[0].value)
+    elif _file_named(target) == "":
+        read = path
+    elif _file_named(target):
+        read = modules.get(imported.get(_file_named(target), ""))
+    return read is not None and read.suffix == ".py" and read in modules.values()
 
 
 def _code_flag(node: ast.AST) -> bool:
@@ -109,24 +156,68 @@ def _code_flag(node: ast.AST) -> bool:
             and node.value[1:].isalpha() and node.value.endswith("c"))
 
 
-def _programs_in_strings(modules: dict[str, Path]) -> list[str]:
-    """Where ``nbcourse`` builds a command (a list or tuple) with ``-c CODE``, CODE anything
-    but a name bound, at module level, to a module's own source, whatever the program
-    (``sys.executable``, ``/bin/sh``, ...): code held in a string is invisible to the
-    checks above, to linters and to coverage."""
+def _runs_python(node: ast.AST, commands: set[str]) -> bool:
+    """A command (a list or tuple, or a name bound to one) whose program is
+    ``sys.executable``."""
+    if isinstance(node, ast.Name):
+        return node.id in commands
+    return (isinstance(node, (ast.List, ast.Tuple)) and bool(node.elts)
+            and ast.unparse(node.elts[0]).endswith("executable"))
+
+
+def _stdin_programs(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, what) where Python is handed its program on stdin: ``"-"`` in its command,
+    or ``input=`` given to a call whose command runs it."""
+    commands = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                and _runs_python(node.value, set()) for target in node.targets
+                if isinstance(target, ast.Name)}
     found = []
-    for path in modules.values():
+    for node in ast.walk(tree):
+        if _runs_python(node, set()) and any(isinstance(e, ast.Constant) and e.value == "-"
+                                             for e in node.elts):
+            found.append((node.lineno, "- (a program on stdin)"))
+        if (isinstance(node, ast.Call) and node.args and _runs_python(node.args[0], commands)
+                and any(k.arg == "input" for k in node.keywords)):
+            found.append((node.lineno, "input= (a program on stdin)"))
+    return found
+
+
+def _command_offenders(tree: ast.AST, sources: set[str]) -> list[tuple[int, str]]:
+    """(line, what) for each ``-c`` in a command whose code is not one of ``sources``:
+    followed by anything else, last in its list (the code added later), or added to a
+    command by ``.append``/``.insert``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.List, ast.Tuple)):
+            for flag, code in zip(node.elts, [*node.elts[1:], None]):
+                if not _code_flag(flag):
+                    continue
+                if code is None:
+                    found.append((node.lineno, f"{flag.value} (its code added later)"))
+                elif not (isinstance(code, ast.Name) and code.id in sources):
+                    found.append((node.lineno, f"{flag.value} {ast.unparse(code)[:40]}"))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("append", "insert") and node.args
+              and _code_flag(node.args[-1])):
+            found.append((node.lineno, f".{node.func.attr}({node.args[-1].value!r})"))
+    return found
+
+
+def _programs_in_strings(modules: dict[str, Path]) -> list[str]:
+    """Where ``nbcourse`` builds a command with ``-c CODE``, CODE anything but a name
+    bound, at module level, to the source of a module in ``modules``, whatever the
+    program (``sys.executable``, ``/bin/sh``, ...), or hands Python its program on stdin:
+    code held in a string is invisible to the checks above, to linters and to coverage."""
+    found = []
+    for name, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = _imported_modules(name, path, tree, modules)
         sources = {target.id for node in tree.body if isinstance(node, ast.Assign)
-                   and _module_source(node.value) for target in node.targets
-                   if isinstance(target, ast.Name)}
-        for node in ast.walk(tree):
-            if not isinstance(node, (ast.List, ast.Tuple)):
-                continue
-            for flag, code in zip(node.elts, node.elts[1:]):
-                if _code_flag(flag) and not (isinstance(code, ast.Name) and code.id in sources):
-                    found.append(f"{_where(path)}:{node.lineno}: "
-                                 f"{flag.value} {ast.unparse(code)[:40]}")
+                   and _module_source(node.value, path, imported, modules)
+                   for target in node.targets if isinstance(target, ast.Name)}
+        found += [f"{_where(path)}:{line}: {what}"
+                  for line, what in sorted(_command_offenders(tree, sources)
+                                           + _stdin_programs(tree))]
     return found
 
 
@@ -140,18 +231,134 @@ def test_no_program_is_held_in_a_string():
 
 
 def test_the_program_check_sees_code_in_a_string(tmp_path):
+    real = tmp_path / "real.py"
+    real.write_text("print('a module')\n", encoding="utf-8")
+    (tmp_path / "setup.sh").write_text("echo a script\n", encoding="utf-8")
     held = tmp_path / "held.py"
     held.write_text('import sys\nfrom pathlib import Path\nfrom . import real\n'
                     'CODE = "import os"\nREAL = Path(real.__file__).read_text()\n'
+                    'SIBLING = Path(__file__).with_name("real.py").read_text()\n'
                     'def run():\n    a = [sys.executable, "-c", CODE]\n'
                     '    b = [sys.executable, "-I", "-c", REAL, "x"]\n'
                     '    c = [sys.executable, "-c", "print(1)"]\n'
                     '    d = ["/bin/sh", "-c", f\'exec "$@" 9<{bpf}\', "x", *a]\n'
                     '    e = ("unshare", "--mount", "--", "sh", "-ec", " && ".join(b))\n'
-                    '    f = [python, "-Ic", REAL, "--count", "-m", "json"]\n', encoding="utf-8")
-    found = _programs_in_strings({"nbcourse.fake": held})
+                    '    f = [python, "-Ic", REAL, "--count", "-m", "json"]\n'
+                    '    g = [sys.executable, "-c", SIBLING]\n', encoding="utf-8")
+    modules = {"nbcourse.held": held, "nbcourse.real": real}
+    found = _programs_in_strings(modules)
     assert [line.partition(": ")[2] for line in found] == [
         "-c CODE", "-c 'print(1)'", "-c f'exec \"$@\" 9<{bpf}'", "-ec ' && '.join(b)"]
+
+
+@pytest.mark.parametrize("trick, flagged", [
+    ('SETUP = Path(__file__).with_name("setup.sh").read_text()\n'
+     'def run():\n    subprocess.run(["sh", "-c", SETUP])\n', "-c SETUP"),
+    ('OTHER = Path(json.__file__).read_text()\n'
+     'def run():\n    subprocess.run([sys.executable, "-c", OTHER])\n', "-c OTHER"),
+    ('def run():\n    subprocess.run([sys.executable, "-I", "-"], stdin=handle)\n',
+     "- (a program on stdin)"),
+    ('def run():\n    subprocess.run([sys.executable, "-I"], input=CODE, text=True)\n',
+     "input= (a program on stdin)"),
+    ('COMMAND = [sys.executable, "-I"]\n'
+     'def run():\n    subprocess.run(COMMAND, input=CODE)\n', "input= (a program on stdin)"),
+    ('def run():\n    command = [sys.executable]\n    command.append("-c")\n'
+     '    command.append(CODE)\n', ".append('-c')"),
+    ('def run():\n    subprocess.run([sys.executable, "-c"] + [CODE])\n',
+     "-c (its code added later)"),
+])
+def test_the_program_check_sees_each_way_around_it(tmp_path, trick, flagged):
+    """A shell script beside the module, a module outside the package, a program on
+    stdin, and a ``-c`` whose code is added later are all code this file cannot see."""
+    (tmp_path / "setup.sh").write_text("echo a script\n", encoding="utf-8")
+    fake = tmp_path / "fake.py"
+    fake.write_text("import json, subprocess, sys\nfrom pathlib import Path\n" + trick,
+                    encoding="utf-8")
+    found = _programs_in_strings({"nbcourse.fake": fake})
+    assert [line.partition(": ")[2] for line in found] == [flagged]
+
+
+#: Python code built as text on purpose, by (module, the top-level name that builds it):
+#: why it cannot be a module of its own, given as its source.
+CODE_IN_STRINGS = {
+    ("nbcourse.grading.execution.replies", "install_expression"):
+        "the probe must be defined in the student's kernel before any cell runs, and a "
+        "kernel takes code only as the text of a request; the probe itself is a module "
+        "(probe_source.py, measured here) sent as its source: the text built around it only "
+        "names its class (chosen per kernel), registers it and runs it with Python's own "
+        "builtins",
+    ("nbcourse.grading.scaffold", "SPEC"):
+        "a template `nbcourse new` writes into the instructor's new exercise; it runs only "
+        "as that exercise's spec file, which the spec checks below measure",
+    ("nbcourse.grading.scaffold", "_cells"):
+        "the code cells of the new exercise's notebook, written as a file the instructor "
+        "edits; they run only as that notebook, under nbval and the grader",
+}
+
+
+def _text(node: ast.AST) -> str | None:
+    """A string literal's text, an f-string's with each placeholder as a name."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(part.value if isinstance(part, ast.Constant) else "x"
+                       for part in node.values)
+    return None
+
+
+def _is_code(text: str) -> bool:
+    """Whether ``text`` is Python that defines, imports or executes something."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return any(isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef,
+                                 ast.AsyncFunctionDef, ast.Lambda))
+               or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                   and node.func.id in ("exec", "eval", "compile", "__import__"))
+               for node in ast.walk(tree))
+
+
+def _code_in_strings(modules: dict[str, Path]) -> dict[tuple[str, str], int]:
+    """{(module, top-level name): first line} of each string (docstrings aside) that holds
+    Python code: a program there is invisible to every check of this file."""
+    found = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                           ast.AsyncFunctionDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)}
+        for statement in tree.body:
+            owner = getattr(statement, "name", None) or ast.unparse(
+                getattr(statement, "targets", [statement])[0])[:40]
+            for node in ast.walk(statement):
+                text = None if id(node) in docstrings else _text(node)
+                if text is not None and _is_code(text):
+                    found.setdefault((name, owner), node.lineno)
+    return found
+
+
+def test_code_in_strings_is_only_where_stated():
+    """Code the grader builds as text is an exemption stated with its reason
+    (``CODE_IN_STRINGS``); one no longer needed is removed from the list."""
+    found = _code_in_strings(MODULES)
+    unstated = [f"{_where(MODULES[name])}:{line}: {owner}"
+                for (name, owner), line in sorted(found.items())
+                if (name, owner) not in CODE_IN_STRINGS]
+    assert not unstated, "code in a string (make it a module):\n  " + "\n  ".join(unstated)
+    assert sorted(CODE_IN_STRINGS) == sorted(found)  # no exemption left over
+
+
+def test_the_code_in_strings_check_sees_a_program_built_in_an_f_string(tmp_path):
+    fake = tmp_path / "fake.py"
+    fake.write_text('"""A docstring: import os, def f(): pass."""\n'
+                    'WORDS = "import this, then that"\n'
+                    'def setup(name):\n    """import os"""\n'
+                    '    return f"class {name}:\\n    pass\\nimport sys\\n"\n'
+                    'def run(code):\n    return f"exec({code!r}, {{}})"\n', encoding="utf-8")
+    assert sorted(_code_in_strings({"nbcourse.fake": fake})) == [
+        ("nbcourse.fake", "run"), ("nbcourse.fake", "setup")]
 
 
 #: The exercises' specs (``exercises/source/NN_name.grading.py``): code the grader runs.
@@ -182,6 +389,16 @@ def test_the_specs_are_measured_and_their_exemption_stated(tmp_path):
     assert "`exercises/source/NN_name.grading.py`" in shape.split("## Shape", 1)[1]
 
 
+def _import_base(package: str, node: ast.ImportFrom) -> str:
+    """The dotted name a ``from ... import`` in ``package`` imports from."""
+    base = node.module or ""
+    if node.level:
+        parent = package.split(".")
+        parent = parent[: len(parent) - node.level + 1]
+        base = ".".join(parent + ([node.module] if node.module else []))
+    return base
+
+
 def _imports(name: str, path: Path) -> set[str]:
     """The package's modules ``name`` imports anywhere in its file (a function's own
     ``import`` too: a cycle hidden in a function is still a cycle)."""
@@ -191,11 +408,7 @@ def _imports(name: str, path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parent = package.split(".")
-                parent = parent[: len(parent) - node.level + 1]
-                base = ".".join(parent + ([node.module] if node.module else []))
+            base = _import_base(package, node)
             # `from . import specs` imports a module; `from .specs import load` its parent
             targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
                        for alias in node.names]

@@ -10,7 +10,6 @@ import numpy as np
 from nbcourse.datasets import load_picnic, load_weather
 from nbcourse.grading.judges import Optimum, SameKeys
 from nbcourse.grading.specs import Case, Exercise, Mistake, NotApplicable, Question
-from nbcourse.grading.values import Tolerance
 from nbcourse.mle import categorical_log_likelihood, class_prior_mle, multinomial_mle
 
 WEATHER = load_weather()
@@ -329,7 +328,11 @@ EXERCISE = Exercise(
                  ]),
         Question("q6", "p_ham_documents", points=2, kind="value",
                  title="the posteriors of three new documents",
-                 reference=lambda: p_ham_documents(), tolerance=Tolerance(rel=0.0, abs_=5e-4),
+                 # a value rounded to four decimals is refused, as in 01 q4 and 02 q6
+                 reference=lambda: p_ham_documents(),
+                 # the cell combines class_priors and word_probabilities: right given them,
+                 # it earns its points, and a mistake of theirs is blamed on them
+                 calls=("class_priors", "word_probabilities"),
                  mistakes=[
                      Mistake("a word a class never used skipped",
                              lambda: p_ham_documents(word_ignored=True),

@@ -465,6 +465,10 @@ EXERCISE = Exercise(
                      Case("30 short messages where the recipe's steps matter",
                           (*toy_corpus(105), TOY_ALPHAS, 0), hidden=False),
                      Case("40 short messages", (*toy_corpus(0, 40), TOY_ALPHAS, 0), hidden=False),
+                     Case("the 30 short messages split with seed 2",
+                          (*toy_corpus(105), TOY_ALPHAS, 2), hidden=False,
+                          hint="split with the seed you are given: split_indices(len(texts), "
+                               "seed)"),
                      # the final model fitted on training + validation answers otherwise
                      Case("30 other short messages", (*toy_corpus(221), TOY_ALPHAS, 0),
                           hidden=False,

@@ -228,9 +228,21 @@ TWELVE_P = [0.97, 0.04, 1.0, 0.92, 0.12, 0.33, 0.58, 0.99, 0.95, 0.66, 0.01, 0.4
 
 
 # Probabilities on the edges of ten bins (each p * 10 is computed exactly enough that
-# int() gives the edge's own bin).
-EDGES = ([True, False, True, True, False, True, False, True],
-         [0.0, 0.2, 0.5, 0.5, 0.75, 0.9, 0.1, 1.0], 10)
+# int() gives the edge's own bin).  0.3, 0.6 and 0.7 are there because p / (1 / 10)
+# falls just short of the edge in floating point (0.3 / 0.1 = 2.9999999999999996): a bin
+# computed by dividing by the width lands one bin too low on them.
+EDGES = ([True, False, True, True, False, True, False, True, True, False, True],
+         [0.0, 0.2, 0.5, 0.5, 0.75, 0.9, 0.1, 1.0, 0.3, 0.6, 0.7], 10)
+
+# The same with twenty bins: every edge k / 20 where p / (1 / 20) falls short of k.
+EDGES_TWENTY = ([True, False, False, True, True, False, True, False, True],
+                [0.15, 0.3, 0.35, 0.6, 0.7, 0.95, 0.5, 0.05, 1.0], 20)
+
+
+def _with_edges(sample, edges):
+    """A sample of predictions with the edge probabilities ``edges`` appended."""
+    is_positive, p = sample
+    return is_positive + [k % 2 == 0 for k in range(len(edges))], p + list(edges)
 
 
 # --------------------------------------------------------------------------- question 6
@@ -391,6 +403,8 @@ EXERCISE = Exercise(
                                "the labels come in"),
                      Case("eight e-mails with var_smoothing = 0.01",
                           (EIGHT_EMAILS, EIGHT_LABELS, 0.01), hidden=False),
+                     Case("eight e-mails as numpy arrays of floats",
+                          (np.array(EIGHT_EMAILS), np.array(EIGHT_LABELS), 1e-9), hidden=False),
                      Case("40 rows, three features, a large var_smoothing",
                           (*_gaussian_table(1, 40, 3), 0.1)),
                      Case("three classes", (*_gaussian_table(2, 30, 2, ("a", "b", "c")), 1e-9)),
@@ -508,6 +522,14 @@ EXERCISE = Exercise(
                      Case("200 under-confident predictions, five bins",
                           (*_calibration_sample(42, 200, 0.4), 5)),
                      Case("1,000 predictions, twenty bins", (*_calibration_sample(43, 1000, 1.5), 20)),
+                     Case("probabilities exactly on the edges of twenty bins", EDGES_TWENTY,
+                          hidden=False,
+                          hint="a bin includes its left edge: p = 0.15 is in bin "
+                               "int(0.15 * 20) = 3 (dividing by the width, 0.15 / 0.05, "
+                               "gives 2.9999999999999996 in floating point)"),
+                     Case("250 predictions, some on the edges of twenty bins",
+                          (*_with_edges(_calibration_sample(46, 250, 1.2),
+                                        [0.15, 0.3, 0.35, 0.6, 0.7, 0.95, 0.3, 0.6]), 20)),
                  ]),
         Question("q6", "calibration_error", points=1, title="the expected calibration error",
                  reference=ref_calibration_error, forbidden=CALIBRATION,
@@ -536,6 +558,14 @@ EXERCISE = Exercise(
                      Case("200 under-confident predictions, five bins",
                           (*_calibration_sample(42, 200, 0.4), 5)),
                      Case("1,000 predictions, twenty bins", (*_calibration_sample(44, 1000, 2.0), 20)),
+                     Case("probabilities exactly on the edges of the bins", EDGES, hidden=False,
+                          hint="the bins of question 5: a bin includes its left edge, "
+                               "p = 0.3 is in bin int(0.3 * 10) = 3"),
+                     Case("probabilities exactly on the edges of twenty bins", EDGES_TWENTY,
+                          hidden=False),
+                     Case("250 predictions, some on the edges of ten bins",
+                          (*_with_edges(_calibration_sample(47, 250, 1.2),
+                                        [0.3, 0.6, 0.7, 0.3, 0.6, 0.7]), 10)),
                  ]),
         Question("q7", "cheapest_decisions", points=2,
                  title="the decision of least expected cost",

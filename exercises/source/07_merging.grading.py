@@ -374,6 +374,11 @@ EXERCISE = Exercise(
                           hidden=False,
                           hint="a shard with N = 0 rows has no weight: the merged summary is "
                                "the other shard's"),
+                     Case("an empty shard holding numbers from an earlier run",
+                          ((0, [6.0, 1.0], [2.0, 3.0]), (25, [1.5, -2.0], [0.25, 4.0])),
+                          hidden=False,
+                          hint="a shard with N = 0 rows has no weight, whatever its means and "
+                               "variances hold: the merged summary is the other shard's"),
                      Case("two shards with no rows at all", ((0, [0.0, 0.0], [0.0, 0.0]),
                                                              (0, [0.0, 0.0], [0.0, 0.0])),
                           hidden=False,

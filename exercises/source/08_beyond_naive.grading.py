@@ -489,6 +489,11 @@ EXERCISE = Exercise(
                      Case("three classes, alpha = 0.5, a word one class never uses",
                           ([[5, 1, 0, 2, 2], [1, 6, 2, 0, 1], [0, 2, 7, 1, 0]], 0.5),
                           hidden=False),
+                     Case("tf-idf weights in a numpy array of floats",
+                          (np.array([[1.2, 0.0, 0.45, 2.1], [0.3, 1.75, 0.9, 0.0],
+                                     [0.0, 0.6, 1.35, 0.8]]), 1.0), hidden=False,
+                          hint="feature_count may hold tf-idf weights, not whole counts: keep "
+                               "them as floats, and leave the array you are given unchanged"),
                      Case("a small alpha", ([[2, 0, 5, 1], [4, 1, 0, 0], [0, 3, 1, 6]], 0.01)),
                      Case("a word no class saw", ([[3, 0, 2, 0], [1, 4, 0, 0]], 0.7)),
                      Case("four classes, twenty words", (_random_counts(5, 4, 20), 1.1)),

@@ -33,9 +33,16 @@ from .scoring import SubmissionResult
 from .site import GradingSite, leftover_warnings
 
 
+#: What ``grade_batch`` (and ``nbcourse grade``, which shows them in its help) uses when
+#: not told: two grading workers, and a sandbox wherever bubblewrap can isolate.
+DEFAULT_JOBS = 2
+DEFAULT_SANDBOX = "auto"
+
+
 def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path, *,
-                jobs: int = 2, timeout: float | None = None, memory_mb: int | None = None,
-                source_dir: str | Path | None = None, sandbox: str = "auto",
+                jobs: int = DEFAULT_JOBS, timeout: float | None = None,
+                memory_mb: int | None = None, source_dir: str | Path | None = None,
+                sandbox: str = DEFAULT_SANDBOX,
                 progress: TextIO | None = sys.stderr,
                 on_result: Callable[[SubmissionResult], None] | None = None,
                 notebook: str | None = None, scheduler: str | None = None,

@@ -30,6 +30,7 @@ import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .execution.limits import MB
 from .execution.notebook_file import NotRegularFile, open_untrusted
 from .late import latest_timestamp
 from .lms_download import lms_name, unpack_zip
@@ -40,7 +41,7 @@ SKIP_DIRS = {".ipynb_checkpoints", "__pycache__", ".git", "__MACOSX"}
 NOTEBOOK_SUFFIXES = (".ipynb", ".ipynb.txt", ".ipynb.json")
 
 # Not in GradingLimits: they bound reading the instructor's folders, before any submission runs.
-MAX_COPY_BYTES = 256 * 1024**2   # read of one notebook when it is collected
+MAX_COPY_BYTES = 256 * MB        # read of one notebook when it is collected
 MAX_DEPTH = 12                   # folders searched below a student's folder
 MAX_FOLDER_ENTRIES = 10_000      # files and folders looked at in one student's folder
 
@@ -189,7 +190,7 @@ def _copy_in(root: Path, target: Path, destination: Path) -> tuple[str, str]:
     size = 0
     try:
         with source, open(destination, "xb") as out:
-            while chunk := source.read(1 << 20):
+            while chunk := source.read(MB):
                 size += len(chunk)
                 if size > MAX_COPY_BYTES:
                     break
@@ -199,7 +200,7 @@ def _copy_in(root: Path, target: Path, destination: Path) -> tuple[str, str]:
         return Status.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}"
     if size > MAX_COPY_BYTES:
         destination.unlink()
-        return Status.NOT_A_NOTEBOOK, (f"the file is larger than {MAX_COPY_BYTES // 2**20} MB; "
+        return Status.NOT_A_NOTEBOOK, (f"the file is larger than {MAX_COPY_BYTES // MB} MB; "
                                        "a notebook for this exercise is far smaller")
     return "", ""
 

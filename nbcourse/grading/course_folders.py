@@ -1,10 +1,11 @@
 """What of the course a sandbox must see, found by the library's own rules.
 
 The kernel imports the installed package and reads the corpora where the loaders would
-(the shipped data, ``NBCOURSE_DATA``, the cache); the solutions and specs inside an
-installed package are masked.  The grading side finds these folders here, with
-``nbcourse.datasets`` and ``nbcourse.resources`` themselves, and hands them to
-``execution.sandbox.make_config``: the execution layer never imports the library.
+(the shipped data, ``NBCOURSE_DATA``, the cache); instructor-only folders inside an
+installed package, should it hold any, are masked (``UNMASKED`` says which file is not,
+and why).  The grading side finds these folders here, with ``nbcourse.datasets`` and
+``nbcourse.resources`` themselves, and hands them to ``execution.sandbox.make_config``:
+the execution layer never imports the library.
 """
 from __future__ import annotations
 
@@ -34,12 +35,24 @@ def _data() -> dict[str, Path]:
     return found
 
 
-def _instructor_only() -> list[str]:
-    """Folders of an installed package that hold solutions and grading specs (a wheel
-    carries the whole course in ``nbcourse/_course``, exercise sources included)."""
-    course = PACKAGE / PACKAGE_FOLDER
-    return [str(course / prefix.rstrip("/")) for prefix in INSTRUCTOR_ONLY
-            if prefix.endswith("/") and (course / prefix.rstrip("/")).is_dir()]
+#: Instructor-only files (``resources.INSTRUCTOR_ONLY``) a sandbox does not mask, with
+#: why: bwrap masks a folder with an empty one, but it cannot lay an empty file over a file
+#: without being handed one (a device bound read-only cannot be opened there), and these
+#: hold nothing a submission could use.
+UNMASKED = {"exercises/README.md": "the exercises' table and how to grade them; no "
+                                   "solution, hidden case or expected value"}
+
+
+def _instructor_only(package: Path = PACKAGE) -> list[str]:
+    """The folders only an instructor may read (``resources.INSTRUCTOR_ONLY``: the
+    exercise sources, with their solutions and specs), where they are inside the installed
+    ``package`` anyway.  A wheel never holds them (``setup.py`` copies the student's files
+    only, and ``.ci/check_wheel.py`` checks it), nor does an editable install's package
+    folder, so this is usually empty; a ``_course`` filled some other way still has them
+    masked in the sandbox."""
+    course = package / PACKAGE_FOLDER
+    return [str(course / entry.rstrip("/")) for entry in INSTRUCTOR_ONLY
+            if entry.endswith("/") and (course / entry).is_dir()]
 
 
 def course_folders() -> CourseFolders:

@@ -11,15 +11,17 @@ the feedback says it cannot tell them apart.
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from numbers import Integral, Real
 from typing import Callable, Sequence
 
-from .execution.probe_source import NOT_ANSWERED
+from .statuses import AnswerStatus
 
 NO_VALUE = object()  # the answer raised or could not be read on that case
-#: What the grader and ``check()`` say of an answer (or a cell) that is still the stub.
-STILL_THE_STUB = f"{NOT_ANSWERED} (it still raises NotImplementedError)"
+#: What the grader and ``check()`` say of an answer (or a cell) that is still the stub,
+#: around the words of its status (``AnswerStatus.NOT_ANSWERED``).
+STILL_THE_STUB = f"{AnswerStatus.NOT_ANSWERED.value} yet (it still raises NotImplementedError)"
 
 
 def _leaves(actual, expected):
@@ -76,7 +78,26 @@ def case_hint_applies(message: str) -> bool:
     input raises (an empty shard), not a wrong form (a list where a dict is asked, a
     column, rounding), where the message itself says what to change."""
     return bool(message) and not message.startswith(
-        FORM_NOTES + ("expected ", "the result ", NOT_ANSWERED))
+        FORM_NOTES + ("expected ", "the result ", AnswerStatus.NOT_ANSWERED.value))
+
+
+#: numpy's words when an in-place operation (``z *= idf``) would write floats into integers
+_FLOATS_INTO_INTEGERS = re.compile(
+    r"Cannot cast ufunc '\w+' output from dtype\('(?:float|complex)\d*'\) to "
+    r"dtype\('u?int\d*'\)")
+
+#: The hint for that error, whatever the case's own hint says (the case may be about a
+#: sparse matrix or an empty row: the cause here is the integer array)
+FLOATS_INTO_INTEGERS = ("an in-place operation (such as z *= idf) tried to store floats in an "
+                        "array of integers, which numpy refuses: make the array float first "
+                        "(np.asarray(counts, dtype=float), or counts.toarray().astype(float) "
+                        "for a sparse matrix), or write z = z * idf")
+
+
+def raised_hint(message: str, hint: str) -> str:
+    """The hint for a public case that failed with ``message``: ``hint``, unless the
+    message is an error whose cause is known whatever the case tests."""
+    return FLOATS_INTO_INTEGERS if _FLOATS_INTO_INTEGERS.search(message) else hint
 
 
 def form_note(actual, expected, tolerance, *, rounded: bool = True) -> str | None:

@@ -299,7 +299,13 @@ def template_cells(source_notebook: Path) -> list[str]:
 def submission_cells(path: Path, limits) -> tuple[list[str] | None, str]:
     """(code cells, "") of a submitted notebook, read as the grader reads it under the
     batch's ``limits`` (bounded, no links), or (None, why not).  ``path`` is the file the
-    batch grades (``Submission.to_grade``: an oversized one's outputs already stripped)."""
+    batch grades (``Submission.to_grade``: an oversized one's outputs already stripped).
+
+    This runs in the instructor's process, one notebook at a time, and parsing JSON takes
+    more memory than the file's size: a few times for an honest notebook, up to about 36
+    times for the worst shape measured (a 20 MB file of millions of ``[[]]``: 715 MB).
+    ``limits.notebook_mb`` bounds it; a worker parses the same file again under its own
+    memory limit when it grades it."""
     from .execution.limits import MB
     from .execution.notebook_file import read_cells
     from .execution.report import NotebookVerdict

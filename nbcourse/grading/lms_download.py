@@ -14,11 +14,12 @@ import stat
 import zipfile
 from pathlib import Path
 
+from .execution.limits import MB
 from .terminal import display_name
 
 # Not in GradingLimits: they bound unpacking the instructor's download, before any submission runs.
-MAX_ZIP_BYTES = 2 * 1024**3      # everything unpacked from one zip
-MAX_ZIP_MEMBER_BYTES = 200 * 1024**2
+MAX_ZIP_BYTES = 2048 * MB        # everything unpacked from one zip
+MAX_ZIP_MEMBER_BYTES = 200 * MB
 MAX_ZIP_MEMBERS = 100_000
 MAX_FOLDERS = 13                 # folders in one member's path: a student's, 12 below it
 MAX_NAME_BYTES = 255             # one file or folder name (most file systems' limit)
@@ -131,7 +132,7 @@ def unpack_zip(path: Path, target: Path, left_out: dict[str, list[str]] | None =
             if size > MAX_ZIP_MEMBER_BYTES:
                 destination.unlink()
                 skipped.append(f"{member.filename[:200]} (larger than "
-                               f"{MAX_ZIP_MEMBER_BYTES // 2**20} MB unpacked)")
+                               f"{MAX_ZIP_MEMBER_BYTES // MB} MB unpacked)")
             if written > MAX_ZIP_BYTES:
                 destination.unlink(missing_ok=True)
                 warnings.append(f"{display_name(str(path))}: stopped unpacking at "
@@ -161,7 +162,7 @@ def _write_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, destination
     destination.parent.mkdir(parents=True, exist_ok=True)
     size = 0
     with archive.open(member) as source, open(destination, "xb") as out:
-        while chunk := source.read(1 << 20):
+        while chunk := source.read(MB):
             size += len(chunk)
             if size > MAX_ZIP_MEMBER_BYTES or size > allowed:
                 break

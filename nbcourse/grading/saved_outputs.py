@@ -5,8 +5,10 @@ grader grades only its code: it grades a copy without outputs and attachments.  
 JSON takes far more memory than the file's size, though (a 48 MB notebook of many tiny
 outputs took 1.35 GB), so the copy is made by a child process whose address space is
 limited (``RLIMIT_AS``).  A notebook that needs more than that, or is not a readable
-notebook at all, is left as it is, and its row says it is too large; the grader's own
-memory does not grow with what a student hands in.
+notebook at all, is left as it is, and its row says it is too large: removing outputs
+never makes the grader's own memory grow with what a student hands in.  (What is left
+under the limit is parsed in the grader's process once, for the integrity hints: see
+``integrity.submission_cells`` for what that costs.)
 
 A batch strips each oversized notebook once, when it has collected them
 (``strip_oversized``): the integrity hints and the run both read that copy.

@@ -13,8 +13,8 @@ from fractions import Fraction
 
 from . import follow_through
 from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, STILL_THE_STUB, case_hint_applies,
-                        diagnose, diagnose_in_part, explain, input_changed)
-from .execution.probe_source import INPUT_CHANGED, NOT_ANSWERED, STUB_RAISED
+                        diagnose, diagnose_in_part, explain, input_changed, raised_hint)
+from .execution.probe_source import INPUT_CHANGED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .forbidden import DYNAMIC, DYNAMIC_WHY, TYPED_IN
 from .specs import FAILED, Exercise
@@ -250,6 +250,8 @@ def _judge_cases(question, outcomes: list, expected: list, result: QuestionResul
         actuals.append(actual)
         hint = case.hint if not ok and not case.hidden and case.hint and \
             case_hint_applies(message or "") else ""
+        if not ok and not case.hidden:
+            hint = raised_hint(message or "", hint)
         result.cases.append(CaseResult(case.name, case.hidden, ok, message or "", hint=hint))
     if question.kind == "value":  # one value: right or not, whatever checks it passes
         earned = points if passed == len(question.cases) else Fraction(0)
@@ -351,15 +353,15 @@ def _judge(question, case, outcome, expected):
     if message and case.hidden and not (question.kind == "value"
                                         and message.startswith(FORM_NOTES)):
         verdict = _hidden_verdict(actual, expected)  # (a form note is grader-made text)
-        places = rounded_places(actual, question.tolerance)
-        if places:  # said of every wrong value this short, near the answer or not
+        places = rounded_places(actual, question.tolerance, expected=expected)
+        if places:  # the expected value rounded to the student's places, nothing else
             verdict += f"; your value has only {places} {HIDDEN_ROUNDED}"
         return verdict, actual
     return (student_message(message, 300) if message else message), actual
 
 
-#: Said of a wrong hidden value with few decimals, near the answer or not (nothing in it
-#: comes from the expected value).
+#: Said of a wrong hidden value that is the expected one rounded to its own few decimals
+#: (the words are fixed; only the student's number of places is filled in).
 HIDDEN_ROUNDED = ("decimal places: if you rounded it, store it unrounded (round only what "
                   "you print)")
 
@@ -475,8 +477,7 @@ def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunRep
             # a blank notebook: the cell that defines the value still raises
             # NotImplementedError, so the name was never bound
             result.status = AnswerStatus.NOT_ANSWERED
-            result.notes = [f"`{question.name}` is not defined: {NOT_ANSWERED} (a cell "
-                            "still raises NotImplementedError)"]
+            result.notes = [f"`{question.name}` is not defined: {STILL_THE_STUB}"]
         questions.append(result)
     # a value missing only because its cell called a wrong graded function is not missing
     follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,

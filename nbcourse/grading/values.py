@@ -18,6 +18,7 @@ import pandas as pd
 
 # decode_input, the inverse of encode_input, is the probe's own: one decoder for the
 # kernel, the grader and check()
+from .diagnosis import _leaves
 from .execution.probe_source import decode_input, nbcourse_probe  # noqa: F401
 
 
@@ -301,10 +302,15 @@ def _compare_dict(actual, expected: dict, tol: Tolerance, exact: bool, path: str
     return None
 
 
+#: ``rounded_places``'s ``expected`` when the expected value is not known (``check()``)
+UNKNOWN = object()
+
+
 def rounded_places(value, tolerance: "Tolerance | None" = None,
-                   shares: int = 40) -> int | None:
+                   shares: int = 40, expected=UNKNOWN) -> int | None:
     """How many decimal places an answer looks rounded to (2 to 4), else None: what
-    ``check()`` and a hidden case's message can say from the student's value alone.
+    ``check()`` can say from the student's value alone, and a hidden case's message
+    when the value is the expected one rounded.
 
     A dict or a list looks rounded when one of its numbers does (the fewest places any
     of those shows).  A simple share (7/8 = 0.875, 0.96 = 24/25: denominator up to
@@ -312,7 +318,14 @@ def rounded_places(value, tolerance: "Tolerance | None" = None,
     With ``tolerance``, only a rounding that can lose the marks counts: half a unit of
     the last place is more than the question allows (so a rounded answer within the
     question's tolerance earns the marks, and one beyond it is always told why not).
+    With ``expected`` (the grader's), only a number equal to the expected one rounded to
+    that number's own places, where the expected one has more, counts: an accuracy of
+    0.75 or an alpha of 0.3 that is simply wrong was not rounded.
     """
+    if expected is not UNKNOWN:
+        found = [places for a, e in (_leaves(value, expected) or [])
+                 if (places := rounded_places(a, tolerance, shares)) and _rounds_to(e, a, places)]
+        return min(found) if found else None
     if isinstance(value, dict):
         value = list(value.values())
     if isinstance(value, list):  # the coarsest rounding among its numbers that matters
@@ -323,6 +336,15 @@ def rounded_places(value, tolerance: "Tolerance | None" = None,
             0.5 * 10 ** -places <= max(tolerance.abs_, tolerance.rel * abs(value)):
         return None
     return places
+
+
+def _rounds_to(expected, value: float, places: int) -> bool:
+    """Whether ``expected`` has more than ``places`` decimals and rounds to ``value``."""
+    try:
+        exact = float(expected)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return math.isfinite(exact) and round(exact, places) == value != exact
 
 
 def _places(value, shares: int) -> int | None:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._checks import _check_not_empty, plain
+from .._checks import _check_not_empty, check_finite, plain
 
 __all__ = ["CategoricalColumns", "check_categorical_column", "check_categorical_frame",
            "check_min_categories"]
@@ -73,8 +73,7 @@ def check_categorical_column(column: pd.Series, key, expect_codes) -> np.ndarray
     if not isinstance(column.dtype, pd.CategoricalDtype) and numeric \
             and expect_codes is not False:
         numbers_ = values.astype(np.float64)
-        if not np.all(np.isfinite(numbers_)):
-            raise ValueError(f"X contains NaN or infinite values (inf) in column {plain(key)!r}")
+        check_finite(numbers_, "X", where=f" in column {plain(key)!r}")
         if (numbers_ < 0).any():
             raise ValueError(
                 "Negative values in data passed to CategoricalNB (input X): numbers are "

@@ -44,3 +44,24 @@ def test_a_data_folder_that_is_not_there_stops_grading_with_the_loaders_message(
         env={**os.environ, "NBCOURSE_DATA": str(tmp_path / "missing")})
     assert run.returncode == 2, run.stderr
     assert "NBCOURSE_DATA is set to" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_what_only_an_instructor_reads_is_masked_or_stated(tmp_path):
+    """A wheel's package holds no exercise source (nothing to mask); one that does has the
+    sources' folder masked; the one instructor-only file left visible is stated with why
+    (the review found ``exercises/README.md`` skipped without a word, under a docstring
+    that said every wheel carries the sources)."""
+    from nbcourse.grading import course_folders as module
+    from nbcourse.resources import INSTRUCTOR_ONLY, collect
+
+    wheel_like = tmp_path / "wheel" / "_course"
+    for relative in collect(REPO, instructor=False):
+        (wheel_like / relative).parent.mkdir(parents=True, exist_ok=True)
+        (wheel_like / relative).touch()
+    assert module._instructor_only(tmp_path / "wheel") == []
+    course = tmp_path / "by-hand" / "_course"
+    (course / "exercises" / "source").mkdir(parents=True)
+    (course / "exercises" / "README.md").write_text("instructors\n", encoding="utf-8")
+    assert module._instructor_only(tmp_path / "by-hand") == [str(course / "exercises" / "source")]
+    files = {entry for entry in INSTRUCTOR_ONLY if not entry.endswith("/")}
+    assert set(module.UNMASKED) == files and all(module.UNMASKED.values())

@@ -35,19 +35,25 @@ def graded(name: str, question: str, answer):
 
 def grade_probes(name: str, probes: dict, folder: Path):
     """{probe: {question id: its result}} and {probe: feedback page}, from the real grader."""
-    submitted = folder / "submitted"
-    submitted.mkdir()
+    notebooks = {}
     for who, code in probes.items():
         notebook = solved(name, SOURCE)
-        if code:
-            notebook = with_cell(notebook, "probe", code)
+        notebooks[who] = with_cell(notebook, "probe", code) if code else notebook
+    return grade_notebooks(name, notebooks, folder)
+
+
+def grade_notebooks(name: str, notebooks: dict, folder: Path):
+    """``grade_probes`` for whole notebooks: {who: notebook}."""
+    submitted = folder / "submitted"
+    submitted.mkdir()
+    for who, notebook in notebooks.items():
         (submitted / f"{who}.ipynb").write_text(json.dumps(notebook))
     grade_batch(name, [submitted], folder / "out", jobs=2, progress=None, source_dir=SOURCE)
     results = json.loads((folder / "out" / "results.json").read_text())
     rows = {row["submission"]: {q["id"]: q for q in row["questions"]}
             for row in results["submissions"]}
     pages = {who: (folder / "out" / "feedback" / f"{feedback_name(who)}.html").read_text()
-             for who in probes}
+             for who in notebooks}
     return rows, pages
 
 

@@ -290,7 +290,8 @@ def test_a_root_grader_never_runs_a_submission_as_root(config):
 
 
 def test_exercise_sources_inside_an_installed_package_are_masked(config):
-    """A wheel ships the solutions and specs inside the package the sandbox must see."""
+    """A wheel never ships the solutions and specs (``.ci/check_wheel.py``), but a package
+    whose course copy holds them anyway has them masked."""
     import dataclasses
 
     package = Path(tempfile.mkdtemp(prefix="nbcourse-fake-package-"))

@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from queue import Empty
 
+from .limits import MB
+
 #: How long to watch for a killed kernel to be gone before jupyter_client's own shutdown
 #: takes over (a killed process is gone in milliseconds; the grader's own wait).
 GONE_SECONDS = 2.0
@@ -33,7 +35,7 @@ def bounded_context(limits):
     import zmq.asyncio
 
     context = zmq.asyncio.Context()
-    context.setsockopt(zmq.MAXMSGSIZE, limits.message_mb * 2**20)
+    context.setsockopt(zmq.MAXMSGSIZE, limits.message_mb * MB)
     context.setsockopt(zmq.RCVHWM, limits.queued_messages)
     context.setsockopt(zmq.RECONNECT_IVL, 5)
     return context

@@ -21,8 +21,9 @@ a kill at the deadline) ends the whole sandbox, and the next submission gets a n
 
 Nothing a kernel does reaches the server: the server is not dumpable (no
 ``/proc/<pid>/mem``), the seccomp filter refuses ``ptrace`` and ``process_vm_writev``,
-and its pipes to the worker are closed in every kernel.  A kernel can only kill or
-stop it, which ends the sandbox as above.
+and its pipes to the worker are closed in every kernel.  In a sandbox the server is
+pid 1, which no process inside can kill or stop (see ``sandbox.bwrap_command``); only
+with ``--sandbox off`` can a kernel kill or stop it, which ends the server as above.
 """
 from __future__ import annotations
 

@@ -73,8 +73,12 @@ class GradingLimits:
             cell = cls(cell_timeout=timeout, memory_mb=memory_mb)  # checks both
         except (TypeError, ValueError) as error:
             raise type(error)(f"{error} (the options --timeout SECONDS, --memory-mb MB)") from None
+        total = max(default.total_timeout, 10.0 * cell.cell_timeout)
+        if not math.isfinite(total):
+            raise ValueError(f"--timeout SECONDS is too large, got {timeout!r}: a notebook "
+                             "gets 10 x SECONDS, which must be a finite number of seconds")
         return cls(cell_timeout=cell.cell_timeout, memory_mb=cell.memory_mb,
-                   total_timeout=max(default.total_timeout, 10.0 * cell.cell_timeout))
+                   total_timeout=total)
 
     def to_json(self) -> dict:
         return asdict(self)

@@ -34,9 +34,6 @@ MAX_ITEMS = 200_000
 MAX_DEPTH = 40
 
 
-#: The words for an answer that still raises the exercise's stub (the grader's pages and
-#: ``check()`` build their sentences around them).
-NOT_ANSWERED = "not answered yet"
 #: What the probe reports, in place of the error, for a case that raised the stub.
 STUB_RAISED = "NotImplementedError (the exercise's stub)"
 

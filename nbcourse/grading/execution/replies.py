@@ -15,6 +15,8 @@ import binascii
 import json
 from pathlib import Path
 
+from .limits import MB
+
 PROBE_SOURCE = Path(__file__).with_name("probe_source.py").read_text(encoding="utf-8")
 
 
@@ -68,7 +70,7 @@ def parse_probe_result(result, mark: str, max_chars: int) -> dict:
         return {"unreadable_report": "the grader's probe printed nothing it could read"}
     if len(text) > max_chars:
         return {"unreadable_report": "the answer is larger than the grader reads "
-                                     f"({max_chars / 2**20:g} MB as JSON)"}
+                                     f"({max_chars / MB:g} MB as JSON)"}
     pieces = text.split(mark)
     if len(pieces) != 3 or pieces[0] not in ("'", '"') or pieces[2] != pieces[0]:
         return {"unreadable_report": "the grader's probe printed nothing it could read"}
@@ -82,7 +84,7 @@ def parse_probe_result(result, mark: str, max_chars: int) -> dict:
         return {"unreadable_report": "the probe's reply is malformed"}
     if report.get("too_large") is True:
         return {"unreadable_report": "the answer is larger than the grader reads "
-                                     f"({max_chars / 2**20:g} MB as JSON)"}
+                                     f"({max_chars / MB:g} MB as JSON)"}
     return report
 
 

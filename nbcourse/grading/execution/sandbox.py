@@ -126,6 +126,9 @@ class SandboxConfig:
             "that reads what a kernel sends (RLIMIT_DATA)" if limits.worker_memory_mb > 0
             else "not limited")
         if self.kind == "off":
+            if not (self.cgroups or {}).get("pids"):  # see launcher.process_limit
+                enforced["tasks"] = ("not limited (--sandbox off runs kernels as the grader's "
+                                     "own user, whose every process RLIMIT_NPROC would count)")
             return {"sandbox": "off", "memory_limit": enforced["memory"], **enforced,
                     "file_size": f"{limits.file_size_mb} MB per file (RLIMIT_FSIZE)"}
         channel = (f"a tmpfs of {limits.channel_mb} MB" if self.private_channel else
@@ -137,7 +140,8 @@ class SandboxConfig:
                 "user_namespaces": "disabled (--disable-userns)",
                 "seccomp": "refuses " + ", ".join(DENIED_SYSCALLS[:12]) + ", ...",
                 "file_size": f"{limits.file_size_mb} MB per file (RLIMIT_FSIZE)",
-                "writable": "the home, /tmp and /dev/shm only",
+                "writable": "the home, /tmp, /dev/shm and the channel folder (the "
+                            "kernel's sockets) only",
                 "between_submissions": (
                     "one sandbox per grading worker; its kernel server (pid 1) forks a "
                     "kernel per submission; afterwards every other process is killed, "

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from .connection import socket_folder
 from .launcher import KernelServer
+from .limits import bytes_or_unlimited
 from .processes import TOKEN_VARIABLE, become_subreaper, kill_descendants
 from .report import RunReport
 from .runner import SourceScan, run_submission
@@ -76,14 +77,22 @@ class KernelServers:
     def after_submission(self) -> None:
         """Kill what a submission left below the worker (without a sandbox, a kernel's
         orphans come here); a server whose submission left anything is not used again,
-        and its successor starts now, importing while the reply goes out."""
+        and its successor starts now, importing while the reply goes out.
+
+        A successor that cannot be built (a full disk, no process left, bubblewrap gone)
+        must not cost the row just graded: the failure goes to the worker's log and
+        ``take`` tries again for the next submission, whose row then says what failed."""
         server = self.server
         killed = server.sweep_after() if server is not None else kill_descendants()
         if killed and server is not None:
             server.kill()
         if self.server is None or not self.server.healthy:
             self.close()
-            self.server = self._new()
+            try:
+                self.server = self._new()
+            except Exception:  # noqa: BLE001 - the next take() reports it on its row
+                traceback.print_exc(limit=8)  # stderr: the worker's log
+                self.server = None
 
     def close(self) -> None:
         if self.server is not None:
@@ -100,10 +109,10 @@ def limit_own_memory(megabytes: int) -> None:
     The hard limit stays, so a kernel this worker starts takes its own limits
     (``launcher.LAUNCHER`` raises the soft limit again before anything else).
     """
-    if megabytes <= 0:
+    wanted = bytes_or_unlimited(megabytes)
+    if wanted < 0:
         return
     _, hard = resource.getrlimit(resource.RLIMIT_DATA)
-    wanted = megabytes * 2**20
     if hard != resource.RLIM_INFINITY:
         wanted = min(wanted, hard)
     resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
