@@ -10,7 +10,7 @@ import pandas as pd
 from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
 from nbcourse.grading.judges import AsDict, Within
-from nbcourse.grading.specs import Case, Exercise, Mistake, Question
+from nbcourse.grading.specs import Case, Exercise, Mistake, Question, Swap
 from nbcourse.grading.values import Tolerance
 
 WEATHER = load_weather()
@@ -153,6 +153,20 @@ def predict_first_feature_only(table, query, target):
 def _lesson_posterior(label, prior=_share, normalise=True):
     scores = _scores(WEATHER, LESSON_DAY, "play", prior)
     return scores[label] / sum(scores.values()) if normalise else scores[label]
+
+
+# the swap of q4: a joint_scores that gives every label of the table its rank (1, 2, ...) in
+# sorted order, so p_no computed from it is 1 / (1 + 2); a number typed in stays where it is
+RANKED_JOINT_SCORES = """
+def joint_scores(table, query, target):
+    from fractions import Fraction
+    labels = sorted(set(table[target]))
+    return {label: Fraction(rank + 1) for rank, label in enumerate(labels)}
+"""
+
+TYPED_P_NO = ("Your `p_no` does not come from your `joint_scores`: run with a `joint_scores` "
+              "that gives other scores, your cell still gives the same number. Compute it "
+              "from the scores: the score of 'no' divided by the sum of the scores.")
 
 
 WHOLE_TABLE = ("Your value is what you get by dividing by the number of rows of the whole "
@@ -299,6 +313,8 @@ EXERCISE = Exercise(
             "q4", "p_no", points=1, kind="value", title="the posterior P(play = no | the lesson's day)",
             reference=ref_p_no, forbidden=("CategoricalNB",), computed=True,
             calls=("joint_scores",),
+            swaps=[Swap("the posterior computed from joint_scores", ("joint_scores",),
+                        RANKED_JOINT_SCORES, lambda: Fraction(1, 3), TYPED_P_NO)],
             hint="a posterior is a joint score divided by the sum of the joint scores",
             mistakes=[
                 Mistake("P(yes | day) instead of P(no | day)",

@@ -10,7 +10,7 @@ import pandas as pd
 from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
 from nbcourse.grading.judges import SameKeys, Within
-from nbcourse.grading.specs import Case, Exercise, Mistake, Question
+from nbcourse.grading.specs import Case, Exercise, Mistake, Question, Swap
 from nbcourse.grading.values import Tolerance
 from nbcourse.smoothing import beta_mean, beta_mode, beta_posterior, m_estimate
 
@@ -297,6 +297,22 @@ def map_edge_mean():
 FROM_Q1 = ("If your function uses your posterior_parameters from question 1, check that one "
            "first: a wrong posterior makes every estimate built on it wrong.")
 
+# the swap of q6: a smoothed_likelihood of 1/2 for 'no' and 1/4 for 'yes', whatever the
+# feature; with the plain priors 5/14 and 9/14 the lesson's day gives P(no) = 80/89
+HALF_AND_QUARTER = """
+def smoothed_likelihood(table, feature, value, target, label, alpha):
+    from fractions import Fraction
+    return Fraction(1, 2) if label == "no" else Fraction(1, 4)
+"""
+
+
+def p_no_with_half_and_quarter():
+    counts = WEATHER["play"].value_counts()
+    no = Fraction(int(counts["no"]), len(WEATHER)) * Fraction(1, 2) ** len(LESSON_DAY)
+    yes = Fraction(int(counts["yes"]), len(WEATHER)) * Fraction(1, 4) ** len(LESSON_DAY)
+    return no / (no + yes)
+
+
 SMOOTHING = ("beta_posterior", "beta_mode", "beta_mean", "beta_summary", "laplace",
              "lidstone", "m_estimate")
 
@@ -432,7 +448,15 @@ EXERCISE = Exercise(
         Question("q6", "smoothed_p_no", points=1, kind="value",
                  title="the smoothed posterior P(play = no | the lesson's day)",
                  reference=ref_smoothed_p_no, forbidden=("CategoricalNB",) + SMOOTHING,
-                 calls=("smoothed_likelihood",),
+                 calls=("smoothed_likelihood",), computed=True,
+                 swaps=[Swap("the posterior computed from smoothed_likelihood",
+                             ("smoothed_likelihood",), HALF_AND_QUARTER,
+                             p_no_with_half_and_quarter,
+                             "Your `smoothed_p_no` does not come from your "
+                             "`smoothed_likelihood`: run with a `smoothed_likelihood` that "
+                             "gives other numbers, your cell still gives the same value. "
+                             "Multiply the prior by the smoothed likelihood of each feature "
+                             "of the day, then divide the score of 'no' by the sum.")],
                  hint="smooth each likelihood as (count + 1) / (class size + number of values "
                       "of that feature in the whole table); the prior P(play) stays the plain "
                       "share of rows; then divide the score of 'no' by the sum of both scores",

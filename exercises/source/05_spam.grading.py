@@ -19,11 +19,21 @@ import scipy.sparse as sp
 from nbcourse.datasets import load_sms_mini, load_sms_spam_or_mini
 from nbcourse.evaluation import stratified_split
 from nbcourse.grading.judges import OneOf, Within
-from nbcourse.grading.specs import Case, Exercise, Mistake, Question
+from nbcourse.grading.specs import Case, Exercise, Mistake, Question, Swap
 from nbcourse.grading.values import Tolerance
 from nbcourse.text import BagOfWords
 
 ALPHAS = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0]
+
+# the swap of q5 and q6: a recipe that always picks the first alpha and reports 0.25
+FIRST_ALPHA_RECIPE = """
+def spam_experiment(texts, labels, alphas, seed):
+    return alphas[0], 0.25
+"""
+
+TYPED_RESULT = ("Your `{}` does not come from your `spam_experiment`: run with a "
+                "`spam_experiment` that returns another pair, your cell still gives the same "
+                "value. Store what your spam_experiment returns on the SMS messages.")
 
 
 def ref_split(n, seed):
@@ -480,6 +490,9 @@ EXERCISE = Exercise(
                  reference=lambda: sms_result("best_alpha"),
                  calls=("spam_experiment",),
                  computed=True,
+                 swaps=[Swap("the alpha your recipe returns", ("spam_experiment",),
+                             FIRST_ALPHA_RECIPE, lambda: ALPHAS[0],
+                             TYPED_RESULT.format("best_alpha"))],
                  # one call of spam_experiment is all the cell does: a right call of a wrong
                  # (even an empty) recipe earns half, not all (red team, issue 34)
                  follow_through=0.5,
@@ -507,6 +520,9 @@ EXERCISE = Exercise(
                  reference=lambda: sms_result("test_accuracy"),
                  calls=("spam_experiment",),
                  computed=True,
+                 swaps=[Swap("the accuracy your recipe returns", ("spam_experiment",),
+                             FIRST_ALPHA_RECIPE, lambda: 0.25,
+                             TYPED_RESULT.format("test_accuracy"))],
                  # one call of spam_experiment is all the cell does: a right call of a wrong
                  # (even an empty) recipe earns half, not all (red team, issue 34)
                  follow_through=0.5,

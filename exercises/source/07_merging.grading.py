@@ -437,6 +437,7 @@ EXERCISE = Exercise(
         Question("q4", "lost_occurrences", points=1, kind="value",
                  title="what a pruned vocabulary loses",
                  reference=ref_lost_occurrences, tolerance=Tolerance(rel=0.0, abs_=1e-9),
+                 computed=True,
                  hint="fit once on both months together with min_df=2, and compare each kept "
                       "word's total count with what the two pruned months' tables hold for it",
                  mistakes=[

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .forbidden import TYPED_IN
+from .forbidden import DYNAMIC, DYNAMIC_WHY, TYPED_IN
 from .scoring import QuestionResult, SubmissionResult, points_text
 from .statuses import Status
 
@@ -44,6 +44,8 @@ def _verdict(question: QuestionResult) -> str:
     else:
         text = (f"it {'; '.join(question.flags)} (itself or through a function it calls), "
                 "which this exercise asks you to write yourself")
+        if any(DYNAMIC in flag for flag in question.flags):
+            text += f" ({DYNAMIC_WHY})"
     if question.withheld and question.score == 0:
         text += f", so it scores 0 of {points_text(question.points)} points"
     elif question.withheld:

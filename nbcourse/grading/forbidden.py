@@ -19,13 +19,17 @@ worker's own memory limit, never in the instructor's process: ``worker_main`` ha
 the runner stores what it returns as the run's ``RunReport.forbidden``.  A student's
 ``check()`` runs ``find`` too (``selfcheck``).
 
-This is a note for students acting in good faith, not a security check: code built
-to hide a name (``getattr(module, "Categ" + "oricalNB")``) will not be seen.  Grades
-do not depend on the scan being perfect, because answers are judged on hidden inputs.
+A name the scan cannot read is not given the benefit of the doubt: where a question
+forbids helpers, an answer (or what it uses) that looks a name up at run time
+(``getattr`` with a computed name, ``importlib.import_module``, ``__import__``, ``eval``,
+``exec``, ``sys.modules``, ``globals()``, ``vars()``, ``__dict__``) is flagged as
+``DYNAMIC``, with a fixed reason (``DYNAMIC_WHY``): the grader cannot tell which function
+it calls.  ``getattr(model, "to_linear")`` with a plain string is read as the attribute.
 """
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Iterable
 
 from .execution.cells import parse_cell
@@ -54,6 +58,40 @@ def _stored_names(target: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
+#: What an answer that looks a function up by a computed name is flagged as.
+DYNAMIC = "a function looked up by a computed name"
+
+#: Why such an answer is flagged, in every message that names the flag.
+DYNAMIC_WHY = ("the grader cannot tell which function this calls: call your own code by its "
+               "name")
+
+#: Built-in names and attributes that reach a function without writing its name.
+_DYNAMIC_NAMES = {"__import__", "eval", "exec", "globals", "vars", "locals", "import_module",
+                  "attrgetter", "methodcaller", "__builtins__", "getmembers", "run_module",
+                  "run_path"}
+_DYNAMIC_ATTRIBUTES = _DYNAMIC_NAMES | {"__dict__", "__getattribute__", "getattr_static",
+                                        "exec_module", "load_module"}
+
+
+def _dynamic(child: ast.AST) -> str | None:
+    """The attribute a node reads if it is ``getattr(x, "literal")``; ``DYNAMIC`` if it
+    looks a name up at run time; else None."""
+    called = getattr(child.func, "id", getattr(child.func, "attr", None)) \
+        if isinstance(child, ast.Call) else None
+    if called == "getattr" and len(child.args) >= 2:  # getattr(...), builtins.getattr(...)
+        name = child.args[1]
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            return name.value
+        return DYNAMIC
+    if isinstance(child, ast.Attribute):
+        if child.attr in _DYNAMIC_ATTRIBUTES:
+            return DYNAMIC
+        if child.attr == "modules" and isinstance(child.value, ast.Name) \
+                and child.value.id == "sys":
+            return DYNAMIC
+    return None
+
+
 class _Notebook:
     """Functions, notebook-level assignments and imports of a whole submission."""
 
@@ -69,7 +107,9 @@ class _Notebook:
                     self.functions[node.name] = node
                 elif isinstance(node, ast.ImportFrom):
                     for alias in node.names:
-                        if alias.name == "*":
+                        if alias.name in _DYNAMIC_NAMES:
+                            self.imported[alias.asname or alias.name] = DYNAMIC
+                        elif alias.name == "*":
                             self.star |= (node.module or "").startswith("nbcourse")
                         elif alias.name in forbidden:
                             self.imported[alias.asname or alias.name] = alias.name
@@ -100,7 +140,11 @@ class _Notebook:
     def hits(self, node: ast.AST) -> tuple[set[str], set[str], set[str]]:
         """(forbidden names used, names loaded, names stored) within ``node``."""
         loaded, stored, attributes = set(), set(), set()
+        dynamic = set()
         for child in ast.walk(node):
+            read = _dynamic(child)
+            if read is not None:
+                (dynamic if read == DYNAMIC else attributes).add(read)
             if isinstance(child, ast.Name):
                 (stored if isinstance(child.ctx, ast.Store) else loaded).add(child.id)
             elif isinstance(child, ast.Attribute):
@@ -112,6 +156,9 @@ class _Notebook:
         own = set(self.functions)
         found = {self.imported[n] for n in loaded if n in self.imported and n not in own}
         found |= attributes & self.forbidden
+        own_dynamic = (loaded & _DYNAMIC_NAMES) - own - stored - set(self.assignments)
+        if dynamic or own_dynamic:
+            found.add(DYNAMIC)
         if self.star:
             found |= (loaded & self.forbidden) - own
         return found, loaded, stored
@@ -169,21 +216,136 @@ def _constant(node: ast.AST) -> bool:
 
 def typed_in(sources: Iterable, name: str) -> bool:
     """Whether the last notebook-level assignment of ``name`` (the one whose value is
-    graded) is a number typed in, where the exercise asks to compute it (``p_no =
-    Fraction(486, 611)``, ``agreement = 1.0``)."""
-    last = None
-    for tree in _trees(sources):
+    graded) is a number typed in, where the exercise asks to compute it.
+
+    Flagged: a value that is all numbers (``p_no = Fraction(486, 611)``, ``agreement =
+    1.0``), or an expression that hides one (``_hides_a_number``): a branch of ``... if
+    ... else ...`` that is a number other than 0 or ±1, a term multiplied by 0, a number
+    of four significant digits or more, or a fixed item of a list of numbers
+    (``alphas[3]``).  Names the notebook sets to a number once count as that number."""
+    trees = _trees(sources)
+    last, numbers, lists = None, {}, set()
+    for tree in trees:
         nodes = [n for n in _walk_scope(tree)
                  if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value]
         for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(name in _stored_names(target) for target in targets):
                 last = node
+            _note_constants(node, targets, numbers, lists)
     if last is None or isinstance(last, ast.AugAssign):
         return False
     targets = last.targets if isinstance(last, ast.Assign) else [last.target]
-    return any(_constant(value) for target in targets
-               for value in _values_for(target, last.value, name))
+    values = [_Substitute(numbers).visit(copy.deepcopy(value)) for target in targets
+              for value in _values_for(target, last.value, name)]
+    return any(_constant(value) or _hides_a_number(value, lists) for value in values)
+
+
+def _note_constants(node, targets, numbers: dict, lists: set) -> None:
+    """Record ``x = 0.795`` (a name set to a number) and ``alphas = [0.1, 0.3]`` (a name
+    set to a list of numbers); a name set twice to something else is dropped."""
+    for target in targets:
+        if not isinstance(target, ast.Name):
+            continue
+        if not isinstance(node, ast.AugAssign) and _constant(node.value):
+            numbers[target.id] = node.value
+        else:
+            numbers.pop(target.id, None)
+        if isinstance(node.value, (ast.List, ast.Tuple)) and node.value.elts \
+                and all(_constant(item) for item in node.value.elts):
+            lists.add(target.id)
+        else:
+            lists.discard(target.id)
+
+
+class _Substitute(ast.NodeTransformer):
+    """Put a name's number in place of the name (``v = 0.795; p_no = v if s else 0``)."""
+
+    def __init__(self, numbers: dict):
+        self.numbers = numbers
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in self.numbers:
+            return copy.deepcopy(self.numbers[node.id])
+        return node
+
+
+def _number(node: ast.AST):
+    """The value of a constant expression (``_constant``) as a float, or None."""
+    try:
+        if isinstance(node, ast.Constant):
+            return float(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            value = _number(node.operand)
+            return None if value is None else (-value if isinstance(node.op, ast.USub) else value)
+        if isinstance(node, ast.BinOp):
+            left, right = _number(node.left), _number(node.right)
+            operators = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+                         ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
+            apply = operators.get(type(node.op))
+            return None if None in (left, right) or apply is None else apply(left, right)
+        if isinstance(node, ast.Call) and node.args:
+            parts = [_number(arg) if not isinstance(arg, ast.Constant) else float(arg.value)
+                     for arg in node.args]
+            if None in parts:
+                return None
+            name = node.func.id if isinstance(node.func, ast.Name) else \
+                getattr(node.func, "attr", "")
+            if name == "Fraction" and len(parts) == 2:
+                return parts[0] / parts[1]
+            return round(parts[0], int(parts[1])) if name == "round" and len(parts) == 2 \
+                else parts[0]
+    except (ArithmeticError, ValueError, TypeError, OverflowError):
+        return None
+    return None
+
+
+def _long(node: ast.AST) -> bool:
+    """A number of four significant digits or more (``0.7954...``, ``Fraction(486,
+    611)``): one nobody writes in a computation, only copies from a result."""
+    value = _number(node)
+    if value is None or value != value or value in (float("inf"), float("-inf")):
+        return False
+    digits = f"{abs(value):.12e}".split("e")[0].replace(".", "").rstrip("0")
+    return len(digits) >= 4
+
+
+def _trivial(node: ast.AST) -> bool:
+    return _number(node) in (0.0, 1.0, -1.0)
+
+
+def _hides_a_number(expression: ast.AST, lists: set) -> bool:
+    """Whether a computed-looking expression carries a typed number (see ``typed_in``).
+    A long number given to a function (``spam_experiment(..., seed=12345)``) is an input
+    of the computation, not its result, and an index (``w[1234]``) is a position."""
+    todo = [(expression, False)]
+    while todo:
+        node, an_input = todo.pop()
+        if _constant(node):
+            if _long(node) and not an_input:
+                return True
+            continue  # its parts are numbers too
+        if isinstance(node, ast.IfExp):
+            branches = [node.body, node.orelse]
+            parts = [item for branch in branches for item in
+                     (branch.elts if isinstance(branch, (ast.Tuple, ast.List)) else [branch])]
+            if any(_constant(part) and not _trivial(part) for part in parts):
+                return True
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
+                _constant(side) and _number(side) == 0.0 for side in (node.left, node.right)):
+            return True  # a term multiplied by zero: what is added to it is the answer
+        if isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Name) and node.value.id in lists \
+                    and _constant(node.slice):
+                return True
+            todo.append((node.value, an_input))
+            continue
+        if isinstance(node, ast.Call):
+            todo.append((node.func, an_input))
+            todo.extend((arg, True) for arg in node.args + [k.value for k in node.keywords])
+            continue
+        todo.extend((child, an_input) for child in ast.iter_child_nodes(node))
+    return False
 
 
 def _values_for(target: ast.AST, value: ast.AST, name: str) -> list[ast.AST]:
@@ -191,6 +353,9 @@ def _values_for(target: ast.AST, value: ast.AST, name: str) -> list[ast.AST]:
     items of a tuple assignment (``best_alpha, test_accuracy = 0.3, 0.98``)."""
     if isinstance(target, ast.Name):
         return [value] if target.id == name else []
+    if isinstance(target, (ast.Tuple, ast.List)) and not isinstance(value, (ast.Tuple, ast.List)):
+        # ``a, b = f() if c else (0.3, 0.98)``: the whole expression, read for hidden numbers
+        return [value] if name in _stored_names(target) and not _constant(value) else []
     if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
             and len(target.elts) == len(value.elts) \
             and not any(isinstance(e, ast.Starred) for e in target.elts + value.elts):

@@ -16,7 +16,7 @@ from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, STILL_THE_STUB, case_hint
                         diagnose, diagnose_in_part, explain, input_changed, raised_hint)
 from .execution.probe_source import INPUT_CHANGED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
-from .forbidden import TYPED_IN
+from .forbidden import DYNAMIC, DYNAMIC_WHY, TYPED_IN
 from .specs import FAILED, Exercise
 from .statuses import PRECEDENCE, AnswerStatus, Status
 from .swaps import judge_swaps
@@ -151,6 +151,8 @@ def flag_note(name: str, names: str, lost) -> str:
     else:
         note = (f"`{name}` uses {names} (itself or through a function it calls), "
                 "which this exercise asks you to write yourself")
+    if DYNAMIC in names:
+        note += f" ({DYNAMIC_WHY})"
     if lost:
         note += f"; {_round(lost):g} point{'s' if lost != 1 else ''} withheld"
     return note

@@ -95,6 +95,8 @@ class CheckResult:
                              "function or variable it uses), which this exercise asks you to "
                              "write yourself: the grader will flag it and this question will "
                              "earn no points")
+                if forbidden_names.DYNAMIC in others:
+                    lines.append(f"    ({forbidden_names.DYNAMIC_WHY})")
             if own:
                 lines.append(f"  ⚠ {self.name} calls the library's own {self.name} instead of "
                              "computing the answer itself: the grader will flag it and this "

@@ -137,8 +137,9 @@ class Question:
     judgements that its cell really uses those functions (``Swap``).
 
     ``computed=True`` (a value the notebook asks to compute, not to type in) flags an
-    answer whose every assignment is a number typed in (``forbidden.TYPED_IN``), like a
-    forbidden name: it earns what ``Exercise.forbidden_penalty`` leaves.
+    answer that is, or hides, a number typed in (``forbidden.typed_in``: ``TYPED_IN``),
+    like a forbidden name: it earns what ``Exercise.forbidden_penalty`` leaves.  A swap
+    judges the same value on behaviour, where the text names the function to use.
 
     A graded function must leave its inputs as it was given them: a call that sorts,
     fills or pops from one fails that case, in ``check()`` and at grading, with a note
