@@ -13,7 +13,9 @@ move with the function fails the question.  The message is the spec's fixed text
 A swap that was planned but gave no reading (its cell stopped the kernel or ran out of
 time, or the kernel had stopped before it) fails the question too, with fixed text:
 otherwise a cell that ends the kernel only when it sees the swapped function would keep
-marks for a value true by construction.
+marks for a value true by construction.  A swap of a function the notebook does not
+define at all (renamed) is not judged: the function's own question already lost its
+points, and its callers keep their ordinary grade.
 """
 from __future__ import annotations
 
@@ -63,6 +65,11 @@ def judge_swaps(exercise, report, results: list, score_question) -> None:
     replies = report.follow_through if isinstance(report.follow_through, dict) else {}
     by_id = {r.id: r for r in results}
     planned = None
+    # a graded function the notebook does not define (renamed: ``joint_score``) cannot be
+    # swapped: its callers' values then keep their ordinary grade (the typed-number rule
+    # still reads their cells), rather than losing a second question to one rename
+    undefined = {q.name for q in exercise.questions
+                 if by_id[q.id].status == AnswerStatus.MISSING}
     for question in exercise.questions:
         result = by_id[question.id]
         if not question.swaps or \
@@ -71,7 +78,7 @@ def judge_swaps(exercise, report, results: list, score_question) -> None:
         if planned is None:
             planned = {request["key"] for request in swap_plan(exercise)}
         for swap in question.swaps:
-            if key(question, swap) not in planned:
+            if key(question, swap) not in planned or set(swap.replace) & undefined:
                 continue  # no solution to put in place of the other functions
             reply = replies.get(key(question, swap))
             if not isinstance(reply, dict) or "not_run" in reply or "timed_out" in reply:

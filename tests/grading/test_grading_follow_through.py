@@ -168,6 +168,18 @@ def test_a_value_is_read_again_from_the_cell_that_assigns_it_without_redefinitio
     assert replay_source(cells, "nothing", []) is None
 
 
+def test_a_later_cell_that_assigns_the_value_only_in_a_branch_keeps_the_earlier_cell():
+    """A later cell that assigns ``p_no`` only when something is wrong (``if found:``) was
+    read again alone: the swapped ``joint_scores`` never reached ``p_no``, and a right
+    answer failed its swap (the sandbox_12 fixtures lost q4's point)."""
+    cells = [("code", "def joint_scores():\n    pass"),
+             ("code", "scores = joint_scores()\np_no = scores['no']"),
+             ("code", "found = set()\nif found:\n    p_no = 'odd'")]
+    source = replay_source(cells, "p_no", ["joint_scores"])
+    assert source.splitlines() == ["scores = joint_scores()", "p_no = scores['no']",
+                                   "found = set()", "if found:", "    p_no = 'odd'"]
+
+
 def test_a_cell_too_deep_to_write_back_is_not_replayed_and_does_not_stop_the_grader():
     """Red team 3: a sum of a thousand terms parses and runs, but ``ast.unparse``
     recurses past Python's limit: the RecursionError ended the grading of the whole

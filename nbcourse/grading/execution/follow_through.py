@@ -61,9 +61,9 @@ def _without(tree: ast.Module, replaced: list[str]) -> str:
 
 def replay_source(cells: list, name: str, replaced: list[str]) -> str | None:
     """The code that computes value ``name`` again once the ``replaced`` functions are
-    swapped: the last code cell that assigns it, after every earlier cell whose results
-    it reads (directly or through another such cell) and that computed them with a
-    replaced function; each without its statements that bind a replaced name.  None if
+    swapped: the last code cell that assigns it, after every earlier cell that assigned
+    it or whose results it reads (directly or through another such cell) and that
+    computed them with a replaced function; each without its statements that bind a replaced name.  None if
     no cell assigns ``name``, or if a cell parses but is too deeply nested to be written
     back as source (``ast.unparse`` recurses: a sum of a few hundred terms)."""
     parsed = [tree for kind, source in cells
@@ -77,7 +77,9 @@ def replay_source(cells: list, name: str, replaced: list[str]) -> str | None:
         if _loads(tree) & tainted:
             touched.append(index)
             tainted |= _binds(tree) - set(replaced)
-    wanted, chosen = _loads(parsed[target]), []
+    # the value itself too: a later cell may assign it only in a branch that did not run
+    # (``if found: p_no = ...``), and the value then came from an earlier cell
+    wanted, chosen = _loads(parsed[target]) | {name}, []
     for index in reversed(touched):  # of that, what the value's cell reads
         if _binds(parsed[index]) & wanted:
             chosen.append(index)
