@@ -45,3 +45,33 @@ def making_mistake(name: str, question, index: int = 0, source: Path = SOURCE) -
         "import types as _types\n_spec = _types.ModuleType('spec')\n"
         f"exec({text!r}, _spec.__dict__)\n"
         f"{question.name} = {pick}{'()' if question.kind == 'value' else ''}\n"))
+
+
+def encoded_value(value) -> dict:
+    """A value as an honest probe's reply carries it."""
+    from nbcourse.grading.values import encode_input
+    return {"value": encode_input(value) if not isinstance(value, dict) else
+            {"$dict": [[k, encode_input(x)] for k, x in value.items()]}}
+
+
+def perfect_probes(exercise) -> dict:
+    """The probe replies of a run that answered every question of ``exercise`` right."""
+    probes = {}
+    for question in exercise.questions:
+        values = [question.reference(*c.args, **c.kwargs) for c in question.cases]
+        probe = {"question": question.id, "name": question.name}
+        if question.kind == "value":
+            probe.update(encoded_value(values[0]))
+        else:
+            probe["cases"] = [encoded_value(v) for v in values]
+        probes[question.id] = probe
+    return probes
+
+
+def perfect_swaps(exercise) -> dict:
+    """The swap replies (``report.follow_through``) of a run whose computed values follow
+    the functions they are computed from: without them a planned swap fails its value."""
+    from nbcourse.grading.swaps import key
+    return {key(question, swap): {"question": question.id, "name": question.name,
+                                  **encoded_value(swap.reference())}
+            for question in exercise.questions for swap in question.swaps}

@@ -302,8 +302,9 @@ def submission_cells(path: Path, limits) -> tuple[list[str] | None, str]:
     batch grades (``Submission.to_grade``: an oversized one's outputs already stripped).
 
     This runs in the instructor's process, one notebook at a time, and parsing JSON takes
-    more memory than the file's size: a few times for an honest notebook, up to about 36
-    times for the worst shape measured (a 20 MB file of millions of ``[[]]``: 715 MB).
+    more memory than the file's size: a few times for an honest notebook, up to about 50
+    times for the worst shape measured (millions of small lists nested 8 to 200 deep:
+    about 45 times, 900 MB for a 20 MB file).
     ``limits.notebook_mb`` bounds it; a worker parses the same file again under its own
     memory limit when it grades it."""
     from .execution.limits import MB

@@ -4,6 +4,7 @@ Each test fails on the code the review read (2026-11-29, main at f7ea718)."""
 from __future__ import annotations
 
 import ast
+import os
 import inspect
 import re
 import tracemalloc
@@ -69,7 +70,8 @@ def test_a_server_that_cannot_be_replaced_keeps_the_row_already_graded(monkeypat
     assert following.grader_error.startswith("OSError: [Errno 28] No space left on device")
 
 
-def test_the_readme_states_what_the_hints_parsing_costs_and_it_holds(tmp_path):
+@pytest.mark.parametrize("depth", [2, 8, 32, 200])
+def test_the_readme_states_what_the_hints_parsing_costs_and_it_holds(tmp_path, depth):
     """R4: ``saved_outputs`` said the grader's memory never grows with what a student hands
     in, but the integrity hints parse every notebook (up to ``notebook_mb``) in the
     instructor's process.  The README now gives the bound, and a hostile notebook of the
@@ -81,7 +83,10 @@ def test_the_readme_states_what_the_hints_parsing_costs_and_it_holds(tmp_path):
             '"code", "metadata": {}, "source": "x = 1", "execution_count": null, "outputs": '
             '[]}], "junk": [')
     hostile = tmp_path / "hostile.ipynb"
-    hostile.write_text(head + ",".join(["[[]]"] * 800_000) + "]}", encoding="utf-8")
+    # the final review: deeper nesting costs more per byte (32x at depth 2, 45x at 32)
+    nested = "[" * depth + "]" * depth
+    hostile.write_text(head + ",".join([nested] * (3_200_000 // len(nested))) + "]}",
+                       encoding="utf-8")
     tracemalloc.start()
     try:
         cells, why = submission_cells(hostile, GradingLimits.from_options())
@@ -184,3 +189,45 @@ def test_the_batch_defaults_have_one_home_and_the_timeout_is_named():
     assert "(default: 2)" not in cli_source
     with pytest.raises(ValueError, match="--timeout"):
         GradingLimits.from_options(1e308)
+
+
+def test_a_folder_is_reset_where_the_c_library_cannot_chmod_without_following_links(
+        tmp_path, monkeypatch):
+    """Final review, finding 1: glibc before 2.32 refuses ``fchmodat(AT_SYMLINK_NOFOLLOW)``
+    for every file, which Python raises as NotImplementedError; ``reset_folder`` caught only
+    OSError, so every row of a batch would have become a grader error there."""
+    from nbcourse.grading.execution import folder_state
+
+    real_chmod = os.chmod
+
+    def old_glibc_chmod(path, mode, *, dir_fd=None, follow_symlinks=True):
+        if not follow_symlinks:
+            raise NotImplementedError("chmod: follow_symlinks unavailable on this platform")
+        return real_chmod(path, mode, dir_fd=dir_fd)
+
+    folder = tmp_path / "home"
+    folder.mkdir(mode=0o700)
+    first = folder_state.folder_state(folder)
+    (folder / "left.txt").write_text("planted")
+    real_chmod(folder, 0o500)
+    monkeypatch.setattr(folder_state.os, "chmod", old_glibc_chmod)
+    assert folder_state.reset_folder(folder, first) == []
+    assert os.listdir(folder) == [] and os.stat(folder).st_mode & 0o777 == 0o700
+
+
+@pytest.mark.parametrize("failing", ["Popen", "kernel_environment"])
+def test_a_server_that_fails_to_start_leaves_nothing_behind(tmp_path, monkeypatch, failing):
+    """Final review, finding 2: after its channel (and, without a sandbox, its home) was
+    made, a failure to start the server (fork refused with EAGAIN, say) left them, and any
+    descriptor handed over, until the batch ended: one set for every row it was retried."""
+    def refuse(*args, **kwargs):
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    target = launcher.subprocess if failing == "Popen" else launcher
+    monkeypatch.setattr(target, failing, refuse)
+    config = SandboxConfig("off", limits=GradingLimits.from_options())
+    open_before = set(os.listdir("/proc/self/fd"))
+    with pytest.raises(BlockingIOError):
+        launcher.KernelServer(config, tmp_path)
+    assert os.listdir(tmp_path) == []  # no channel, no home
+    assert set(os.listdir("/proc/self/fd")) <= open_before

@@ -16,34 +16,21 @@ from nbcourse.grading.feedback import render_html
 from nbcourse.grading.execution.probe_source import STUB_RAISED
 from nbcourse.grading.execution.report import RunReport, first_code_line
 from nbcourse.grading.scoring import score
-from nbcourse.grading.values import encode_input
+
+from submission_support import encoded_value, perfect_probes, perfect_swaps
 
 EXERCISE = specs.load("01_weather")
 EXPECTED = EXERCISE.expected()
 
 
-def _value(x):
-    return {"value": encode_input(x) if not isinstance(x, dict) else
-            {"$dict": [[k, encode_input(v)] for k, v in x.items()]}}
-
-
 def _perfect_probes():
-    probes = {}
-    for question in EXERCISE.questions:
-        values = [question.reference(*c.args, **c.kwargs) for c in question.cases]
-        encoded = [_value(v) for v in values]
-        probe = {"question": question.id, "name": question.name}
-        if question.kind == "value":
-            probe.update(encoded[0])
-        else:
-            probe["cases"] = encoded
-        probes[question.id] = probe
-    return probes
+    return perfect_probes(EXERCISE)
 
 
 def _report(**changes):
     report = {"notebook": "ok", "problems": [], "kernel": "ok", "memory_error": False,
-              "probes": _perfect_probes(), "forbidden": {}, "output_bytes": 0}
+              "probes": _perfect_probes(), "forbidden": {}, "output_bytes": 0,
+              "follow_through": perfect_swaps(EXERCISE)}
     report.update(changes)
     return RunReport.from_json(report)
 
@@ -313,12 +300,13 @@ def test_a_hidden_case_never_shows_the_value_the_answer_made_from_its_inputs():
     public = EXERCISE.question("q1").cases.index(
         next(c for c in EXERCISE.question("q1").cases if not c.hidden))
     for i in hidden + [public]:
-        cases[i] = _value(0.123456)
+        cases[i] = encoded_value(0.123456)
     q1 = score(EXERCISE, EXPECTED, _report(probes=probes), "s", "s.ipynb").questions[0]
     assert "0.123456" in q1.cases[public].message  # the public case keeps the full message
     for i in hidden:
         assert q1.cases[i].message == "the value is not the expected one"
-    probes["q2"]["cases"][-1] = _value({"cherry": 1.5, "banana": 0.5, "apple": 0.0, "lemon": 2.0})
+    probes["q2"]["cases"][-1] = encoded_value({"cherry": 1.5, "banana": 0.5, "apple": 0.0,
+                                               "lemon": 2.0})
     q2 = score(EXERCISE, EXPECTED, _report(probes=probes), "s", "s.ipynb").questions[1]
     assert q2.cases[-1].message == "the value is not the expected one"  # no "at ['cherry']"
 

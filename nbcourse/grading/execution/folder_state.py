@@ -60,6 +60,23 @@ def folder_state(path: Path) -> FolderState:
                        (info.st_atime_ns, info.st_mtime_ns))
 
 
+def chmod_folder(path, mode: int) -> None:
+    """Set the mode of folder ``path`` itself, never of what a link there points to.
+
+    ``os.chmod(..., follow_symlinks=False)`` is ``fchmodat(AT_SYMLINK_NOFOLLOW)``, which
+    glibc before 2.32 refuses for every file (Python raises NotImplementedError): there the
+    mode is set through ``/proc/self/fd`` on a descriptor opened without following a link,
+    which is what newer glibc does itself."""
+    try:
+        os.chmod(path, mode, follow_symlinks=False)
+    except NotImplementedError:
+        fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_DIRECTORY)
+        try:
+            os.chmod(f"/proc/self/fd/{fd}", mode)
+        finally:
+            os.close(fd)
+
+
 def reset_folder(path: Path, first: FolderState) -> list[str]:
     """Bring folder ``path`` back to ``first`` and empty it; then check it: returns what
     differs still (nothing when it is as it was).
@@ -71,7 +88,7 @@ def reset_folder(path: Path, first: FolderState) -> list[str]:
     try:
         if os.path.islink(path) or not os.path.isdir(path):
             return [f"{path} is no longer a folder"]
-        os.chmod(path, 0o700, follow_symlinks=False)
+        chmod_folder(path, 0o700)
         kept = dict(first.xattrs)
         for name in os.listxattr(path, follow_symlinks=False):
             if name not in kept:
@@ -87,7 +104,7 @@ def reset_folder(path: Path, first: FolderState) -> list[str]:
                 os.close(fd)
         if (os.lstat(path).st_uid, os.lstat(path).st_gid) != (first.uid, first.gid):
             os.chown(path, first.uid, first.gid, follow_symlinks=False)
-        os.chmod(path, stat.S_IMODE(first.mode), follow_symlinks=False)
+        chmod_folder(path, stat.S_IMODE(first.mode))
         for entry in os.listdir(path):
             remove_tree(Path(path, entry))
         left += [f"{path}: {name} is left" for name in os.listdir(path)]

@@ -141,12 +141,28 @@ class KernelServer:
                 f"the sandbox's cgroup could not be made under {config.cgroups['memory']}, "
                 "so its memory and tasks would not be bounded as results.json records "
                 f"(cgroup v{config.cgroups['version']}); the submission was not run")
-        passed: tuple[int, ...] = ()  # the seccomp filter's descriptor, for bwrap
+        passed: list[int] = []  # the seccomp filter's descriptor, for bwrap
+        try:
+            self.process = self._start(config, base, token, passed)
+        except BaseException:  # nothing of a server that never started is left behind
+            for fd in passed:
+                os.close(fd)
+            cgroups.kill(self.cgroup)
+            release_channel(self.channel)
+            if self.home:
+                remove_tree(Path(self.home))
+            raise
+        self.pid = self.process.pid
+
+    def _start(self, config: SandboxConfig, base: Path, token: str,
+               passed: list[int]) -> subprocess.Popen:
+        """Prepare the channel (and, without a sandbox, the home) and start the server;
+        ``passed`` receives the descriptors handed to it, closed here once it has them."""
         if config.kind == "bwrap":
             prepare_channel(config, self.channel)
             folders = [HOME, "/tmp", "/dev/shm"]
             program = [sys.executable, "-c", LAUNCHER, *folders]
-            passed = (seccomp_fd(self.channel),)
+            passed.append(seccomp_fd(self.channel))
             command, env, cwd = bwrap_command(config, self.channel, program, *passed), None, None
         else:
             self.home = tempfile.mkdtemp(prefix="home-", dir=base)
@@ -156,13 +172,13 @@ class KernelServer:
         # the channel as every kernel must find it: restored to this after each (end_kernel)
         self._channel_first = folder_state(self.channel)
         paths = self.cgroup
-        self.process = subprocess.Popen(
+        process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True, env=env, cwd=cwd, pass_fds=passed,
+            start_new_session=True, close_fds=True, env=env, cwd=cwd, pass_fds=tuple(passed),
             preexec_fn=(lambda: cgroups.enter(paths)) if paths else None)
-        for fd in passed:  # bwrap has its own copy
-            os.close(fd)
-        self.pid = self.process.pid
+        while passed:  # bwrap has its own copy
+            os.close(passed.pop())
+        return process
 
     @property
     def notebook_path(self) -> str:
