@@ -14,6 +14,7 @@ from fractions import Fraction
 from . import follow_through
 from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, STILL_THE_STUB, case_hint_applies,
                         diagnose, diagnose_in_part, explain, input_changed, raised_hint)
+from .execution.limits import MB
 from .execution.probe_source import INPUT_CHANGED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
 from .forbidden import DYNAMIC, DYNAMIC_WHY, TYPED_IN
@@ -465,8 +466,8 @@ def _notebook_problems(exercise: Exercise, report: RunReport, statuses: set, rea
         elif "MemoryError" not in problem.get("error", ""):
             statuses.add(Status.CELL_ERROR)
             reasons.append(f"{_cell(problem)} raised {problem['error']}")
-    if report.output_bytes > 1_000_000:
-        notes.append(f"the notebook printed {report.output_bytes / 1e6:.0f} MB of output; "
+    if report.output_bytes > MB:
+        notes.append(f"the notebook printed {report.output_bytes / MB:.0f} MB of output; "
                      "the grader ignored it")
     return any(problem.get("not_implemented") for problem in problems)
 

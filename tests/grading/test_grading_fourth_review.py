@@ -7,6 +7,7 @@ import ast
 import os
 import inspect
 import re
+import threading
 import tracemalloc
 from pathlib import Path
 
@@ -231,3 +232,15 @@ def test_a_server_that_fails_to_start_leaves_nothing_behind(tmp_path, monkeypatc
         launcher.KernelServer(config, tmp_path)
     assert os.listdir(tmp_path) == []  # no channel, no home
     assert set(os.listdir("/proc/self/fd")) <= open_before
+
+
+@pytest.mark.parametrize("seconds", [1e9, 1e5])
+def test_a_timeout_too_large_for_a_timer_is_refused_with_its_option(seconds):
+    """Final review, finding 8: ``--timeout 1e9`` was accepted; the worker's deadline of
+    about 1e10 s made ``threading.Timer`` fail in its own thread at once (OverflowError),
+    so the batch ran without a deadline.  Every time limit is now at most a week."""
+    with pytest.raises(ValueError, match="--timeout"):
+        GradingLimits.from_options(seconds)
+    with pytest.raises(ValueError, match="at most 604800 seconds"):
+        GradingLimits(worker_grace=1e10)
+    assert GradingLimits.from_options(60480.0).worker_deadline < threading.TIMEOUT_MAX

@@ -19,6 +19,12 @@ MB = 2**20
 MAY_BE_ZERO = ("worker_memory_mb",)
 
 
+#: The longest any time limit may be: a week.  Far beyond any notebook, and far below
+#: ``threading.TIMEOUT_MAX``: a worker's deadline of 1e10 s made its timer fail at once
+#: (OverflowError in the timer's thread), so the batch had no deadline at all.
+MOST_SECONDS = 7 * 24 * 3600.0
+
+
 @dataclass(frozen=True)
 class GradingLimits:
     """What one submission may use.  Sizes in MB, times in seconds."""
@@ -32,7 +38,7 @@ class GradingLimits:
     file_size_mb: int = 64          # one file written by the kernel (RLIMIT_FSIZE)
     tmp_mb: int = 256               # the sandbox's /tmp and /dev/shm (each)
     home_mb: int = 128              # the sandbox's home, which holds the notebook
-    channel_mb: int = 8             # the folder of the kernel's sockets (a tmpfs as root)
+    channel_mb: int = 8             # the folder of the kernel's sockets (a tmpfs where mountable)
     notebook_mb: int = 20           # the submitted file
     worker_memory_mb: int = 1024    # each grading worker, which reads what a kernel sends
     message_mb: int = 16            # one message part from the kernel (ZeroMQ drops larger)
@@ -54,6 +60,9 @@ class GradingLimits:
                 raise ValueError(f"GradingLimits.{item.name} must be "
                                  f"{'positive' if seconds else f'at least {least}'}, "
                                  f"got {value!r}")
+            if seconds and value > MOST_SECONDS:
+                raise ValueError(f"GradingLimits.{item.name} must be at most {MOST_SECONDS:g} "
+                                 f"seconds (a week), got {value!r}")
 
     @property
     def worker_deadline(self) -> float:
@@ -74,9 +83,10 @@ class GradingLimits:
         except (TypeError, ValueError) as error:
             raise type(error)(f"{error} (the options --timeout SECONDS, --memory-mb MB)") from None
         total = max(default.total_timeout, 10.0 * cell.cell_timeout)
-        if not math.isfinite(total):
+        if not total <= MOST_SECONDS:
             raise ValueError(f"--timeout SECONDS is too large, got {timeout!r}: a notebook "
-                             "gets 10 x SECONDS, which must be a finite number of seconds")
+                             f"gets 10 x SECONDS, which must be at most {MOST_SECONDS:g} "
+                             "seconds (a week)")
         return cls(cell_timeout=cell.cell_timeout, memory_mb=cell.memory_mb,
                    total_timeout=total)
 

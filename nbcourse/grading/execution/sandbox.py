@@ -7,7 +7,7 @@ private size-limited home (its own copy of the notebook), ``/tmp`` and ``/dev/sh
 (the only places it can write: bwrap's own root and ``/dev`` are remounted read-only),
 and one folder on the grader's side that holds the kernel's connection file and its
 ZeroMQ sockets: the only way out, opened by the grader for that sandbox alone (a small
-tmpfs of its own when the grader is root).  A grading worker keeps one sandbox and
+tmpfs of its own where the worker can make a mount namespace).  A grading worker keeps one sandbox and
 runs one submission after another in it, emptied in between (``launcher``).  Nothing else of the machine is there: no
 course folder, no other submission, no output folder, no home directory, no network
 (not even the host's loopback).

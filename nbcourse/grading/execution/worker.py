@@ -9,9 +9,10 @@ The worker keeps one *kernel server* (``launcher.KernelServer``), in its own
 bubblewrap sandbox unless ``--sandbox off``: it has imported ipykernel, numpy and
 pandas once and forks a fresh kernel for each submission; after each one everything
 the submission started is killed and the sandbox's writable folders are emptied, or,
-if anything of that does not hold, the server is replaced by a new one.  As root, the
-worker first takes a mount namespace of its own, so every sandbox's channel is a small
-tmpfs that vanishes with the worker.  Its folder is inside
+if anything of that does not hold, the server is replaced by a new one.  Where it can
+(as root, or as an ordinary user where user namespaces allow mounts), the worker first
+takes a mount namespace of its own, so every sandbox's channel is a small tmpfs that
+vanishes with the worker; otherwise the channel is a plain folder and results.json says so.  Its folder is inside
 the batch's, which the batch removes whatever happens to the worker.
 
 The worker is the process that reads what a kernel sends, so a kernel could try to
