@@ -75,3 +75,12 @@ def perfect_swaps(exercise) -> dict:
     return {key(question, swap): {"question": question.id, "name": question.name,
                                   **encoded_value(swap.reference())}
             for question in exercise.questions for swap in question.swaps}
+
+
+def lost_marks(questions) -> dict:
+    """{question id: what explains it} for each graded question (a results.json row's
+    ``questions``) short of its points: empty when every mark was kept.  Asserting it is
+    empty makes a rare failure say which question lost what, and why."""
+    return {q["id"]: {k: q.get(k) for k in ("score", "points", "status", "notes", "flags",
+                                            "follow_through")}
+            for q in questions if q["score"] != q["points"]}
