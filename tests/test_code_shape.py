@@ -248,8 +248,10 @@ def _python_offenders(statement: ast.AST, sources: set[str], aliases: set[str],
                     what = _program_offender(word, node.elts[i + 1:], sources)
                     if what:
                         found.append((node.lineno, what))
+    parts = {id(part) for node in ast.walk(statement) if isinstance(node, ast.JoinedStr)
+             for part in node.values}  # an f-string is read whole (``_text``)
     for node in ast.walk(statement):
-        text = None if id(node) in docstrings else _text(node)
+        text = None if id(node) in docstrings | parts else _text(node)
         if text and len(text.split()) > 1 and PYTHON_NAME.fullmatch(text.split()[0]):
             found.append((node.lineno, f"{text[:40]!r} (a command line in a string)"))
         elif _interpreter(node, aliases) and id(node) not in in_lists:
@@ -399,6 +401,8 @@ NOT_ALLOWED = "(not -m MODULE or -c SOURCE)"
      f"sys.executable '-' + 'c' {NOT_ALLOWED}"),
     ('def run():\n    subprocess.run(shlex.split("python3 -c print(1)"))\n',
      "'python3 -c print(1)' (a command line in a string)"),
+    ('def run():\n    subprocess.run(shlex.split(f"python3 -c {CODE}"))\n',
+     "'python3 -c x' (a command line in a string)"),
     ('def run():\n    subprocess.run(f"{sys.executable} -c {CODE!r}", shell=True)\n',
      "sys.executable outside a literal command list"),
     ('PYTHON = shutil.which("python3")\n'
