@@ -24,7 +24,6 @@ numpy reprs (``np.float64(1.1)``): see `plain`.
 """
 from __future__ import annotations
 
-import math
 import numbers
 import sys
 import warnings
@@ -260,7 +259,8 @@ def check_positive(value, name: str) -> float:
     """A finite real number > 0 (``C``, ``tol``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a positive finite number, got {plain(value)!r}")
-    if not 0 < value < math.inf:
+    check_finite(float(value), name)
+    if not value > 0:
         raise ValueError(f"{name} must be a positive finite number, got {plain(value)!r}")
     return float(value)
 

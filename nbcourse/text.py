@@ -69,6 +69,7 @@ def _check_document_frequency(value, name: str):
     """``min_df``/``max_df``: an int is a number of documents, a float a proportion."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be an int (documents) or a float in [0, 1] (proportion), got {value!r}")
+    check_finite(float(value), name)
     if isinstance(value, numbers.Integral):
         if value < 0:
             raise ValueError(f"{name} must be >= 0 when given as a number of documents, got {value}")

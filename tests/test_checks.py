@@ -169,6 +169,9 @@ def _smoothing(value, exact):
         [0, 1] * 5, sizes=[np.nan, -1.0], seed=0), "sizes contains NaN"),
     (lambda: __import__("nbcourse.evaluation").evaluation.mean_and_spread([0.5, np.inf]),
      "scores contains infinity"),
+    (lambda: LogisticRegression(C=np.nan).fit([[0.0], [1.0]], [0, 1]), "C contains NaN"),
+    (lambda: __import__("nbcourse.text").text.BagOfWords(max_df=np.nan).fit(["a b"]),
+     "max_df contains NaN"),
 ])
 def test_a_nan_or_an_infinity_is_named_before_any_sign_check(call, said):
     """The review found ``check_prior([nan, 1])`` saying "non-negative": every check now
