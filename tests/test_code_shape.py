@@ -190,11 +190,10 @@ def _python_word(node: ast.AST) -> bool:
 
 
 def _interpreter(node: ast.AST, aliases: set[str]) -> bool:
-    """``sys.executable`` (or a name imported as it), or a python found by name
-    (``shutil.which("python3")``)."""
+    """``sys.executable`` (whatever ``sys`` is called here: any ``.executable``), a name
+    imported as it, or a python found by name (``shutil.which("python3")``)."""
     if isinstance(node, ast.Attribute):
-        return (node.attr in ("executable", "_base_executable")
-                and isinstance(node.value, ast.Name) and node.value.id == "sys")
+        return node.attr in ("executable", "_base_executable")
     if isinstance(node, ast.Name):
         return node.id in aliases
     return (isinstance(node, ast.Call) and ast.unparse(node.func).rpartition(".")[2] == "which"
@@ -415,6 +414,9 @@ NOT_ALLOWED = "(not -m MODULE or -c SOURCE)"
      "-m module (not a literal module name)"),
     ('from sys import executable as python\n'
      'def run():\n    subprocess.run([python, "-u", "-c", CODE])\n', "-c CODE"),
+    ('import sys as system\n'
+     'def run():\n    subprocess.run([system.executable, "-"])\n',
+     f"system.executable '-' {NOT_ALLOWED}"),
 ])
 def test_the_program_check_sees_each_way_around_it(tmp_path, trick, flagged):
     """A shell script beside the module, a module outside the package, a program on
