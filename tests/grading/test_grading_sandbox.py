@@ -222,6 +222,25 @@ def test_results_json_records_what_the_workers_enforced(tmp_path, monkeypatch):
     assert data["limits"]["enforced"] == isolation
 
 
+def test_workers_that_disagree_on_the_isolation_are_named_in_a_warning(monkeypatch):
+    """The one table both grading paths record: the first worker's report, a warning when
+    another worker reported something else, nothing from a run that failed before it."""
+    from nbcourse.grading import scheduling
+    from nbcourse.grading.execution.report import RunReport
+
+    monkeypatch.setattr(scheduling, "score_row", lambda *args: None)
+    rows = scheduling.Rows(None, None, [None] * 3, None, None)
+    assert rows.isolation() == ({}, [])  # nothing ran: nothing is claimed
+    rows.finish(0, RunReport.failed("the worker died"))
+    rows.finish(1, RunReport(isolation={"sandbox": "bwrap"}))
+    assert rows.isolation() == ({"sandbox": "bwrap"}, [])
+    rows.finish(2, RunReport(isolation={"sandbox": "off"}))
+    isolation, warnings = rows.isolation()
+    assert isolation == {"sandbox": "bwrap"}
+    assert warnings == ["the grading workers did not all report the same isolation; "
+                        "results.json records the first"]
+
+
 # ------------------------------------------------------------------ names and gradebook
 def test_formulas_are_neutralised_in_the_csv():
     for text in ("=HYPERLINK(\"x\")", "+1", "-2", "@SUM(A1)", "\tx"):
