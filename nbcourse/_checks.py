@@ -24,7 +24,6 @@ numpy reprs (``np.float64(1.1)``): see `plain`.
 """
 from __future__ import annotations
 
-import math
 import numbers
 import sys
 import warnings
@@ -124,10 +123,7 @@ def _to_fraction(value, name: str) -> Fraction:
         return Fraction(int(value))
     if isinstance(value, numbers.Real):
         value = float(value)
-        if math.isnan(value):
-            raise ValueError(f"{name} contains NaN")
-        if math.isinf(value):
-            raise ValueError(f"{name} contains an infinite value")
+        check_finite(value, name)
         return Fraction(repr(value))
     raise TypeError(f"{name} must contain numbers, got {type(value).__name__} {plain(value)!r}")
 
@@ -148,10 +144,7 @@ def _as_numbers(values, name: str, *, exact: bool = False) -> np.ndarray:
         raise TypeError(
             f"{name} must be a number or a rectangular array of numbers ({error})"
         ) from None
-    if np.isnan(array).any():
-        raise ValueError(f"{name} contains NaN")
-    if np.isinf(array).any():
-        raise ValueError(f"{name} contains an infinite value")
+    check_finite(array, name)
     return array
 
 
@@ -248,15 +241,17 @@ def check_alpha(alpha, name: str = "alpha", *, n_features: int | None = None):
             raise ValueError(
                 f"When alpha is an array, it should contains `n_features`. Got "
                 f"{values.shape[0]} elements instead of {n_features}.")
-        if not np.all(np.isfinite(values)) or (values < 0).any():
+        check_finite(values, name)
+        if (values < 0).any():
             raise ValueError(
-                f"All values in alpha must be greater than 0. ({name} must hold finite "
+                f"All values in alpha must be greater than 0. ({name} must hold "
                 f"numbers >= 0, got {values.tolist()})")
         return values
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
         raise TypeError(f"{name} must be a real number >= 0, got {plain(alpha)!r}")
-    if not np.isfinite(float(alpha)) or alpha < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {plain(alpha)!r}")
+    check_finite(float(alpha), name)
+    if alpha < 0:
+        raise ValueError(f"{name} must be a number >= 0, got {plain(alpha)!r}")
     return float(alpha)
 
 
@@ -264,7 +259,8 @@ def check_positive(value, name: str) -> float:
     """A finite real number > 0 (``C``, ``tol``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a positive finite number, got {plain(value)!r}")
-    if not 0 < value < math.inf:
+    check_finite(float(value), name)
+    if not value > 0:
         raise ValueError(f"{name} must be a positive finite number, got {plain(value)!r}")
     return float(value)
 
@@ -310,7 +306,8 @@ def check_prior(prior, n_classes: int, name: str = "class_prior") -> np.ndarray:
         raise ValueError(
             f"Number of priors must match number of classes: {name} must hold "
             f"{n_classes} numbers, one per class, got {plain(prior)!r}")
-    if not np.all(np.isfinite(values)) or (values < 0).any():
+    check_finite(values, name)
+    if (values < 0).any():
         raise ValueError(f"Priors must be non-negative: {name} is {values.tolist()}")
     if not np.isclose(values.sum(), 1.0):
         raise ValueError(
@@ -456,8 +453,9 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
         raise ValueError(
             f"sample_weight.shape == {weights.shape}, expected ({n_samples},): one weight "
             "per sample")
-    if not np.all(np.isfinite(weights)) or (weights < 0).any():
-        raise ValueError("sample_weight must hold finite numbers >= 0")
+    check_finite(weights, "sample_weight")
+    if (weights < 0).any():
+        raise ValueError("sample_weight must hold numbers >= 0")
     if n_samples and not weights.any():
         raise ValueError("every sample_weight is zero: no sample would count")
     return weights

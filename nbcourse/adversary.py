@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._checks import check_positive_int
+from ._checks import check_finite, check_positive_int
 
 __all__ = ["GoodWordAttack", "good_word_attack", "cap_counts"]
 
@@ -73,8 +73,9 @@ def _row(x, n_features: int) -> np.ndarray:
         x = x[0]
     if x.ndim != 1 or x.shape[0] != n_features:
         raise ValueError(f"x must be one message: {n_features} word counts, got shape {x.shape}")
-    if not np.all(np.isfinite(x)) or (x < 0).any():
-        raise ValueError("x must hold word counts (finite, >= 0)")
+    check_finite(x, "x")
+    if (x < 0).any():
+        raise ValueError("x must hold word counts (>= 0)")
     return x
 
 

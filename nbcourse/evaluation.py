@@ -57,7 +57,8 @@ def stratified_split(y, sizes=(0.8, 0.2), seed: int = 0) -> tuple[np.ndarray, ..
     sizes = np.asarray(sizes, dtype=np.float64)
     if sizes.ndim != 1 or len(sizes) < 2:
         raise ValueError(f"sizes must list at least two fractions, got {sizes.tolist()!r}")
-    if not np.all(np.isfinite(sizes)) or (sizes <= 0).any() or not np.isclose(sizes.sum(), 1.0):
+    check_finite(sizes, "sizes")
+    if (sizes <= 0).any() or not np.isclose(sizes.sum(), 1.0):
         raise ValueError(f"sizes must be positive fractions adding up to 1, got {sizes.tolist()}")
     check_seed(seed)
     rng = np.random.default_rng(seed)
@@ -253,8 +254,9 @@ def mean_and_spread(scores, digits: int = 3) -> str:
     of folds can support.
     """
     scores = np.asarray(scores, dtype=np.float64)
-    if scores.ndim != 1 or len(scores) == 0 or not np.all(np.isfinite(scores)):
-        raise ValueError("scores must be a non-empty list of finite numbers")
+    if scores.ndim != 1 or len(scores) == 0:
+        raise ValueError("scores must be a non-empty list of numbers")
+    check_finite(scores, "scores")
     return f"{scores.mean():.{digits}f} ± {scores.std():.{digits}f}"
 
 
@@ -326,8 +328,9 @@ def expected_cost_decision(proba, classes, cost) -> np.ndarray:
     if proba.ndim != 2 or proba.shape[1] != len(classes):
         raise ValueError(
             f"proba must be samples x {len(classes)} classes, got shape {proba.shape}")
-    if not np.all(np.isfinite(proba)) or (proba < 0).any():
-        raise ValueError("proba must hold probabilities (finite, >= 0)")
+    check_finite(proba, "proba")
+    if (proba < 0).any():
+        raise ValueError("proba must hold probabilities (>= 0)")
     expected = proba @ _cost_table(cost, classes)
     return classes[np.argmin(expected, axis=1)]
 
@@ -352,7 +355,8 @@ def reliability_table(y_true, proba_positive, positive, n_bins: int = 10) -> pd.
         raise ValueError(
             f"proba_positive has shape {p.shape} but y_true has {y_true.shape}; "
             "give one probability per sample")
-    if not np.all(np.isfinite(p)) or (p < 0).any() or (p > 1).any():
+    check_finite(p, "proba_positive")
+    if (p < 0).any() or (p > 1).any():
         raise ValueError("proba_positive must hold probabilities in [0, 1]")
     check_positive_int(n_bins, "n_bins")
     edges = np.linspace(0.0, 1.0, n_bins + 1)
@@ -384,8 +388,9 @@ def log_loss(y_true, proba, classes) -> float:
     if proba.ndim != 2 or proba.shape != (len(y_true), len(classes)):
         raise ValueError(
             f"proba must be {len(y_true)} samples x {len(classes)} classes, got shape {proba.shape}")
-    if not np.all(np.isfinite(proba)) or (proba < 0).any():
-        raise ValueError("proba must hold probabilities (finite, >= 0)")
+    check_finite(proba, "proba")
+    if (proba < 0).any():
+        raise ValueError("proba must hold probabilities (>= 0)")
     _as_simplex_points(proba, len(classes), PROBA_ATOL, name="proba")  # each row sums to 1
     column = {label: i for i, label in enumerate(classes.tolist())}
     unknown = sorted({v for v in y_true.tolist() if v not in column})

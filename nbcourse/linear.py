@@ -62,8 +62,7 @@ def _bias(w0) -> float:
     if array.size != 1:
         raise ValueError(f"w0 must be a single number (the bias), got {plain(w0)!r}")
     value = float(array.reshape(()))
-    if not math.isfinite(value):
-        raise ValueError(f"w0 must be finite, got {value}")
+    check_finite(value, "w0")
     return value
 
 

@@ -20,7 +20,7 @@ from itertools import count, repeat
 import numpy as np
 import scipy.sparse as sp
 
-from ._checks import check_bool, check_matrix, check_positive_int, plain
+from ._checks import check_bool, check_finite, check_matrix, check_positive_int, plain
 from ._estimator import BaseEstimator
 from .packed_words import BLOCK_CHARACTERS, Numbering, block_pairs, spaced_or_tokens
 from .word_counts import _FAST_DEFAULT_PATTERN, _renumbered, _word_runs, _words, count_documents
@@ -69,6 +69,7 @@ def _check_document_frequency(value, name: str):
     """``min_df``/``max_df``: an int is a number of documents, a float a proportion."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be an int (documents) or a float in [0, 1] (proportion), got {value!r}")
+    check_finite(float(value), name)
     if isinstance(value, numbers.Integral):
         if value < 0:
             raise ValueError(f"{name} must be >= 0 when given as a number of documents, got {value}")
@@ -337,8 +338,9 @@ class KeepSeenWords(BaseEstimator):
         X = sp.csr_matrix(X)
         if X.dtype.kind not in "biuf":
             raise TypeError(f"X must hold word counts (numbers), got dtype {X.dtype}")
-        if X.nnz and (not np.all(np.isfinite(X.data)) or X.data.min() < 0):
-            raise ValueError("X must hold word counts (finite, >= 0)")
+        check_finite(X.data, "X")
+        if X.nnz and X.data.min() < 0:
+            raise ValueError("X must hold word counts (>= 0)")
         if n_features is not None and X.shape[1] != n_features:
             raise ValueError(f"X has {X.shape[1]} features, but KeepSeenWords was fitted "
                              f"with {n_features}")

@@ -120,3 +120,62 @@ def test_the_finite_check_is_written_once():
                     "contains NaN" in node.value or "NaN or infinite" in node.value):
                 homes.add(path.relative_to(REPO).as_posix())
     assert homes == {"nbcourse/_checks.py"}
+
+
+def _keep_seen_words(X):
+    from nbcourse.text import KeepSeenWords
+    return KeepSeenWords().fit(X)
+
+
+def _reliability(p):
+    from nbcourse.evaluation import reliability_table
+    return reliability_table([0, 1], p, positive=1)
+
+
+def _log_loss(proba):
+    from nbcourse.evaluation import log_loss
+    return log_loss([0, 1], proba, [0, 1])
+
+
+def _adversary_row(x):
+    from nbcourse.adversary import _row
+    return _row(x, 2)
+
+
+def _smoothing(value, exact):
+    from nbcourse.smoothing import m_estimate
+    return m_estimate(1, 2, value, 0.5, exact=exact)
+
+
+@pytest.mark.parametrize("call, said", [
+    (lambda: check_prior([np.nan, 1.0], 2), "class_prior contains NaN"),
+    (lambda: check_prior([-np.inf, 1.0], 2), "class_prior contains infinity"),
+    (lambda: expected_cost_decision([[np.nan, 1.0]], [0, 1], [[0, 1], [1, 0]]),
+     "proba contains NaN"),
+    (lambda: _reliability([0.5, np.nan]), "proba_positive contains NaN"),
+    (lambda: _log_loss([[np.inf, 0.0], [0.0, 1.0]]), "proba contains infinity"),
+    (lambda: _adversary_row([1.0, -np.inf]), "x contains infinity"),
+    (lambda: _keep_seen_words(__import__("scipy.sparse").sparse.csr_matrix([[np.nan, 1.0]])),
+     "X contains NaN"),
+    (lambda: check_alpha([1.0, -np.inf], n_features=2), "alpha contains infinity"),
+    (lambda: check_alpha(np.nan), "alpha contains NaN"),
+    (lambda: _smoothing(np.inf, exact=False), "m contains infinity"),
+    (lambda: _smoothing(np.inf, exact=True), "m contains infinity"),
+    (lambda: _smoothing(np.nan, exact=True), "m contains NaN"),
+    (lambda: MultinomialNB().fit([[1.0], [2.0]], [0, 1], sample_weight=[np.nan, -1.0]),
+     "sample_weight contains NaN"),
+    (lambda: decision_function(np.inf, [1.0], [[1.0]]), "w0 contains infinity"),
+    (lambda: __import__("nbcourse.evaluation").evaluation.stratified_split(
+        [0, 1] * 5, sizes=[np.nan, -1.0], seed=0), "sizes contains NaN"),
+    (lambda: __import__("nbcourse.evaluation").evaluation.mean_and_spread([0.5, np.inf]),
+     "scores contains infinity"),
+    (lambda: LogisticRegression(C=np.nan).fit([[0.0], [1.0]], [0, 1]), "C contains NaN"),
+    (lambda: __import__("nbcourse.text").text.BagOfWords(max_df=np.nan).fit(["a b"]),
+     "max_df contains NaN"),
+])
+def test_a_nan_or_an_infinity_is_named_before_any_sign_check(call, said):
+    """The review found ``check_prior([nan, 1])`` saying "non-negative": every check now
+    asks ``check_finite`` first, so a NaN or an infinity is called what it is."""
+    with pytest.raises(ValueError) as raised:
+        call()
+    assert str(raised.value).startswith(said), str(raised.value)

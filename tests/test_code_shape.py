@@ -15,8 +15,11 @@ indirectly, even inside a function or through a package's ``__init__``), layer b
   is an exemption stated with its reason, ``EXECUTION_EXEMPTIONS``).
 
 A program the grader runs (``python -c``) is a module's own source, never code held in a
-string or handed to Python on stdin, so the rules above see it; Python built as text for
-another reason is an exemption stated with its reason (``CODE_IN_STRINGS``); the
+string or handed to Python on stdin, so the rules above see it: every command that runs
+Python is a literal list whose program is ``-m MODULE`` or ``-c SOURCE`` (an allow-list;
+uses of the interpreter that start nothing are stated with their reasons,
+``PYTHON_EXEMPTIONS``); Python built as text for another reason is an exemption stated
+with its reason (``CODE_IN_STRINGS``); the
 exercises' specs (``*.grading.py``) are held to the same function length, their file
 length exempt (see ``SPECS``).
 
@@ -27,6 +30,7 @@ that folder sees their part.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -156,39 +160,137 @@ def _code_flag(node: ast.AST) -> bool:
             and node.value[1:].isalpha() and node.value.endswith("c"))
 
 
-def _runs_python(node: ast.AST, commands: set[str]) -> bool:
-    """A command (a list or tuple, or a name bound to one) whose program is
-    ``sys.executable``."""
+#: a python found by name: ``python``, ``python3``, ``python3.12``, ``/usr/bin/python3``
+PYTHON_NAME = re.compile(r"(?:.*/)?python[0-9.]*")
+#: what may stand between the interpreter and its program: options that change how it
+#: starts, none that gives it code
+PYTHON_OPTIONS = {"-I", "-S", "-E", "-s", "-B", "-u", "-O", "-OO"}
+DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+NO_PROGRAM = "(no -m MODULE or -c SOURCE: a program on stdin)"
+NOT_ALLOWED = "(not -m MODULE or -c SOURCE)"
+
+#: Uses of the interpreter outside a command the allow-list reads, by (module, the
+#: top-level name that holds them): why each runs no code of its own.
+PYTHON_EXEMPTIONS = {
+    ("nbcourse.grading.execution.runner", "_kernel_spec_manager"):
+        "jupyter_client's kernel spec must hold an argv; the grader's provisioner drops its "
+        "first word and hands only the options to the kernel server, which forks the kernel "
+        "from itself: this python is never started",
+    ("nbcourse.grading.execution.sandbox", "_python_paths"):
+        "reads where the interpreter lives, to mount its folder read-only in the sandbox; "
+        "it starts nothing",
+    ("nbcourse.grading.execution.sandbox", "kernel_environment"):
+        "puts the interpreter's folder first on the kernel's PATH; it starts nothing",
+}
+
+
+def _python_word(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and PYTHON_NAME.fullmatch(node.value) is not None)
+
+
+def _interpreter(node: ast.AST, aliases: set[str]) -> bool:
+    """``sys.executable`` (whatever ``sys`` is called here: any ``.executable``), a name
+    imported as it, or a python found by name (``shutil.which("python3")``)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("executable", "_base_executable")
     if isinstance(node, ast.Name):
-        return node.id in commands
-    return (isinstance(node, (ast.List, ast.Tuple)) and bool(node.elts)
-            and ast.unparse(node.elts[0]).endswith("executable"))
+        return node.id in aliases
+    return (isinstance(node, ast.Call) and ast.unparse(node.func).rpartition(".")[2] == "which"
+            and bool(node.args) and _python_word(node.args[0]))
 
 
-def _stdin_programs(tree: ast.AST) -> list[tuple[int, str]]:
-    """(line, what) where Python is handed its program on stdin: ``"-"`` in its command,
-    or ``input=`` given to a call whose command runs it."""
-    commands = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
-                and _runs_python(node.value, set()) for target in node.targets
-                if isinstance(target, ast.Name)}
-    found = []
-    for node in ast.walk(tree):
-        if _runs_python(node, set()) and any(isinstance(e, ast.Constant) and e.value == "-"
-                                             for e in node.elts):
-            found.append((node.lineno, "- (a program on stdin)"))
-        if (isinstance(node, ast.Call) and node.args and _runs_python(node.args[0], commands)
-                and any(k.arg == "input" for k in node.keywords)):
-            found.append((node.lineno, "input= (a program on stdin)"))
+def _program_offender(python: ast.AST, rest: list[ast.AST], sources: set[str]) -> str | None:
+    """What is wrong with the words after the interpreter of a literal command: options
+    from ``PYTHON_OPTIONS``, then ``-m`` a literal dotted name (or ``__name__``, the module
+    itself) or ``-c`` a name bound to a module's source; None if nothing."""
+    words = list(rest)
+    options = []
+    while words and isinstance(words[0], ast.Constant) and words[0].value in PYTHON_OPTIONS:
+        options.append(words.pop(0).value)
+    head = " ".join([ast.unparse(python)[:40], *options])
+    if not words:
+        return f"{head} {NO_PROGRAM}"
+    flag, program = words[0], words[1] if len(words) > 1 else None
+    if isinstance(flag, ast.Constant) and flag.value == "-m":
+        if (isinstance(program, ast.Constant) and isinstance(program.value, str)
+                and DOTTED_NAME.fullmatch(program.value)) or (
+                isinstance(program, ast.Name) and program.id == "__name__"):
+            return None
+        return f"-m {ast.unparse(program)[:40] if program else ''} (not a literal module name)"
+    if isinstance(flag, ast.Constant) and flag.value == "-c":
+        if program is None:
+            return "-c (its code added later)"
+        return None if isinstance(program, ast.Name) and program.id in sources else (
+            f"-c {ast.unparse(program)[:40]}")
+    return f"{head} {ast.unparse(flag)[:40]} {NOT_ALLOWED}"
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    return {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body and isinstance(node.body[0], ast.Expr)}
+
+
+def _python_offenders(statement: ast.AST, sources: set[str], aliases: set[str],
+                      docstrings: set[int]) -> list[tuple[int, str]]:
+    """(line, what) for each way ``statement`` runs Python other than the allow-list's:
+    every interpreter must be a word of a literal list or tuple followed by its program
+    (``_program_offender``); one anywhere else (held in a name, joined into a string, an
+    f-string's placeholder) and a whole command line in a string are reported."""
+    found, in_lists = [], set()
+    for node in ast.walk(statement):
+        if isinstance(node, (ast.List, ast.Tuple)):
+            for i, word in enumerate(node.elts):
+                if _interpreter(word, aliases) or _python_word(word):
+                    in_lists.add(id(word))
+                    what = _program_offender(word, node.elts[i + 1:], sources)
+                    if what:
+                        found.append((node.lineno, what))
+    parts = {id(part) for node in ast.walk(statement) if isinstance(node, ast.JoinedStr)
+             for part in node.values}  # an f-string is read whole (``_text``)
+    for node in ast.walk(statement):
+        text = None if id(node) in docstrings | parts else _text(node)
+        if text and len(text.split()) > 1 and PYTHON_NAME.fullmatch(text.split()[0]):
+            found.append((node.lineno, f"{text[:40]!r} (a command line in a string)"))
+        elif _interpreter(node, aliases) and id(node) not in in_lists:
+            found.append((node.lineno, f"{ast.unparse(node)[:40]} outside a literal command list"))
     return found
 
 
-def _command_offenders(tree: ast.AST, sources: set[str]) -> list[tuple[int, str]]:
-    """(line, what) for each ``-c`` in a command whose code is not one of ``sources``:
-    followed by anything else, last in its list (the code added later), or added to a
-    command by ``.append``/``.insert``."""
+def _sys_aliases(tree: ast.AST) -> set[str]:
+    """Names bound to the interpreter by ``from sys import executable [as name]``."""
+    return {alias.asname or alias.name for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module == "sys"
+            for alias in node.names if alias.name in ("executable", "_base_executable")}
+
+
+def _python_commands(module: str, tree: ast.AST, sources: set[str], exemptions: dict
+                     ) -> tuple[list[tuple[int, str]], set[tuple[str, str]]]:
+    """(offenders, the exemptions that excused one) of a module's top-level statements."""
+    aliases, docstrings = _sys_aliases(tree), _docstrings(tree)
+    found, used = [], set()
+    for statement in tree.body:
+        owner = getattr(statement, "name", None) or ast.unparse(
+            getattr(statement, "targets", [statement])[0])[:40]
+        offenders = _python_offenders(statement, sources, aliases, docstrings)
+        if offenders and (module, owner) in exemptions:
+            used.add((module, owner))
+        else:
+            found += offenders
+    return found, used
+
+
+def _command_offenders(tree: ast.AST, sources: set[str], aliases: set[str]
+                       ) -> list[tuple[int, str]]:
+    """(line, what) for each ``-c`` in a command of another program than Python (a shell)
+    whose code is not one of ``sources``: followed by anything else, last in its list (the
+    code added later), or added to a command by ``.append``/``.insert``."""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.List, ast.Tuple)):
+            if any(_interpreter(word, aliases) or _python_word(word) for word in node.elts):
+                continue  # Python's own commands: the allow-list above
             for flag, code in zip(node.elts, [*node.elts[1:], None]):
                 if not _code_flag(flag):
                     continue
@@ -203,22 +305,39 @@ def _command_offenders(tree: ast.AST, sources: set[str]) -> list[tuple[int, str]
     return found
 
 
-def _programs_in_strings(modules: dict[str, Path]) -> list[str]:
-    """Where ``nbcourse`` builds a command with ``-c CODE``, CODE anything but a name
-    bound, at module level, to the source of a module in ``modules``, whatever the
-    program (``sys.executable``, ``/bin/sh``, ...), or hands Python its program on stdin:
-    code held in a string is invisible to the checks above, to linters and to coverage."""
+def _module_sources(name: str, path: Path, tree: ast.AST, modules: dict[str, Path]) -> set[str]:
+    """The module-level names bound to the source of a module in ``modules``."""
+    imported = _imported_modules(name, path, tree, modules)
+    return {target.id for node in tree.body if isinstance(node, ast.Assign)
+            and _module_source(node.value, path, imported, modules)
+            for target in node.targets if isinstance(target, ast.Name)}
+
+
+def _programs_in_strings(modules: dict[str, Path], exemptions: dict | None = None) -> list[str]:
+    """Where ``nbcourse`` runs Python other than as a literal command whose program is
+    ``-m MODULE`` or ``-c SOURCE`` (SOURCE a name bound, at module level, to the source of
+    a module in ``modules``), but for ``exemptions`` ({(module, top-level name): reason});
+    or builds a shell's ``-c CODE``: code held in a string, or handed to Python on stdin,
+    is invisible to the checks above, to linters and to coverage."""
     found = []
     for name, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        imported = _imported_modules(name, path, tree, modules)
-        sources = {target.id for node in tree.body if isinstance(node, ast.Assign)
-                   and _module_source(node.value, path, imported, modules)
-                   for target in node.targets if isinstance(target, ast.Name)}
+        sources = _module_sources(name, path, tree, modules)
+        python, _ = _python_commands(name, tree, sources, exemptions or {})
         found += [f"{_where(path)}:{line}: {what}"
-                  for line, what in sorted(_command_offenders(tree, sources)
-                                           + _stdin_programs(tree))]
+                  for line, what in sorted(_command_offenders(tree, sources, _sys_aliases(tree))
+                                           + python)]
     return found
+
+
+def _python_uses_exempted(modules: dict[str, Path]) -> set[tuple[str, str]]:
+    """The exemptions of ``PYTHON_EXEMPTIONS`` that excuse something today."""
+    used = set()
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        sources = _module_sources(name, path, tree, modules)
+        used |= _python_commands(name, tree, sources, PYTHON_EXEMPTIONS)[1]
+    return used
 
 
 def test_no_program_is_held_in_a_string():
@@ -226,8 +345,10 @@ def test_no_program_is_held_in_a_string():
     folders, the outputs stripper and the mounts check run as programs; each is a module
     of its own, given as its source (``python -c``) or run with ``python -m``, so the
     rules above measure it.  No shell script either (``sh -c``): the seccomp filter
-    reached bwrap through one, and a root grader's staging mounts were one."""
-    assert _programs_in_strings(MODULES) == []  # make each a module, run as its source
+    reached bwrap through one, and a root grader's staging mounts were one.  Python's
+    commands are held to an allow-list (``_program_offender``), its exemptions stated
+    with their reasons (``PYTHON_EXEMPTIONS``)."""
+    assert _programs_in_strings(MODULES, PYTHON_EXEMPTIONS) == []  # make each a module, run as its source
 
 
 def test_the_program_check_sees_code_in_a_string(tmp_path):
@@ -251,31 +372,91 @@ def test_the_program_check_sees_code_in_a_string(tmp_path):
         "-c CODE", "-c 'print(1)'", "-c f'exec \"$@\" 9<{bpf}'", "-ec ' && '.join(b)"]
 
 
+NO_PROGRAM = "(no -m MODULE or -c SOURCE: a program on stdin)"
+NOT_ALLOWED = "(not -m MODULE or -c SOURCE)"
+
+
 @pytest.mark.parametrize("trick, flagged", [
     ('SETUP = Path(__file__).with_name("setup.sh").read_text()\n'
      'def run():\n    subprocess.run(["sh", "-c", SETUP])\n', "-c SETUP"),
     ('OTHER = Path(json.__file__).read_text()\n'
      'def run():\n    subprocess.run([sys.executable, "-c", OTHER])\n', "-c OTHER"),
     ('def run():\n    subprocess.run([sys.executable, "-I", "-"], stdin=handle)\n',
-     "- (a program on stdin)"),
+     f"sys.executable -I '-' {NOT_ALLOWED}"),
     ('def run():\n    subprocess.run([sys.executable, "-I"], input=CODE, text=True)\n',
-     "input= (a program on stdin)"),
+     f"sys.executable -I {NO_PROGRAM}"),
     ('COMMAND = [sys.executable, "-I"]\n'
-     'def run():\n    subprocess.run(COMMAND, input=CODE)\n', "input= (a program on stdin)"),
+     'def run():\n    subprocess.run(COMMAND, input=CODE)\n', f"sys.executable -I {NO_PROGRAM}"),
     ('def run():\n    command = [sys.executable]\n    command.append("-c")\n'
-     '    command.append(CODE)\n', ".append('-c')"),
+     '    command.append(CODE)\n', [f"sys.executable {NO_PROGRAM}", ".append('-c')"]),
     ('def run():\n    subprocess.run([sys.executable, "-c"] + [CODE])\n',
      "-c (its code added later)"),
+    # the allow-list (issue 36): each of these passed the deny-list it replaced
+    ('def run():\n    p = subprocess.Popen([sys.executable, "-I"], stdin=subprocess.PIPE)\n'
+     '    p.communicate(CODE)\n', f"sys.executable -I {NO_PROGRAM}"),
+    ('def run():\n    subprocess.run([sys.executable, f"-c", CODE])\n',
+     f"sys.executable f'-c' {NOT_ALLOWED}"),
+    ('def run():\n    subprocess.run([sys.executable, "-" + "c", CODE])\n',
+     f"sys.executable '-' + 'c' {NOT_ALLOWED}"),
+    ('def run():\n    subprocess.run(shlex.split("python3 -c print(1)"))\n',
+     "'python3 -c print(1)' (a command line in a string)"),
+    ('def run():\n    subprocess.run(shlex.split(f"python3 -c {CODE}"))\n',
+     "'python3 -c x' (a command line in a string)"),
+    ('def run():\n    subprocess.run(f"{sys.executable} -c {CODE!r}", shell=True)\n',
+     "sys.executable outside a literal command list"),
+    ('PYTHON = shutil.which("python3")\n'
+     'def run():\n    subprocess.run([PYTHON, "-m", "json.tool"])\n',
+     "shutil.which('python3') outside a literal command list"),
+    ('def run():\n    subprocess.run(["python3", "-I", "-"])\n', f"'python3' -I '-' {NOT_ALLOWED}"),
+    ('def run(options):\n    subprocess.run([sys.executable, *options])\n',
+     f"sys.executable *options {NOT_ALLOWED}"),
+    ('def run(module):\n    subprocess.run([sys.executable, "-m", module])\n',
+     "-m module (not a literal module name)"),
+    ('from sys import executable as python\n'
+     'def run():\n    subprocess.run([python, "-u", "-c", CODE])\n', "-c CODE"),
+    ('import sys as system\n'
+     'def run():\n    subprocess.run([system.executable, "-"])\n',
+     f"system.executable '-' {NOT_ALLOWED}"),
 ])
 def test_the_program_check_sees_each_way_around_it(tmp_path, trick, flagged):
     """A shell script beside the module, a module outside the package, a program on
-    stdin, and a ``-c`` whose code is added later are all code this file cannot see."""
+    stdin, a ``-c`` whose code is added later or whose flag is built, a command line in a
+    string, and a python held in a name are all code this file cannot see: whatever runs
+    Python must be a literal list whose program is ``-m MODULE`` or ``-c SOURCE``."""
     (tmp_path / "setup.sh").write_text("echo a script\n", encoding="utf-8")
     fake = tmp_path / "fake.py"
-    fake.write_text("import json, subprocess, sys\nfrom pathlib import Path\n" + trick,
-                    encoding="utf-8")
+    fake.write_text("import json, shlex, shutil, subprocess, sys\nfrom pathlib import Path\n"
+                    + trick, encoding="utf-8")
     found = _programs_in_strings({"nbcourse.fake": fake})
-    assert [line.partition(": ")[2] for line in found] == [flagged]
+    assert [line.partition(": ")[2] for line in found] == (
+        flagged if isinstance(flagged, list) else [flagged])
+
+
+def test_the_program_check_lets_a_module_run_as_itself(tmp_path):
+    """What the allow-list allows: options, then ``-m`` a literal dotted name (or the
+    module's own ``__name__``) or ``-c`` a module's source, then any arguments; and
+    ``sys.executable`` where a stated exemption names the function."""
+    real = tmp_path / "real.py"
+    real.write_text("print('a module')\n", encoding="utf-8")
+    fine = tmp_path / "fine.py"
+    fine.write_text('import sys\nfrom pathlib import Path\nfrom . import real\n'
+                    'REAL = Path(real.__file__).read_text()\n'
+                    'def run(x):\n    a = [sys.executable, "-m", "nbcourse.grading.worker_main"]\n'
+                    '    b = ("unshare", "--", sys.executable, "-I", "-S", "-c", REAL, "--", *x)\n'
+                    '    c = [sys.executable, "-I", "-m", __name__, x]\n'
+                    '    return {"name": "python3", "language": "python"}\n'
+                    'def where():\n    return Path(sys.executable).parent\n', encoding="utf-8")
+    modules = {"nbcourse.fine": fine, "nbcourse.real": real}
+    assert [line.partition(": ")[2] for line in _programs_in_strings(modules)] == [
+        "sys.executable outside a literal command list"]
+    exempt = {("nbcourse.fine", "where"): "names the interpreter's folder; runs nothing"}
+    assert _programs_in_strings(modules, exempt) == []
+
+
+def test_every_python_exemption_is_used_and_reasoned():
+    """An exemption from the allow-list says why, and one no longer needed is removed."""
+    assert all(len(reason) > 40 for reason in PYTHON_EXEMPTIONS.values())
+    assert sorted(_python_uses_exempted(MODULES)) == sorted(PYTHON_EXEMPTIONS)
 
 
 #: Python code built as text on purpose, by (module, the top-level name that builds it):
@@ -325,10 +506,7 @@ def _code_in_strings(modules: dict[str, Path]) -> dict[tuple[str, str], int]:
     found = {}
     for name, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
-                                           ast.AsyncFunctionDef))
-                      and node.body and isinstance(node.body[0], ast.Expr)}
+        docstrings = _docstrings(tree)
         for statement in tree.body:
             owner = getattr(statement, "name", None) or ast.unparse(
                 getattr(statement, "targets", [statement])[0])[:40]

@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from nbcourse.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, merge
+from nbcourse.naive_bayes import (BernoulliNB, CategoricalNB, ComplementNB, GaussianNB,
+                                   MultinomialNB, merge)
 
 ESTIMATORS = [MultinomialNB, BernoulliNB, CategoricalNB, GaussianNB]
 
@@ -199,3 +200,65 @@ def test_hyper_parameters_take_effect_at_the_next_fit_only(cls, how):
     # ... and the next fit does use them
     refitted = model.fit(X, y).predict_proba(X)
     assert not _equal(before["predict_proba"], refitted)
+
+
+def _fitted_state(model) -> dict:
+    """Every attribute a fit sets, copied deeply (arrays, lists of arrays, tuples)."""
+    import copy
+    return copy.deepcopy({k: v for k, v in vars(model).items() if k.endswith("_")})
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+                and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+    if isinstance(a, (list, tuple)):
+        return (type(a) is type(b) and len(a) == len(b)
+                and all(_same(x, y) for x, y in zip(a, b)))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and (a == b or (a != a and b != b))
+
+
+def _bad_batches(cls, X, y):
+    """(what, partial_fit's arguments) of batches refused, or interrupted, half-way."""
+    bad_X = X.copy()
+    if isinstance(bad_X, pd.DataFrame):
+        bad_X["code"] = bad_X["code"].astype(float)
+        bad_X.iloc[-1, 1] = 0.5  # a code that is not a whole number
+    else:
+        bad_X[-1, 0] = np.nan
+    weights = np.ones(len(y))
+    weights[-1] = np.nan
+    return [("a bad sample_weight", (X, y), {"sample_weight": weights}),
+            ("a bad X", (bad_X, y), {}),
+            ("an unknown class", (X, np.where(np.arange(len(y)) == 3, "toast", y)), {}),
+            ("an interruption half-way", (X, y), {})]
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS + [ComplementNB])
+def test_a_failed_partial_fit_leaves_the_model_exactly_as_it_was(cls, monkeypatch):
+    """A later ``partial_fit`` that raises (a bad batch, or an interruption after the
+    batch was counted) leaves every fitted attribute as it was: the model is the one
+    fitted on the batches that went in, never a half-counted one."""
+    rng = np.random.default_rng(7)
+    X, y = _data(cls, rng, 30)
+    model = cls().partial_fit(_rows(X, slice(0, 20)), y[:20], classes=np.unique(y))
+    before = _fitted_state(model)
+    for what, args, kwargs in _bad_batches(cls, _rows(X, slice(20, 30)), y[20:]):
+        with monkeypatch.context() as patch:
+            if what == "an interruption half-way":
+                def interrupted(params):
+                    raise KeyboardInterrupt
+                patch.setattr(model, "_update_parameters", interrupted)
+            with pytest.raises((ValueError, TypeError, KeyboardInterrupt)):
+                model.partial_fit(*args, **kwargs)
+        after = _fitted_state(model)
+        assert after.keys() == before.keys(), what
+        changed = [k for k in before if not _same(before[k], after[k])]
+        assert not changed, f"{what} changed {changed}"
+    # and the model still learns: the good batch now goes in as if nothing had happened
+    whole = cls().partial_fit(X, y, classes=np.unique(y))
+    model.partial_fit(_rows(X, slice(20, 30)), y[20:])
+    np.testing.assert_allclose(model.predict_proba(_rows(X, slice(0, 5))),
+                               whole.predict_proba(_rows(X, slice(0, 5))))

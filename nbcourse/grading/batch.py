@@ -89,7 +89,8 @@ def grade_batch(exercise_name: str, paths: list[str | Path], out_dir: str | Path
         warnings += more
     else:
         warnings += _grade_here(rows, plan, site, jobs)
-        isolation = site.config.describe()
+        isolation, differ = rows.isolation()  # what the workers reported, as on Dask
+        warnings += differ
     warnings += remove_planted(out_dir, before)
     batch = BatchResult(exercise, rows.sorted(), warnings, round(time.monotonic() - started, 2),
                         out_dir, isolation, limits, {s.id: s for s in submissions})

@@ -127,7 +127,9 @@ def _grade_here(job: dict, notebook: bytes, mode: str, token: str, limits: dict)
     finally:
         state.idle.put(worker)
         Path(path).unlink(missing_ok=True)
-    report["isolation"] = report.get("isolation") or state.config.describe()
+    # what the grading worker that ran the kernel reported; none if it failed first (never
+    # this process's own idea of it: ``Rows.isolation`` reads only what workers report)
+    report.setdefault("isolation", {})
     return json.dumps(report)
 
 
@@ -366,16 +368,15 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
                 rows.finish(index, refused_report(submission))
         jobs = (submit(index) for index, submission in enumerate(rows.submissions)
                 if not submission.refused)
-        isolations = _collect(futures, rows, jobs, lambda: in_flight(client))
+        _collect(futures, rows, jobs, lambda: in_flight(client))
     finally:
         for future in futures:
             future.cancel()
         leftovers = _clean_up(client, token, warnings)
         close()
     warnings += leftover_warnings(leftovers)
-    isolation = dict(isolations[0]) if isolations else {}
-    if any(i != isolations[0] for i in isolations):
-        warnings.append("the Dask workers did not all report the same isolation")
+    isolation, differ = rows.isolation()  # what the workers reported, as locally
+    warnings += differ
     isolation["dask_scheduler"] = address
     isolation["dask_workers"] = n_workers
     isolation["dask_security"] = security
@@ -388,13 +389,12 @@ def in_flight(client) -> int:
     return 2 * max(1, len(client.scheduler_info().get("workers", {})))
 
 
-def _collect(futures: dict, rows, jobs, room) -> list[dict]:
+def _collect(futures: dict, rows, jobs, room) -> None:
     """Submit from ``jobs`` (an iterator that sends one submission and returns its future)
-    while fewer than ``room()`` are pending, finish each row as its future completes and
-    submit the next; the isolation every worker reported."""
+    while fewer than ``room()`` are pending, finish each row (with the isolation its
+    worker reported) as its future completes and submit the next."""
     from distributed import as_completed
 
-    isolations: list[dict] = []
     waiting = as_completed(list(itertools.islice(jobs, room())))
     for future in waiting:
         index = futures.pop(future)
@@ -403,14 +403,11 @@ def _collect(futures: dict, rows, jobs, room) -> list[dict]:
         except Exception:  # noqa: BLE001 - TaskFailed, or a task cancelled meanwhile
             report = RunReport.failed(TASK_FAILED)
         else:
-            report, isolation = report_from_worker(data)
-            if isolation is not None:
-                isolations.append(isolation)
+            report, _ = report_from_worker(data)  # its isolation checked, in the report
         future.release()  # done: a worker that dies later need not compute it again
         rows.finish(index, report)
         for following in itertools.islice(jobs, max(0, room() - len(futures))):
             waiting.add(following)
-    return isolations
 
 
 def report_from_worker(data) -> tuple[RunReport, dict | None]:

@@ -49,7 +49,8 @@ def progress_line(n: int, total: int, result: SubmissionResult) -> str:
 
 class Rows:
     """The rows of a batch as their runs come back, from any thread: each is scored
-    (``score_row``), announced on ``progress`` and passed to ``on_result``."""
+    (``score_row``), announced on ``progress`` and passed to ``on_result``; the isolation
+    each run's worker reported is kept for results.json (``isolation``)."""
 
     def __init__(self, exercise, expected, submissions: list[Submission],
                  progress: TextIO | None, on_result: Callable | None):
@@ -58,12 +59,15 @@ class Rows:
         self.results: list[SubmissionResult | None] = [None] * len(submissions)
         self._done = 0
         self._lock = threading.Lock()
+        self._isolations: list[dict] = []
 
     def finish(self, index: int, report: RunReport) -> SubmissionResult:
         result = score_row(self.exercise, self.expected, self.submissions[index], report)
         with self._lock:
             self.results[index] = result
             self._done += 1
+            if report.isolation:
+                self._isolations.append(report.isolation)
             if self.progress is not None:
                 self.progress.write(progress_line(self._done, len(self.submissions), result)
                                     + "\n")
@@ -74,6 +78,19 @@ class Rows:
 
     def sorted(self) -> list[SubmissionResult]:
         return sorted(self.results, key=lambda r: r.submission)
+
+    def isolation(self) -> tuple[dict, list[str]]:
+        """(what the workers that ran the kernels reported they enforced, warnings): one
+        table for results.json, the same whether they ran here or on Dask workers, never
+        what the grader's own process assumed; empty if no submission ran."""
+        with self._lock:
+            reported = list(self._isolations)
+        if not reported:
+            return {}, []
+        if any(isolation != reported[0] for isolation in reported):
+            return dict(reported[0]), ["the grading workers did not all report the same "
+                                       "isolation; results.json records the first"]
+        return dict(reported[0]), []
 
 
 def grade_locally(rows: Rows, plan: dict, site, jobs: int) -> None:

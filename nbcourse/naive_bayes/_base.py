@@ -8,6 +8,7 @@ check that a linear form exists.
 """
 from __future__ import annotations
 
+import copy
 import warnings
 from abc import ABCMeta, abstractmethod
 
@@ -69,11 +70,17 @@ class _BaseNB(_PosteriorFromJoint, metaclass=ABCMeta):
       X yet; ``training``: for fit or partial_fit);
     - ``_init_counters(n_classes, n_features)``: empty statistics;
     - ``_count(X, Y)``: add a batch's statistics (``Y``: samples x classes, the sample
-      weight in the column of each sample's class);
+      weight in the column of each sample's class), in place only to the attributes
+      named in ``_per_class_statistics`` and ``_grown_in_place`` (see `_saved_state`);
     - ``_update_parameters(params)``: statistics -> log-parameters;
     - ``_joint_log_likelihood(X)``: log P(y) + log P(x | y) for checked X;
     - ``_merge_statistics(other)``: add another model's statistics (see `merge`).
     """
+
+    #: the per-class statistics (``merge`` adds them up; ``_count`` adds to them in place)
+    _per_class_statistics: tuple[str, ...] = ()
+    #: other fitted attributes ``_count`` changes in place (a category list that grows)
+    _grown_in_place: tuple[str, ...] = ()
 
     # ----- the contract ---------------------------------------------------------------
     @abstractmethod
@@ -139,6 +146,7 @@ class _BaseNB(_PosteriorFromJoint, metaclass=ABCMeta):
         data, y, weights = self._check_training_data(X, y, sample_weight, first=first)
         params = self._check_params(len(classes), _n_columns(data))
         Y = _indicator(y, classes, weights)
+        saved = None if first else self._saved_state()
         try:
             if first:
                 self._start(X, data, classes)
@@ -149,8 +157,11 @@ class _BaseNB(_PosteriorFromJoint, metaclass=ABCMeta):
             del data, Y
             self._update_parameters(params)
         except BaseException:
-            if first:  # a first batch that fails leaves no fitted attribute behind
-                self._reset()
+            # a batch that fails half-way, even interrupted, leaves the model as it was:
+            # no fitted attribute after a first batch, the earlier batches' after a later one
+            self._reset()
+            if saved is not None:
+                self.__dict__.update(saved)
             raise
         return self
 
@@ -176,6 +187,15 @@ class _BaseNB(_PosteriorFromJoint, metaclass=ABCMeta):
                     f"classes={plain(np.asarray(classes))} is not the same as on last call to "
                     f"partial_fit, which was {self.classes_.tolist()}")
         return self.classes_
+
+    def _saved_state(self) -> dict:
+        """Every fitted attribute, as ``partial_fit`` restores it if a batch fails: the
+        ones ``_count`` changes in place copied, the rest (replaced, never changed in
+        place) kept as they are, so no log-parameter table is copied for nothing."""
+        in_place = {*self._per_class_statistics, *self._grown_in_place}
+        return {name: copy.deepcopy(value) if name in in_place else value
+                for name, value in vars(self).items()
+                if name.endswith("_") and not name.startswith("__")}
 
     def _reset(self) -> None:
         """Forget everything learnt: every attribute whose name ends in an underscore."""

@@ -83,6 +83,7 @@ class CategoricalNB(_SlideTables, _BaseDiscreteNB):
     _input_tags = {"categorical": True, "positive_only": True}
     _alpha_per_feature = False
     _per_class_statistics = ("class_count_", "category_count_")
+    _grown_in_place = ("categories_", "n_categories_")
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
                  min_categories=None):

@@ -204,6 +204,43 @@ def test_sandbox_off_grades_honest_submissions(tmp_path):
     assert data["isolation"]["sandbox"] == "off"
 
 
+def test_results_json_records_what_the_workers_enforced(tmp_path, monkeypatch):
+    """Issue 36: local grading recorded the grader process's own idea of the sandbox
+    (its configuration's ``describe``), while grading on Dask recorded what the workers
+    reported.  Both now record the workers' reports: the grader's idea is made wrong here
+    on purpose, and results.json still says what the ``--sandbox off`` worker set up
+    (no sandbox: no network, capability or namespace rows)."""
+    from nbcourse.grading.execution.sandbox import SandboxConfig
+    monkeypatch.setattr(SandboxConfig, "describe", lambda self: {"sandbox": "bwrap"})
+    grade_batch("01_weather", [FIXTURES / "correct.ipynb"], tmp_path / "out", sandbox="off",
+                progress=None)
+    data = json.loads((tmp_path / "out" / "results.json").read_text())
+    isolation = data["isolation"]
+    assert isolation["sandbox"] == "off", isolation
+    assert not {"network", "capabilities", "user_namespaces"} & set(isolation)
+    assert isolation["memory_limit"] == isolation["memory"]
+    assert data["limits"]["enforced"] == isolation
+
+
+def test_workers_that_disagree_on_the_isolation_are_named_in_a_warning(monkeypatch):
+    """The one table both grading paths record: the first worker's report, a warning when
+    another worker reported something else, nothing from a run that failed before it."""
+    from nbcourse.grading import scheduling
+    from nbcourse.grading.execution.report import RunReport
+
+    monkeypatch.setattr(scheduling, "score_row", lambda *args: None)
+    rows = scheduling.Rows(None, None, [None] * 3, None, None)
+    assert rows.isolation() == ({}, [])  # nothing ran: nothing is claimed
+    rows.finish(0, RunReport.failed("the worker died"))
+    rows.finish(1, RunReport(isolation={"sandbox": "bwrap"}))
+    assert rows.isolation() == ({"sandbox": "bwrap"}, [])
+    rows.finish(2, RunReport(isolation={"sandbox": "off"}))
+    isolation, warnings = rows.isolation()
+    assert isolation == {"sandbox": "bwrap"}
+    assert warnings == ["the grading workers did not all report the same isolation; "
+                        "results.json records the first"]
+
+
 # ------------------------------------------------------------------ names and gradebook
 def test_formulas_are_neutralised_in_the_csv():
     for text in ("=HYPERLINK(\"x\")", "+1", "-2", "@SUM(A1)", "\tx"):
