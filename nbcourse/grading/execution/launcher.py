@@ -273,8 +273,9 @@ class KernelServer:
         limits = self.config.limits
         # RLIMIT_AS as well as the cgroup: one process that asks for too much gets a
         # MemoryError it can recover from; the cgroup bounds the sum of all of them
-        # the notebook reaches the kernel as a file in the channel, never through the
-        # server's memory (which every later kernel is a fork of)
+        # the notebook (its cells' sources only: notebook_file.for_the_kernel) reaches the
+        # kernel as a file in the channel, never through the server's memory (which every
+        # later kernel is a fork of)
         handed = self.channel / "submission.ipynb"
         with open(os.open(handed, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w",
                   encoding="utf-8") as handle:

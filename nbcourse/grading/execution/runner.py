@@ -408,7 +408,7 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, server,
 
     report.forbidden = scan_source([text for kind, text in cells if kind == "code"], plan)
 
-    server = server()  # taken only for a real notebook; it gets the text read above
+    server = server()  # taken only for a real notebook; it gets the sources read above
     session = KernelSession(limits, server, notebook)
     started = time.monotonic()
     stopped = False  # by a follow-through probe: its memory is not the submission's
