@@ -56,7 +56,7 @@ from pathlib import Path
 from distributed import Client, Scheduler
 from distributed import Worker as DaskWorker
 
-from .execution.limits import MB, GradingLimits
+from .execution.limits import GradingLimits
 from .execution.notebook_file import open_untrusted
 from .execution.report import RunReport
 from .site import GradingSite, leftover_warnings
@@ -356,7 +356,7 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
     def submit(index: int):
         """Send one submission (read only now: a batch is never all in memory)."""
         job = {"id": index, "plan": plan}
-        notebook = _read_for_worker(rows.submissions[index].to_grade, limits.notebook_mb * MB)
+        notebook = _read_for_worker(rows.submissions[index].to_grade, limits.notebook_bytes)
         future = client.submit(grade_remote, job, notebook, mode, token, limits.to_json(),
                                pure=False, key=f"nbcourse-grade-{token}-{index}")
         futures[future] = index

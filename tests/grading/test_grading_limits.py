@@ -232,6 +232,20 @@ def _job_with_limits(where, node) -> bool:
             and isinstance(node.slice, ast.Constant) and node.slice.value == "limits")
 
 
+def _size_by_hand(where, node) -> bool:
+    """``limits.notebook_mb * MB``, written out where ``notebook_bytes`` says it once."""
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
+        isinstance(side, ast.Attribute) and side.attr == "notebook_mb"
+        for side in (node.left, node.right))
+
+
+def test_the_notebooks_size_in_bytes_has_one_home():
+    """Review 4, nit: ``limits.notebook_mb * MB`` was written out four times."""
+    assert _found(_size_by_hand) == []
+    assert _size_by_hand("", ast.parse("limits.notebook_mb * MB").body[0].value)
+    assert DEFAULTS.notebook_bytes == DEFAULTS.notebook_mb * MB
+
+
 def test_a_worker_receives_the_limits_once():
     assert _found(_job_with_limits) == []
 
@@ -243,6 +257,9 @@ def test_a_worker_receives_the_limits_once():
     ({"start_timeout": "60"}, TypeError), ({"memory_mb": 0}, ValueError),
     ({"tasks": True}, TypeError), ({"notebook_mb": 2.5}, TypeError),
     ({"reply_mb": 0}, ValueError), ({"worker_memory_mb": -1}, ValueError),
+    # review 4, finding 2: sizes had no upper bound (RLIMIT_AS overflowed in every kernel)
+    ({"memory_mb": 10**13}, ValueError), ({"home_mb": 2**20 + 1}, ValueError),
+    ({"tasks": 2**22 + 1}, ValueError), ({"queued_messages": 10**19}, ValueError),
 ])
 def test_grading_limits_refuses_a_bad_limit(given, error):
     with pytest.raises(error, match=f"GradingLimits.{next(iter(given))}"):
@@ -255,6 +272,9 @@ def test_from_options_and_from_json_check_through_grading_limits():
     assert GradingLimits.from_options(60).total_timeout == 600.0
     with pytest.raises(ValueError, match="--timeout"):
         GradingLimits.from_options(-3)
+    with pytest.raises(ValueError, match=r"at most 1048576 MB \(1 TiB\).*the option --memory-mb"):
+        GradingLimits.from_options(30, 10**13)
+    assert GradingLimits.from_options(30, 2**20).memory_mb == 2**20  # the largest size
     recorded = {**GradingLimits(cell_timeout=12).to_json(), "enforced": {"sandbox": "off"}}
     assert GradingLimits.from_json(json.loads(json.dumps(recorded))).cell_timeout == 12.0
     with pytest.raises(ValueError, match="unknown limits: surprise"):

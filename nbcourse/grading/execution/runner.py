@@ -400,7 +400,7 @@ def _stub_raised(cell) -> bool:
 async def _run(path: Path, plan: dict, limits: GradingLimits, server,
                scan_source: SourceScan) -> RunReport:
     report = RunReport()
-    verdict, reason, cells, notebook = read_notebook(path, limits.notebook_mb * MB)
+    verdict, reason, cells, notebook = read_notebook(path, limits.notebook_bytes)
     report.notebook, report.notebook_reason = verdict, reason
     report.code_cells = sum(1 for kind, text in cells if kind == "code" and text.strip())
     if verdict is not NotebookVerdict.OK:
