@@ -88,9 +88,27 @@ class Rows:
         if not reported:
             return {}, []
         if any(isolation != reported[0] for isolation in reported):
-            return dict(reported[0]), ["the grading workers did not all report the same "
-                                       "isolation; results.json records the first"]
+            return merged_isolation(reported), [
+                "the grading workers did not all report the same isolation; results.json "
+                "records every value reported where they differ (\"varied: A | B\")"]
         return dict(reported[0]), []
+
+
+def merged_isolation(reported: list[dict]) -> dict:
+    """One table from the workers' ``reported`` tables, whatever order they came in: a
+    row all of them agree on as it is, any other as ``"varied: "`` and each distinct value
+    in sorted order ("not reported" for a worker without that row), so results.json never
+    claims for every submission what only some of them had."""
+    merged = {}
+    for key in sorted({key for isolation in reported for key in isolation}):
+        values = [isolation[key] for isolation in reported if key in isolation]
+        if len(values) == len(reported) and all(value == values[0] for value in values):
+            merged[key] = values[0]
+        else:
+            shown = {str(isolation[key]) if key in isolation else "not reported"
+                     for isolation in reported}
+            merged[key] = "varied: " + " | ".join(sorted(shown))
+    return merged
 
 
 def grade_locally(rows: Rows, plan: dict, site, jobs: int) -> None:
