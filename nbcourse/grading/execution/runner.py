@@ -39,7 +39,8 @@ from pathlib import Path
 from queue import Empty
 from typing import Callable
 
-from .connection import bounded_context, dropped, gone, quick_ready, settle_output
+from .connection import (REPLY_POLL_SECONDS, WHOLE_SECOND, bounded_context, dropped,
+                         gone, quick_ready, settle_output)
 from .follow_through import run_follow_through
 from .limits import MB, GradingLimits
 from .notebook_file import read_notebook
@@ -181,7 +182,7 @@ class KernelSession:
         )
         self.client = _notebook_client_class()(
             self.nb, km=self.km, timeout=int(limits.cell_timeout), allow_errors=True,
-            interrupt_on_timeout=True, iopub_timeout=max(1, int(limits.interrupt_grace)),
+            interrupt_on_timeout=True, iopub_timeout=max(WHOLE_SECOND, int(limits.interrupt_grace)),
             raise_on_iopub_timeout=False, startup_timeout=int(limits.start_timeout),
             error_on_timeout={"ename": TIMEOUT_ENAME, "evalue": "cell timed out", "traceback": []},
         )
@@ -235,7 +236,7 @@ class KernelSession:
         cell = nbformat.v4.new_code_cell(source)
         self.nb.cells.append(cell)
         index = len(self.nb.cells) - 1
-        self.client.timeout = max(1, int(round(timeout)))
+        self.client.timeout = max(WHOLE_SECOND, int(round(timeout)))
         try:
             await self.client.async_execute_cell(cell, index, execution_count=index + 1)
         except DeadKernelError:
@@ -312,7 +313,7 @@ class KernelSession:
                 return None
             await self._drain_iopub()
             try:
-                msg = await kc.shell_channel.get_msg(timeout=min(left, 0.2))
+                msg = await kc.shell_channel.get_msg(timeout=min(left, REPLY_POLL_SECONDS))
             except Empty:
                 if not await self.alive():
                     return None
