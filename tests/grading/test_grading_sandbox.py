@@ -920,6 +920,30 @@ def test_a_worker_without_mounts_of_its_own_records_a_plain_channel(monkeypatch,
     assert worker.own_mounts(given) is given
 
 
+def test_a_mount_namespace_made_but_not_finished_fails_closed(monkeypatch):
+    """Review 4, finding 8: when ``unshare`` worked but a later step did not (here the
+    remount that keeps the worker's mounts from the host's), ``private_mounts`` returned
+    False and the worker went on grading, with plain-folder channels, inside the half-made
+    namespace.  Now it is ``HalfMade``, and the worker's sandbox is unavailable, saying why."""
+    from nbcourse.grading.execution import mounts, worker
+
+    class Libc:  # unshare works, the remount is refused; nothing real is changed
+        def unshare(self, flags):
+            return 0
+
+        def mount(self, *args):
+            return -1
+
+    monkeypatch.setattr(mounts, "_libc", Libc)
+    monkeypatch.setattr(mounts.os, "geteuid", lambda: 0)  # no user namespace to map
+    with pytest.raises(mounts.HalfMade, match="could not be finished"):
+        mounts.private_mounts()
+    assert not mounts.has_private_mounts()
+    given = sandbox.SandboxConfig("bwrap", limits=LIMITS, run_as=65534, worker_mounts=True)
+    with pytest.raises(sandbox.SandboxUnavailable, match="cannot isolate its submissions"):
+        worker.own_mounts(given)
+
+
 def test_a_folder_is_reset_to_its_first_state_whatever_its_owner_did(tmp_path):
     """``folder_state.reset_folder`` undoes what the folder's owner may do to the folder
     itself (no write access, an access and a default ACL, an extended attribute, inode

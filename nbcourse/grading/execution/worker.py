@@ -44,8 +44,8 @@ from .limits import bytes_or_unlimited
 from .processes import TOKEN_VARIABLE, become_subreaper, kill_descendants
 from .report import RunReport
 from .runner import SourceScan, run_submission
-from .mounts import private_mounts
-from .sandbox import SandboxConfig, remove_tree
+from .mounts import HalfMade, private_mounts
+from .sandbox import SandboxConfig, SandboxUnavailable, remove_tree
 
 CONFIG_VARIABLE = "NBCOURSE_GRADING_SANDBOX"
 
@@ -117,7 +117,8 @@ def limit_own_memory(megabytes: int) -> None:
     reserved but unused malloc arenas and thread stacks; ``RLIMIT_DATA`` counts the
     private memory it can actually write, which is what a flood of messages fills.
     The hard limit stays, so a kernel this worker starts takes its own limits
-    (``launcher.LAUNCHER`` raises the soft limit again before anything else).
+    (``kernel_server.prepare_interpreter`` raises the soft limit again before anything
+    else).
     """
     wanted = bytes_or_unlimited(megabytes)
     if wanted < 0:
@@ -142,9 +143,15 @@ def skip_uri_grammar() -> None:
 def own_mounts(config: SandboxConfig) -> SandboxConfig:
     """``config`` as this worker can keep it: where it cannot make a mount namespace of its
     own, root or not, its channels are plain folders, and its configuration (whose
-    ``describe`` results.json records) says so."""
-    if not config.private_channel or private_mounts():
-        return config
+    ``describe`` results.json records) says so.  A namespace made but not finished
+    (``mounts.HalfMade``) fails closed: ``SandboxUnavailable``, and the worker grades
+    nothing (each of its rows says why)."""
+    try:
+        if not config.private_channel or private_mounts():
+            return config
+    except HalfMade as error:
+        raise SandboxUnavailable(f"this grading worker cannot isolate its submissions: {error}; "
+                                 "none is run in it") from None
     print("nbcourse: this grading worker could not make a mount namespace, so its "
           "sandboxes' channels are plain folders (no size limit)." + ("" if os.geteuid() == 0
           else " Grade as root, or allow unprivileged user namespaces (sysctl "
