@@ -157,7 +157,12 @@ class KernelServer:
     def _start(self, config: SandboxConfig, base: Path, token: str,
                passed: list[int]) -> subprocess.Popen:
         """Prepare the channel (and, without a sandbox, the home) and start the server;
-        ``passed`` receives the descriptors handed to it, closed here once it has them."""
+        ``passed`` receives the descriptors handed to it, closed here once it has them.
+
+        ``python -c`` without ``-I``: ``-I`` implies ``-E``, which would drop the kernels'
+        ``PYTHONHASHSEED=0`` (``kernel_environment``) and with it the same set order, so
+        the same result, on every run; the current folder ``-c`` puts on ``sys.path`` is
+        removed first thing (``kernel_server.prepare_interpreter``)."""
         if config.kind == "bwrap":
             prepare_channel(config, self.channel)
             folders = [HOME, "/tmp", "/dev/shm"]
