@@ -58,10 +58,13 @@ def _readings(exercise):
             reply = _mistaken(question) if how == "mistake" else _broken(question, how)
             if reply is not None:
                 yield f"{question.id} {how}", dict(perfect, **{question.id: reply})
-    ids = [q.id for q in exercise.questions]
-    for first, second in zip(ids, ids[1:]):
-        yield f"{first} and {second} wrong", dict(
-            perfect, **{q: _broken(exercise.question(q), "wrong") for q in (first, second)})
+    for question in exercise.questions:  # wrong, or missing, through a wrong callee
+        for callee in exercise.callees(question):
+            for how in ("wrong", "missing"):
+                yield f"{callee.id} wrong, {question.id} {how}", dict(
+                    perfect, **{callee.id: _broken(callee, "wrong"),
+                                question.id: _broken(question, how)})
+    yield "every answer wrong", {q.id: _broken(q, "wrong") for q in exercise.questions}
 
 
 def _second(exercise, ordinary, right: bool, swapped_right: bool) -> dict:
