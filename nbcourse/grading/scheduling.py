@@ -77,7 +77,10 @@ class Rows:
         ordinary readings are ``interim`` (``scoring.second_readings``); None (every one,
         as before) if those readings cannot be judged."""
         try:
-            return second_readings(self.exercise, self.expected, RunReport.from_json(interim))
+            report = RunReport.from_json(interim)
+            if report.grader_error:  # not a report after all: nothing to judge
+                return None
+            return second_readings(self.exercise, self.expected, report)
         except Exception:  # noqa: BLE001 - a run is never lost to this shortcut
             return None
 

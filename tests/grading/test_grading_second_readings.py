@@ -165,3 +165,31 @@ def test_the_worker_makes_only_the_second_readings_it_is_asked_for():
     assert len(asked) == 1 and sent == ["q2/swap/other"] and list(replies) == ["q2/swap/other"]
     sent, _, replies = _run(requests, None)  # no answer: every second reading, as before
     assert sent == ["q2", "q2/swap/other"] and list(replies) == sent
+
+
+def test_the_worker_asks_about_its_own_job_and_reads_only_a_well_formed_answer():
+    import io
+    import json
+
+    from nbcourse.grading.execution.worker import asking
+
+    out = io.StringIO()
+    ask = asking(4, out, io.StringIO(json.dumps({"id": 4, "follow_through": ["q3"]}) + "\n"))
+    assert ask(RunReport()) == {"q3"}
+    sent = json.loads(out.getvalue())
+    assert sent["id"] == 4 and sent["interim"]["kernel"] == "ok"
+    for answer in ('{"id": 5, "follow_through": ["q3"]}', '{"id": 4, "follow_through": [1]}',
+                   '{"id": 4, "follow_through": null}', "not json", ""):
+        assert asking(4, io.StringIO(), io.StringIO(answer + "\n"))(RunReport()) is None
+
+
+def test_the_batch_answers_only_the_ordinary_readings_of_the_job_it_sent():
+    from nbcourse.grading.scheduling import Rows
+    from nbcourse.grading.workers import _interim
+
+    assert _interim('{"id": 2, "interim": {"kernel": "ok"}}\n', 2) == {"kernel": "ok"}
+    for line in ('{"id": 3, "interim": {}}', '{"id": 2, "report": {}}', "garbage", ""):
+        assert _interim(line, 2) is None
+    exercise = specs.load("05_spam")
+    rows = Rows(exercise, exercise.expected(), [], None, None)
+    assert rows.second_readings(["not", "a", "report"]) is None  # then: every one
