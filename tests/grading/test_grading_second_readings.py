@@ -73,14 +73,14 @@ def _second(exercise, ordinary, right: bool, swapped_right: bool) -> dict:
     replies = {}
     perfect = perfect_probes(exercise)
     for request in exercise.probe_plan()["follow_through"]:
-        qid = request["question"]
-        if "key" in request:
-            continue
-        replies[qid] = perfect[qid] if right else ordinary[qid]
+        if "key" not in request:  # a follow-through reading (a swap's has a key)
+            qid = request["question"]
+            replies[qid] = perfect[qid] if right else ordinary[qid]
     swaps = perfect_swaps(exercise)
     if not swapped_right:  # a value typed in: the same whatever the functions
-        swaps = {k: dict(v, **{f: ordinary[v["question"]].get(f) for f in ("value",)
-                               if f in ordinary[v["question"]]}) for k, v in swaps.items()}
+        for reply in swaps.values():
+            if "value" in ordinary[reply["question"]]:
+                reply["value"] = ordinary[reply["question"]]["value"]
     replies.update(swaps)
     return replies
 
