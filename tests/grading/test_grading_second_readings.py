@@ -46,7 +46,8 @@ def _broken(question, how):
         return dict(reply, missing=True)
     if question.kind == "value":
         return dict(reply, value="not a number")
-    return dict(reply, cases=[{"error": "ZeroDivisionError: division by zero"}] * len(question.cases))
+    error = {"error": "ZeroDivisionError: division by zero"}
+    return dict(reply, cases=[error] * len(question.cases))
 
 
 def _readings(exercise):
