@@ -154,12 +154,12 @@ def own_mounts(config: SandboxConfig) -> SandboxConfig:
 
 
 def grade_job(job: dict, config: SandboxConfig, kernels: KernelServers,
-              scan_source: SourceScan) -> dict:
+              scan_source: SourceScan, ask=None) -> dict:
     """The report of one job, as JSON.  When the grading machinery itself fails, the row's
     grader error says what and where, and the whole traceback goes to the worker's log."""
     try:
         report = run_submission(job["path"], job["plan"], config.limits, kernels.take,
-                                scan_source=scan_source)
+                                scan_source=scan_source, ask=ask)
         report.isolation = config.describe()
         return report.to_json()
     except Exception as error:  # noqa: BLE001 - report it, keep the worker alive
@@ -170,6 +170,26 @@ def grade_job(job: dict, config: SandboxConfig, kernels: KernelServers,
         return RunReport.failed(f"{type(error).__name__}: {error}{where}").to_json()
     finally:
         kernels.after_submission()
+
+
+def asking(job_id, replies, requests=sys.stdin):
+    """``run_submission``'s ``ask`` for a job that says ``"ask": true``: the run's ordinary
+    readings go out as ``{"id", "interim"}``, and the next line in is ``{"id",
+    "follow_through": [keys] or null}`` (``workers.Worker.grade``).  A line of another
+    shape, or none, means every second reading, as without asking."""
+    def ask(report: RunReport):
+        replies.write(json.dumps({"id": job_id, "interim": report.to_json()}) + "\n")
+        replies.flush()
+        try:
+            answer = json.loads(requests.readline())
+        except ValueError:
+            return None
+        keys = answer.get("follow_through") if isinstance(answer, dict) and \
+            answer.get("id") == job_id else None
+        if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
+            return set(keys)
+        return None
+    return ask
 
 
 def main(scan_source: SourceScan) -> int:
@@ -198,7 +218,8 @@ def main(scan_source: SourceScan) -> int:
             if not line.strip():
                 continue
             job = json.loads(line)
-            report = grade_job(job, config, kernels, scan_source)
+            ask = asking(job["id"], replies) if job.get("ask") is True else None
+            report = grade_job(job, config, kernels, scan_source, ask)
             replies.write(json.dumps({"id": job["id"], "report": report}) + "\n")
             replies.flush()
     finally:
