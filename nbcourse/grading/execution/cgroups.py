@@ -42,6 +42,8 @@ EMPTY_SECONDS = 5.0
 #: The pause between two looks at a cgroup being emptied or removed: how often, not how
 #: long (``EMPTY_SECONDS`` bounds that).
 STEP_SECONDS = 0.01
+#: How a batch's parent folders are named: ``<prefix><pid>-<random>[-<batch label>]``.
+PARENT_PREFIX = "nbcourse-"
 
 
 class Unavailable(RuntimeError):
@@ -100,16 +102,16 @@ def batch_label(token: str) -> str:
 def _parent_name(batch: str) -> str:
     if not isinstance(batch, str) or not all(c in "0123456789abcdef" for c in batch):
         raise ValueError(f"a batch label is lower-case hex (batch_label), got {batch!r}")
-    name = f"nbcourse-{os.getpid()}-{secrets.token_hex(4)}"  # one per batch and machine
+    name = f"{PARENT_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"  # one per batch and machine
     return f"{name}-{batch}" if batch else name
 
 
 def maker(parents: dict) -> int:
     """The pid of the process that made ``parents`` (``find_parents``), read from their
     name; 0 for none."""
-    parts = Path((parents or {}).get("memory") or "").name.split("-")
-    return int(parts[1]) if len(parts) > 2 and parts[0] == "nbcourse" and parts[1].isdigit() \
-        else 0
+    name = Path((parents or {}).get("memory") or "").name
+    pid = name[len(PARENT_PREFIX):].split("-")[0] if name.startswith(PARENT_PREFIX) else ""
+    return int(pid) if pid.isdigit() else 0
 
 
 def find_parents(batch: str = "") -> dict:
@@ -344,7 +346,7 @@ def sweep_batch(batch: str) -> int:
     left = 0
     for version, folder in _own_folders():
         try:
-            parents = [path for path in folder.glob(f"nbcourse-*-{batch}") if path.is_dir()]
+            parents = [path for path in folder.glob(f"{PARENT_PREFIX}*-{batch}") if path.is_dir()]
         except OSError:
             continue
         for parent in parents:
