@@ -94,15 +94,29 @@ def _running(pid: int) -> bool:
         return False
 
 
-def test_sweeping_one_batch_leaves_another_batch_alone():
-    mine, theirs = (cgroups.batch_label(secrets.token_hex(12)) for _ in range(2))
-    parents = cgroups.find_parents(theirs)
+def test_the_batch_leaves_a_live_workers_cgroups_to_it():
+    """At the end of a batch every Dask worker sweeps the batch's parents on its machine
+    while the others close their own: a live worker's sandboxes are not leftovers."""
+    label = cgroups.batch_label(secrets.token_hex(12))
+    parents = cgroups.find_parents(label)  # made by this process, alive
     try:
-        assert cgroups.sweep_batch(mine) == 0
+        assert cgroups.sweep_batch(label) == 0
         assert all(Path(folder).is_dir() for folder in _folders(parents))
     finally:
         cgroups.sweep(parents)
-    assert not any(Path(folder).exists() for folder in _folders(parents))
+
+
+def test_sweeping_one_batch_leaves_another_batch_alone():
+    mine, theirs = (cgroups.batch_label(secrets.token_hex(12)) for _ in range(2))
+    maker, made = _start(MAKER, theirs)
+    maker.kill()
+    maker.wait()
+    try:
+        assert cgroups.sweep_batch(mine) == 0
+        assert all(Path(folder).is_dir() for folder in _folders(made["parents"]))
+    finally:
+        assert cgroups.sweep_batch(theirs) == (1 if made["parents"] else 0)
+    assert not any(Path(folder).exists() for folder in _folders(made["parents"]))
 
 
 BATCH = """

@@ -34,6 +34,8 @@ import signal
 import time
 from pathlib import Path
 
+import psutil
+
 from .limits import MB, GradingLimits
 
 #: How long emptying a sandbox's cgroup may take (a grader's own wait, which no submission
@@ -336,21 +338,34 @@ def _own_folders() -> list[tuple[int, Path]]:
     return found
 
 
+def _gone(pid: int) -> bool:
+    """Has process ``pid`` ended (a zombie runs nothing)?"""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.Error:
+        return False
+
+
 def sweep_batch(batch: str) -> int:
     """``sweep`` every parent of the batch labelled ``batch`` (``batch_label``) on this
-    machine, whichever process made it: a Dask worker killed mid-batch leaves its own.
-    Returns how many processes were still in them."""
+    machine whose maker has ended without removing it: a Dask worker killed mid-batch.
+    A live worker's are its own to release (its sandboxes are not leftovers).  Returns
+    how many processes were still in them."""
     if not batch:
         raise ValueError("sweep_batch needs the batch's label (batch_label), got none")
     _parent_name(batch)  # checks it
     left = 0
     for version, folder in _own_folders():
         try:
-            parents = [path for path in folder.glob(f"{PARENT_PREFIX}*-{batch}") if path.is_dir()]
+            parents = [str(path) for path in folder.glob(f"{PARENT_PREFIX}*-{batch}")
+                       if path.is_dir()]
         except OSError:
             continue
         for parent in parents:
-            left += sweep({"version": version, "memory": str(parent)})
+            if _gone(maker({"memory": parent})):
+                left += sweep({"version": version, "memory": parent})
     return left
 
 

@@ -154,10 +154,10 @@ def own_mounts(config: SandboxConfig) -> SandboxConfig:
 
 
 def release_orphaned(config: SandboxConfig, batch: int) -> bool:
-    """A worker whose batch process (``batch``: its parent, which made the cgroup parents)
-    died, killed, cannot leave the batch's cgroup parents to it: it removes those that
-    are empty once its own sandbox is gone (a parent another worker still uses is not
-    empty, and the last one to end removes it).  True when the batch was gone."""
+    """When the batch process that started this worker (``batch``, which made the cgroup
+    parents) was killed, nothing of its own clean-up ran: the worker removes the batch's
+    parents that are empty, once its own sandbox is gone (one that another worker still
+    uses is not empty, and the last worker to end removes it).  True when it did."""
     if not config.cgroups or os.getppid() == batch:
         return False
     cgroups.remove_parents(config.cgroups)
