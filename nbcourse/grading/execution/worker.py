@@ -153,6 +153,17 @@ def own_mounts(config: SandboxConfig) -> SandboxConfig:
     return dataclasses.replace(config, worker_mounts=False)
 
 
+def release_orphaned(config: SandboxConfig, batch: int) -> bool:
+    """When the batch process that started this worker (``batch``, which made the cgroup
+    parents) was killed, nothing of its own clean-up ran: the worker removes the batch's
+    parents that are empty, once its own sandbox is gone (one that another worker still
+    uses is not empty, and the last worker to end removes it).  True when it did."""
+    if not config.cgroups or os.getppid() == batch:
+        return False
+    cgroups.remove_parents(config.cgroups)
+    return True
+
+
 def grade_job(job: dict, config: SandboxConfig, kernels: KernelServers,
               scan_source: SourceScan, ask=None) -> dict:
     """The report of one job, as JSON.  When the grading machinery itself fails, the row's
@@ -197,6 +208,7 @@ def main(scan_source: SourceScan) -> int:
     grading side's source scan): ``grading/worker_main.py`` is this process's entry point
     and passes it, so the scan runs here, under this worker's memory limit."""
     config = SandboxConfig.from_json(json.loads(os.environ.get(CONFIG_VARIABLE, "{}")))
+    batch = cgroups.maker(config.cgroups)  # the batch's process, which started this one
     limit_own_memory(config.limits.worker_memory_mb)
     config = own_mounts(config)  # first, while single-threaded
     replies = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
@@ -224,6 +236,7 @@ def main(scan_source: SourceScan) -> int:
             replies.flush()
     finally:
         kernels.close()
+        release_orphaned(config, batch)
         kill_descendants()
         remove_tree(base)
         if sockets != base:
