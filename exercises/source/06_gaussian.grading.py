@@ -21,7 +21,6 @@ import numpy as np
 
 from nbcourse.grading.judges import Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
-from nbcourse.grading.values import Tolerance
 
 
 def _float(a):
@@ -637,7 +636,7 @@ EXERCISE = Exercise(
                  ]),
         Question("q9", "spam_threshold", points=2, kind="value",
                  title="the posterior above which a costly filter flags spam",
-                 reference=lambda: cost_threshold(), tolerance=Tolerance(rel=0.0, abs_=1e-4),
+                 reference=lambda: cost_threshold(),
                  forbidden=DECISION,
                  mistakes=[
                      Mistake("the costs swapped", lambda: cost_threshold([[0, 10], [70, 0]]),

@@ -271,7 +271,7 @@ class Checker:
         if failing:  # the mistake may be theirs: naming one here would blame the wrong code
             result.mistakes, result.diagnosis = [], ""
             result.callees_failing = " and ".join(f"`{q.name}` ({q.id})" for q in failing)
-        places = rounded_places(_plain(answer), spec.tolerance) \
+        places = rounded_places(_plain(answer), spec.tolerance, VALUE_SHARES) \
             if spec.graded_later and spec.kind == "value" \
             and not _an_allowed_value(spec, _plain(answer)) else None  # (a dict's, a list's)
         if places:
@@ -346,6 +346,12 @@ class Checker:
     def __call__(self, question: str, answer) -> None:
         """Print the report (and return nothing, so a notebook shows it only once)."""
         print(self.run(question, answer))
+
+
+#: A graded value of few decimals is taken as exact (not rounded) in ``check()`` only when it
+#: is a share of denominator up to this: 0.45 = 9/20 is exact, 0.88 = 22/25 is the 0.875 of
+#: 06 q9 rounded far more often than a share of 25.
+VALUE_SHARES = 20
 
 
 def _an_allowed_value(spec: PublicQuestion, value) -> bool:
