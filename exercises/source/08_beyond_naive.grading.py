@@ -111,6 +111,17 @@ def _weather_series(first, second):
     return (table[first], table[second], table["play"])
 
 
+def _weather_rows(first, second, column, value, shuffle=None):
+    """Two columns and play of the weather rows where ``column`` is ``value``: Series whose
+    index is the table's row numbers (not 0, 1, 2 ...), in shuffled order if asked."""
+    from nbcourse.datasets import load_weather
+    table = load_weather()
+    rows = table[table[column] == value]
+    if shuffle is not None:
+        rows = rows.sample(frac=1.0, random_state=shuffle)
+    return (rows[first], rows[second], rows["play"])
+
+
 def _random_features(seed, n, n_classes, n_values, coupling):
     """Two features that follow the class and, with probability ``coupling``, each other."""
     rng = np.random.default_rng(seed)
@@ -454,6 +465,13 @@ EXERCISE = Exercise(
                      Case("numpy arrays", tuple(np.asarray(column) for column in
                                                 _random_features(3, 80, 4, 3, 0.7))),
                      Case("columns of a pandas table", _weather_series("outlook", "windy")),
+                     Case("the windy days of the weather table, as pandas columns",
+                          _weather_rows("outlook", "temperature", "windy", "true"), hidden=False,
+                          hint="a Series of filtered rows keeps the table's row labels, so "
+                               "x_k[0] may not exist: walk the values together (zip(x_k, x_l, "
+                               "y)) or take .tolist() first"),
+                     Case("the humid days, shuffled, as pandas columns",
+                          _weather_rows("outlook", "windy", "humidity", "high", shuffle=3)),
                  ]),
         Question("q2", "complement_weights", points=2, title="complement naive Bayes weights",
                  reference=ref_complement_weights, forbidden=COMPLEMENT_NAMES,

@@ -1,0 +1,287 @@
+"""Issue 34, a third student's probes of exercises 05-08, through ``check()`` and the
+sandboxed grader.
+
+- 07 q4: ``lost_occurrences`` is computed with the student's ``merge_vocabularies``: a right
+  cell with a wrong q3 is credited by follow-through, and a number typed in (even as a
+  dict of per-word counts summed) earns nothing (a swap of ``merge_vocabularies``).
+- Value questions compare at the default tolerance unless the spec writes a reason, and a
+  rounded value fails with the rounding note in ``check()`` and on the feedback page
+  (08 q5 took 0.008 for 0.0084; 06 q9's 0.88 for 0.875 had no note anywhere).
+- 06 q8 is also asked about numpy arrays, so an answer that overwrites its argument fails.
+- 08 q1 is also asked about filtered pandas columns, whose index is not 0..N-1.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from nbcourse.grading import specs
+from submission_support import lost_marks, solved
+from test_grading_marks_probes import REPO, SOURCE, check, grade_notebooks, graded
+
+
+def _page(text: str) -> str:
+    return text.replace("&#x27;", "'").replace("&quot;", '"').replace("&amp;", "&")
+
+
+def _replaced(notebook: dict, marker: str, source: str) -> dict:
+    """``notebook`` with the code cell that holds ``marker`` replaced by ``source``."""
+    cells = [c for c in notebook["cells"]
+             if c["cell_type"] == "code" and marker in "".join(c["source"])]
+    assert len(cells) == 1, marker
+    cells[0]["source"] = source
+    return notebook
+
+
+# --------------------------------------------------------------------------- 07 q4
+COMMON_WORDS_ONLY = '''def merge_vocabularies(a, b):
+    words = sorted(set(a["words"]) & set(b["words"]))
+    rows = []
+    for i in range(len(a["classes"])):
+        got = {w: 0 for w in words}
+        for t in (a, b):
+            for w, v in zip(t["words"], t["feature_count"][i]):
+                if w in got:
+                    got[w] += int(v)
+        rows.append([got[w] for w in words])
+    return {"classes": list(a["classes"]),
+            "class_count": [int(x) + int(y) for x, y in zip(a["class_count"], b["class_count"])],
+            "words": words, "feature_count": rows}
+'''
+
+MONTHS = '''may = ["win cash now", "cash prize now", "lunch at noon", "lunch today", "call me today",
+       "win prize draw", "see you at noon"]
+june = ["cash offer now", "call now", "lunch at home", "home today", "win cash",
+        "prize offer today", "see you soon", "call home"]
+'''
+
+#: the student's own cell, right: each month's table, merged with merge_vocabularies
+LOST_BY_MERGING = MONTHS + '''from nbcourse.text import BagOfWords
+
+def month_table(msgs):
+    bow = BagOfWords(min_df=2)
+    X = bow.fit_transform(msgs)
+    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+    return {"classes": ["all"], "class_count": [len(msgs)],
+            "words": list(bow.get_feature_names_out()),
+            "feature_count": [X.sum(axis=0).astype(int).tolist()]}
+
+merged = merge_vocabularies(month_table(may), month_table(june))
+whole = month_table(may + june)
+got = dict(zip(merged["words"], merged["feature_count"][0]))
+lost_occurrences = int(sum(n - got.get(w, 0) for w, n in zip(whole["words"], whole["feature_count"][0])))
+'''
+
+#: the answer typed in as a dict of per-word counts, summed
+LOST_TYPED_AS_A_DICT = MONTHS + '''lost = {"see": 2, "you": 2, "at": 1, "home": 1, "offer": 1, "noon": 1, "win": 1}
+lost_occurrences = sum(lost.values())
+'''
+
+
+@pytest.fixture(scope="module")
+def exercise_7(tmp_path_factory):
+    def notebook(merge=None, lost=None):
+        submission = solved("07_merging", SOURCE)
+        if merge:
+            _replaced(submission, "def merge_vocabularies", merge)
+        if lost:
+            _replaced(submission, "lost_occurrences =", lost)
+        return submission
+    notebooks = {"solution": notebook(),
+                 "own_cell": notebook(lost=LOST_BY_MERGING),
+                 "wrong_q3_own_cell": notebook(COMMON_WORDS_ONLY, LOST_BY_MERGING),
+                 "typed_dict": notebook(lost=LOST_TYPED_AS_A_DICT)}
+    return grade_notebooks("07_merging", notebooks, tmp_path_factory.mktemp("ex07"))
+
+
+def test_the_solution_and_a_right_cell_keep_every_mark_of_exercise_7(exercise_7):
+    rows, _ = exercise_7
+    for who in ("solution", "own_cell"):
+        assert not lost_marks(rows[who].values()), (who, lost_marks(rows[who].values()))
+
+
+def test_a_right_lost_occurrences_cell_is_credited_when_merge_vocabularies_is_wrong(exercise_7):
+    rows, pages = exercise_7
+    row = rows["wrong_q3_own_cell"]
+    assert row["q3"]["score"] < row["q3"]["points"]
+    assert row["q4"]["score"] == 1, row["q4"]
+    assert row["q4"]["follow_through"] == ["q3"]
+    assert not any(n.startswith("hint: ") for n in row["q4"]["notes"]), row["q4"]["notes"]
+    assert "Your `lost_occurrences` is right" in _page(pages["wrong_q3_own_cell"])
+
+
+def test_lost_occurrences_typed_in_as_a_dict_earns_nothing(exercise_7):
+    rows, pages = exercise_7
+    assert rows["typed_dict"]["q4"]["score"] == 0, rows["typed_dict"]["q4"]
+    assert "does not come from your `merge_vocabularies`" in _page(pages["typed_dict"])
+
+
+def test_lost_occurrences_follows_merge_vocabularies_in_the_spec():
+    question = specs.load("07_merging", SOURCE).question("q4")
+    assert question.calls == ("merge_vocabularies",)
+    assert question.swaps and question.swaps[0].reference() != question.reference()
+
+
+# ------------------------------------------------------------- tolerances and rounding
+@pytest.mark.parametrize("name", ["05_spam", "06_gaussian", "07_merging", "08_beyond_naive"])
+def test_a_value_compared_more_loosely_than_the_default_says_why(name):
+    for question in specs.load(name, SOURCE).questions:
+        if question.kind == "value" and question.tolerance.looser:
+            assert question.tolerance.reason.strip(), (name, question.id, question.tolerance)
+
+
+FOLDS_A = np.array([0.817, 0.792, 0.850, 0.808, 0.783])
+FOLDS_B = np.array([0.825, 0.800, 0.842, 0.825, 0.800])
+
+
+def _habits(**change):
+    habits = {"baseline": 270 / 600, "spread_a": float(np.std(FOLDS_A)),
+              "mean_difference": float(np.mean(FOLDS_B - FOLDS_A)),
+              "b_wins": int(np.sum(FOLDS_B > FOLDS_A))}
+    return {**habits, **change}
+
+
+@pytest.mark.parametrize("answer", [
+    _habits(mean_difference=float(np.median(FOLDS_B - FOLDS_A))),  # 0.008: another statistic
+    _habits(mean_difference=round(float(np.mean(FOLDS_B - FOLDS_A)), 3)),
+    _habits(spread_a=round(float(np.std(FOLDS_A)), 3)),
+])
+def test_fold_habits_off_in_the_fourth_decimal_earns_nothing(answer):
+    assert graded("08_beyond_naive", "q5", answer).score == 0
+    assert graded("08_beyond_naive", "q5", _habits()).score == 1
+
+
+def test_fold_habits_rounded_to_3_decimals_gets_the_rounding_note_in_check():
+    report = check("08_beyond_naive", "q5", _habits(spread_a=round(float(np.std(FOLDS_A)), 3)))
+    assert "has only 3 decimal places" in str(report)
+    assert "decimal places" not in str(check("08_beyond_naive", "q5", _habits()))
+
+
+def test_a_threshold_rounded_to_a_simple_share_gets_the_rounding_note():
+    assert "has only 2 decimal places" in str(check("06_gaussian", "q9", 0.88))
+    assert "decimal places" not in str(check("06_gaussian", "q9", 0.875))
+    result = graded("06_gaussian", "q9", 0.88)
+    assert result.score == 0
+    assert any("only 2 decimal places" in case.message for case in result.cases if case.hidden)
+
+
+HABITS_ROUNDED = '''fold_habits = {"baseline": 270 / 600, "spread_a": round(float(np.std(acc_a)), 3),
+               "mean_difference": float(np.mean(acc_b - acc_a)),
+               "b_wins": int(np.sum(acc_b > acc_a))}
+'''
+HABITS_MEDIAN = '''fold_habits = {"baseline": 270 / 600, "spread_a": float(np.std(acc_a)),
+               "mean_difference": float(np.median(acc_b - acc_a)),
+               "b_wins": int(np.sum(acc_b > acc_a))}
+'''
+
+#: 06 q8: writes the posterior over the array it is given
+OVERWRITES = '''def stable_posterior(log_scores):
+    s = log_scores if isinstance(log_scores, np.ndarray) else np.asarray(log_scores, float)
+    s -= s.max(axis=1, keepdims=True)
+    np.exp(s, out=s)
+    s /= s.sum(axis=1, keepdims=True)
+    return s
+'''
+
+#: 08 q1: reads the rows by position, y[i]
+BY_POSITION = '''import math
+from collections import Counter
+
+def conditional_mi(x_k, x_l, y):
+    N = len(y)
+    total = 0.0
+    for c in set(y):
+        rows = [i for i in range(N) if y[i] == c]
+        Nc = len(rows)
+        pairs = Counter((x_k[i], x_l[i]) for i in rows)
+        cu = Counter(x_k[i] for i in rows); cv = Counter(x_l[i] for i in rows)
+        for (u, v), n in pairs.items():
+            total += n / N * math.log(n * Nc / (cu[u] * cv[v]))
+    return float(total)
+'''
+
+
+def _probe_notebooks(name: str, probes: dict) -> dict:
+    notebooks = {}
+    for who, code in probes.items():
+        notebook = solved(name, SOURCE)
+        if code:
+            notebook["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [],
+                                      "execution_count": None, "id": "probe", "source": code})
+        notebooks[who] = notebook
+    return notebooks
+
+
+@pytest.fixture(scope="module")
+def exercise_8(tmp_path_factory):
+    notebooks = _probe_notebooks("08_beyond_naive", {
+        "solution": "", "rounded": HABITS_ROUNDED, "median": HABITS_MEDIAN,
+        "by_position": BY_POSITION})
+    return grade_notebooks("08_beyond_naive", notebooks, tmp_path_factory.mktemp("ex08"))
+
+
+def test_the_grader_refuses_fold_habits_rounded_or_with_the_median(exercise_8):
+    rows, pages = exercise_8
+    assert not lost_marks(rows["solution"].values()), lost_marks(rows["solution"].values())
+    for who in ("rounded", "median"):
+        assert rows[who]["q5"]["score"] == 0, rows[who]["q5"]
+    assert "your value has only 3 decimal places" in _page(pages["rounded"])
+
+
+@pytest.fixture(scope="module")
+def exercise_6(tmp_path_factory):
+    notebooks = _probe_notebooks("06_gaussian", {
+        "solution": "", "rounded": "spam_threshold = 0.88\n", "overwrites": OVERWRITES})
+    return grade_notebooks("06_gaussian", notebooks, tmp_path_factory.mktemp("ex06"))
+
+
+def test_the_feedback_page_says_a_threshold_of_0_88_is_rounded(exercise_6):
+    rows, pages = exercise_6
+    assert not lost_marks(rows["solution"].values()), lost_marks(rows["solution"].values())
+    assert rows["rounded"]["q9"]["score"] == 0
+    assert "your value has only 2 decimal places" in _page(pages["rounded"])
+
+
+# ------------------------------------------------------- 06 q8: an array overwritten
+def _overwrites(log_scores):
+    s = log_scores if isinstance(log_scores, np.ndarray) else np.asarray(log_scores, float)
+    s -= s.max(axis=1, keepdims=True)
+    np.exp(s, out=s)
+    s /= s.sum(axis=1, keepdims=True)
+    return s
+
+
+def test_a_posterior_written_over_its_argument_fails_in_check_and_at_grading(exercise_6):
+    report = check("06_gaussian", "q8", _overwrites)
+    assert not report.all_passed
+    assert "in place" in str(report)
+    assert graded("06_gaussian", "q8", _overwrites).score < 2
+    rows, pages = exercise_6
+    assert rows["overwrites"]["q8"]["score"] < rows["overwrites"]["q8"]["points"]
+    assert "in place" in _page(pages["overwrites"])
+
+
+# --------------------------------------------------- 08 q1: filtered pandas columns
+def _by_position(x_k, x_l, y):
+    namespace = {}
+    exec(BY_POSITION, namespace)  # noqa: S102 - the probe's own text
+    return namespace["conditional_mi"](x_k, x_l, y)
+
+
+def test_conditional_mi_that_indexes_by_position_fails_on_filtered_columns(exercise_8):
+    report = check("08_beyond_naive", "q1", _by_position)
+    assert not report.all_passed
+    assert "zip(x_k, x_l, y)" in str(report)
+    assert graded("08_beyond_naive", "q1", _by_position).score < 2
+    rows, _ = exercise_8
+    assert rows["by_position"]["q1"]["score"] < rows["by_position"]["q1"]["points"]
+
+
+# ------------------------------------------------ 07 q1: whole-valued floats, said so
+def test_merge_counts_says_that_whole_valued_floats_are_counts():
+    notebook = json.loads((REPO / "exercises" / "07_merging.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    assert "return them as whole numbers" not in text
+    assert "floats with a whole value such as `9.0`" in text
