@@ -24,6 +24,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -382,7 +383,41 @@ def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None)
     found: set[str] = set()
     for name in names:
         found.update(forbidden_names.find(sources, name, spec.forbidden))
+    if callable(answer) and not any(_defines(source, own_name) for source in sources):
+        found.update(_compiled_uses(answer, set(spec.forbidden)))
     return sorted(found)
+
+
+def _defines(source, name: str) -> bool:
+    return isinstance(source, str) and bool(name) and \
+        re.search(rf"^\s*(async\s+)?def\s+{re.escape(name)}\b", source, re.M) is not None
+
+
+def _compiled_uses(answer, forbidden: set[str]) -> set[str]:
+    """The forbidden names a function answer's compiled code refers to, itself or through
+    the notebook's functions it uses: what ``check()`` can still see when no cell's text
+    can be read (code run outside IPython, or by ``exec``)."""
+    if not callable(getattr(answer, "__code__", None)):
+        return set()
+    found: set[str] = set()
+    seen: set[int] = set()
+    todo = [answer]
+    while todo:
+        function = todo.pop()
+        if id(function) in seen:
+            continue
+        seen.add(id(function))
+        codes, names = [function.__code__], set()
+        while codes:
+            code = codes.pop()
+            names.update(code.co_names)
+            codes.extend(c for c in code.co_consts if inspect.iscode(c))
+        namespace = getattr(function, "__globals__", {})
+        own = {n: namespace.get(n) for n in names
+               if inspect.isfunction(namespace.get(n)) and namespace[n].__globals__ is namespace}
+        found |= (names & forbidden) - set(own)  # the student's own logsumexp is theirs
+        todo.extend(own.values())
+    return found
 
 
 def _session_cells() -> list[str]:

@@ -167,11 +167,14 @@ def test_a_threshold_rounded_to_a_simple_share_gets_the_rounding_note():
     assert any("only 2 decimal places" in case.message for case in result.cases if case.hidden)
 
 
-HABITS_ROUNDED = '''fold_habits = {"baseline": 270 / 600, "spread_a": round(float(np.std(acc_a)), 3),
+FOLDS = '''acc_a = np.array([0.817, 0.792, 0.850, 0.808, 0.783])
+acc_b = np.array([0.825, 0.800, 0.842, 0.825, 0.800])
+'''
+HABITS_ROUNDED = FOLDS + '''fold_habits = {"baseline": 270 / 600, "spread_a": round(float(np.std(acc_a)), 3),
                "mean_difference": float(np.mean(acc_b - acc_a)),
                "b_wins": int(np.sum(acc_b > acc_a))}
 '''
-HABITS_MEDIAN = '''fold_habits = {"baseline": 270 / 600, "spread_a": float(np.std(acc_a)),
+HABITS_MEDIAN = FOLDS + '''fold_habits = {"baseline": 270 / 600, "spread_a": float(np.std(acc_a)),
                "mean_difference": float(np.median(acc_b - acc_a)),
                "b_wins": int(np.sum(acc_b > acc_a))}
 '''
