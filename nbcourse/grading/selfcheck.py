@@ -397,7 +397,7 @@ def _compiled_uses(answer, forbidden: set[str]) -> set[str]:
     """The forbidden names a function answer's compiled code refers to, itself or through
     the notebook's functions it uses: what ``check()`` can still see when no cell's text
     can be read (code run outside IPython, or by ``exec``)."""
-    if not callable(getattr(answer, "__code__", None)):
+    if not inspect.isfunction(answer):
         return set()
     found: set[str] = set()
     seen: set[int] = set()

@@ -288,3 +288,60 @@ def test_merge_counts_says_that_whole_valued_floats_are_counts():
     text = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
     assert "return them as whole numbers" not in text
     assert "floats with a whole value such as `9.0`" in text
+
+
+# ------------------------------------- check() names a forbidden helper, outside IPython
+FORBIDDEN_HELPERS = [
+    ("02_smoothing", "q2", "beta_mode", '''def map_estimate(a, b, heads, tails):
+    from nbcourse.smoothing import beta_mode
+    return beta_mode(a + heads, b + tails, exact=True)
+'''),
+    ("05_spam", "q2", "accuracy_score", '''def fraction_correct(predicted, actual):
+    from sklearn.metrics import accuracy_score
+    return float(accuracy_score(list(actual), list(predicted)))
+'''),
+    ("06_gaussian", "q8", "logsumexp", '''def helper(s):
+    from scipy.special import logsumexp
+    return np.exp(s - logsumexp(s, axis=1, keepdims=True))
+
+def stable_posterior(log_scores):
+    return helper(np.array(log_scores, dtype=float))
+'''),
+    ("08_beyond_naive", "q3", "TfidfTransformer", '''def tfidf(counts):
+    from sklearn.feature_extraction.text import TfidfTransformer
+    return TfidfTransformer().fit_transform(counts).toarray()
+'''),
+]
+
+
+def _run_as_a_cell(code: str):
+    """The answer defined as a student's harness runs a cell: ``exec``, no IPython, no file
+    ``inspect`` could read it back from."""
+    namespace = {"__name__": "__main__", "np": np}
+    exec(compile(code, "<cell 7>", "exec"), namespace)  # noqa: S102 - the probe's own text
+    return [v for k, v in namespace.items() if callable(v) and k != "helper"][-1]
+
+
+@pytest.mark.parametrize("name, question, helper, code", FORBIDDEN_HELPERS)
+def test_check_warns_about_a_forbidden_helper_it_can_only_see_compiled(name, question, helper,
+                                                                       code):
+    from nbcourse.grading.selfcheck import Checker
+    answer = _run_as_a_cell(code)
+    report = str(Checker(name, REPO / "exercises" / f"{name}.checks.json").run(question, answer))
+    assert f"uses {helper} (itself or through a function or variable it uses)" in report
+    assert "earn no points" in report
+
+
+def test_check_does_not_flag_a_helper_of_the_students_own_that_shares_a_forbidden_name():
+    from nbcourse.grading.selfcheck import Checker
+    answer = _run_as_a_cell('''def logsumexp(s):
+    m = s.max(axis=1, keepdims=True)
+    return m + np.log(np.exp(s - m).sum(axis=1, keepdims=True))
+
+def stable_posterior(log_scores):
+    s = np.array(log_scores, dtype=float)
+    return np.exp(s - logsumexp(s))
+''')
+    report = Checker("06_gaussian", REPO / "exercises" / "06_gaussian.checks.json").run(
+        "q8", answer)
+    assert report.flags == [] and report.all_passed, str(report)
