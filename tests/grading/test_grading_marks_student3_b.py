@@ -345,3 +345,72 @@ def stable_posterior(log_scores):
     report = Checker("06_gaussian", REPO / "exercises" / "06_gaussian.checks.json").run(
         "q8", answer)
     assert report.flags == [] and report.all_passed, str(report)
+
+
+# ------------------------- 05: a flag's note on the callers, case hints that fit the failure
+ACCURACY_BY_SKLEARN = '''def fraction_correct(y_true, y_pred):
+    from sklearn.metrics import accuracy_score
+    return float(accuracy_score(list(y_true), list(y_pred)))
+'''
+
+CHOSEN_ON_TRAINING = '''def choose_alpha(X_train, y_train, X_validation, y_validation, alphas):
+    best_alpha, best_accuracy = None, -1.0
+    for alpha in alphas:
+        candidate = MultinomialNB(alpha=alpha).fit(X_train, y_train)
+        accuracy = fraction_correct(y_train, candidate.predict(X_train))
+        if accuracy > best_accuracy:
+            best_alpha, best_accuracy = alpha, accuracy
+    return best_alpha
+'''
+
+REFIT_ON_TRAIN_AND_VALIDATION = '''def spam_experiment(texts, labels, alphas, seed):
+    import scipy.sparse as sp
+    texts, labels = list(texts), np.asarray(labels)
+    train, validation, test = split_indices(len(texts), seed)
+    vectorizer = BagOfWords()
+    X_train = vectorizer.fit_transform([texts[i] for i in train])
+    X_validation = vectorizer.transform([texts[i] for i in validation])
+    X_test = vectorizer.transform([texts[i] for i in test])
+    best = choose_alpha(X_train, labels[train], X_validation, labels[validation], alphas)
+    stack = sp.vstack if sp.issparse(X_train) else np.vstack
+    final_model = MultinomialNB(alpha=best).fit(stack([X_train, X_validation]),
+                                                np.concatenate([labels[train], labels[validation]]))
+    return best, fraction_correct(labels[test], final_model.predict(X_test))
+'''
+
+
+@pytest.fixture(scope="module")
+def exercise_5(tmp_path_factory):
+    def notebook(marker, source):
+        return _replaced(solved("05_spam", SOURCE), marker, source)
+    notebooks = {"flagged_q2": notebook("def fraction_correct", ACCURACY_BY_SKLEARN),
+                 "wrong_q3": notebook("def choose_alpha", CHOSEN_ON_TRAINING),
+                 "refit": notebook("def spam_experiment", REFIT_ON_TRAIN_AND_VALIDATION)}
+    return grade_notebooks("05_spam", notebooks, tmp_path_factory.mktemp("ex05"))
+
+
+def test_a_caller_of_a_flagged_function_is_told_that_fixing_it_gives_the_points_back(
+        exercise_5):
+    rows, pages = exercise_5
+    row = rows["flagged_q2"]
+    assert row["q2"]["score"] == 0 and row["q2"]["flags"]
+    for qid in ("q3", "q4"):
+        assert row[qid]["score"] == 0 and row[qid]["flags"], row[qid]
+        note = next(n for n in row[qid]["notes"] if "flagged for the same name" in n)
+        assert "`fraction_correct` (q2)" in note and "come back" in note
+    assert "flagged for the same name" in _page(pages["flagged_q2"])
+    assert not any("flagged for the same name" in n for n in row["q2"]["notes"])
+
+
+def test_case_hints_are_not_shown_for_a_known_mistake_or_a_follow_through_credit(exercise_5):
+    rows, pages = exercise_5
+    refit = rows["refit"]["q4"]
+    assert refit["score"] < refit["points"] and refit["notes"]
+    assert "Known mistake (the final model fitted on training + validation)" in \
+        _page(pages["refit"])
+    assert "split with the seed you are given" not in _page(pages["refit"])
+    assert not any(case.get("hint") for case in refit["cases"] if not case["passed"]), refit
+    credited = rows["wrong_q3"]["q4"]
+    assert credited["follow_through"] == ["q3"], credited
+    assert not any(case.get("hint") for case in credited["cases"]), credited
+    assert "fit the final model on the training part only" not in _page(pages["wrong_q3"])
