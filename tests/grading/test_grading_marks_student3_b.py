@@ -26,6 +26,14 @@ def _page(text: str) -> str:
     return text.replace("&#x27;", "'").replace("&quot;", '"').replace("&amp;", "&")
 
 
+def _run_as_a_cell(code: str):
+    """The answer defined as a student's harness runs a cell: ``exec``, no IPython, no file
+    ``inspect`` could read it back from."""
+    namespace = {"__name__": "__main__", "np": np}
+    exec(compile(code, "<cell 7>", "exec"), namespace)  # noqa: S102 - the probe's own text
+    return [v for k, v in namespace.items() if callable(v) and k != "helper"][-1]
+
+
 def _replaced(notebook: dict, marker: str, source: str) -> dict:
     """``notebook`` with the code cell that holds ``marker`` replaced by ``source``."""
     cells = [c for c in notebook["cells"]
@@ -36,20 +44,8 @@ def _replaced(notebook: dict, marker: str, source: str) -> dict:
 
 
 # --------------------------------------------------------------------------- 07 q4
-COMMON_WORDS_ONLY = '''def merge_vocabularies(a, b):
-    words = sorted(set(a["words"]) & set(b["words"]))
-    rows = []
-    for i in range(len(a["classes"])):
-        got = {w: 0 for w in words}
-        for t in (a, b):
-            for w, v in zip(t["words"], t["feature_count"][i]):
-                if w in got:
-                    got[w] += int(v)
-        rows.append([got[w] for w in words])
-    return {"classes": list(a["classes"]),
-            "class_count": [int(x) + int(y) for x, y in zip(a["class_count"], b["class_count"])],
-            "words": words, "feature_count": rows}
-'''
+#: a wrong q3 that keeps only the words both tables have: the spec's swap of q4 is one
+COMMON_WORDS_ONLY = specs.load("07_merging", SOURCE).question("q4").swaps[0].source
 
 MONTHS = '''may = ["win cash now", "cash prize now", "lunch at noon", "lunch today", "call me today",
        "win prize draw", "see you at noon"]
@@ -247,39 +243,21 @@ def test_the_feedback_page_says_a_threshold_of_0_88_is_rounded(exercise_6):
     assert "your value has only 2 decimal places" in _page(pages["rounded"])
 
 
-# ------------------------------------------------------- 06 q8: an array overwritten
-def _overwrites(log_scores):
-    s = log_scores if isinstance(log_scores, np.ndarray) else np.asarray(log_scores, float)
-    s -= s.max(axis=1, keepdims=True)
-    np.exp(s, out=s)
-    s /= s.sum(axis=1, keepdims=True)
-    return s
-
-
-def test_a_posterior_written_over_its_argument_fails_in_check_and_at_grading(exercise_6):
-    report = check("06_gaussian", "q8", _overwrites)
+# ---------------- 06 q8: an array overwritten; 08 q1: filtered pandas columns read by position
+@pytest.mark.parametrize("name, question, code, probe, words", [
+    ("06_gaussian", "q8", OVERWRITES, "overwrites", "in place"),
+    ("08_beyond_naive", "q1", BY_POSITION, "by_position", "zip(x_k, x_l, y)"),
+])
+def test_an_answer_right_only_on_fresh_lists_fails_in_check_and_at_grading(
+        request, name, question, code, probe, words):
+    answer = _run_as_a_cell(code)
+    report = check(name, question, answer)
     assert not report.all_passed
-    assert "in place" in str(report)
-    assert graded("06_gaussian", "q8", _overwrites).score < 2
-    rows, pages = exercise_6
-    assert rows["overwrites"]["q8"]["score"] < rows["overwrites"]["q8"]["points"]
-    assert "in place" in _page(pages["overwrites"])
-
-
-# --------------------------------------------------- 08 q1: filtered pandas columns
-def _by_position(x_k, x_l, y):
-    namespace = {}
-    exec(BY_POSITION, namespace)  # noqa: S102 - the probe's own text
-    return namespace["conditional_mi"](x_k, x_l, y)
-
-
-def test_conditional_mi_that_indexes_by_position_fails_on_filtered_columns(exercise_8):
-    report = check("08_beyond_naive", "q1", _by_position)
-    assert not report.all_passed
-    assert "zip(x_k, x_l, y)" in str(report)
-    assert graded("08_beyond_naive", "q1", _by_position).score < 2
-    rows, _ = exercise_8
-    assert rows["by_position"]["q1"]["score"] < rows["by_position"]["q1"]["points"]
+    assert words in str(report)
+    assert graded(name, question, answer).score < 2
+    rows, pages = request.getfixturevalue("exercise_" + name[1])
+    assert rows[probe][question]["score"] < rows[probe][question]["points"]
+    assert words in _page(pages[probe])
 
 
 # ------------------------------------------------ 07 q1: whole-valued floats, said so
@@ -312,14 +290,6 @@ def stable_posterior(log_scores):
     return TfidfTransformer().fit_transform(counts).toarray()
 '''),
 ]
-
-
-def _run_as_a_cell(code: str):
-    """The answer defined as a student's harness runs a cell: ``exec``, no IPython, no file
-    ``inspect`` could read it back from."""
-    namespace = {"__name__": "__main__", "np": np}
-    exec(compile(code, "<cell 7>", "exec"), namespace)  # noqa: S102 - the probe's own text
-    return [v for k, v in namespace.items() if callable(v) and k != "helper"][-1]
 
 
 @pytest.mark.parametrize("name, question, helper, code", FORBIDDEN_HELPERS)
