@@ -20,7 +20,7 @@ from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_m
 from .forbidden import DYNAMIC, DYNAMIC_WHY, TYPED_IN
 from .specs import FAILED, Exercise
 from .statuses import PRECEDENCE, AnswerStatus, Status
-from .swaps import judge_swaps
+from .swaps import judge_swaps, swaps_read
 from .values import Unsupported, decode_answer, describe_value, kind_of, rounded_places
 
 # what IPython calls a cell's code: /tmp/ipykernel_12/836573701.py, <ipython-input-3-...>
@@ -476,19 +476,7 @@ def _notebook_problems(exercise: Exercise, report: RunReport, statuses: set, rea
 def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunReport,
                    stubs_left: bool, statuses: set) -> list[QuestionResult]:
     """Every question's result; the statuses its answers give the submission added."""
-    questions = []
-    probes = report.probes
-    for question in exercise.questions:
-        probe = probes.get(question.id, {"not_run": "the answer was not evaluated"}) \
-            if isinstance(probes, dict) else {"not_run": "the answer was not evaluated"}
-        result = score_question(question, probe, expected[question.id],
-                                exercise.forbidden_penalty, report.forbidden.get(question.id, []))
-        if result.status == AnswerStatus.MISSING and question.kind == "value" and stubs_left:
-            # a blank notebook: the cell that defines the value still raises
-            # NotImplementedError, so the name was never bound
-            result.status = AnswerStatus.NOT_ANSWERED
-            result.notes = [f"`{question.name}` is not defined: {STILL_THE_STUB}"]
-        questions.append(result)
+    questions = _ordinary_answers(exercise, expected, report, stubs_left)
     # a value missing only because its cell called a wrong graded function is not missing
     follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,
                           score_question, points_text)
@@ -502,6 +490,37 @@ def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunRep
         elif result.status == AnswerStatus.TIMED_OUT:
             statuses.add(Status.TIMED_OUT)
     return questions
+
+
+def _ordinary_answers(exercise: Exercise, expected: dict[str, list], report: RunReport,
+                      stubs_left: bool) -> list[QuestionResult]:
+    """Every question's result from its ordinary reading (no second reading yet)."""
+    questions = []
+    probes = report.probes
+    for question in exercise.questions:
+        probe = probes.get(question.id, {"not_run": "the answer was not evaluated"}) \
+            if isinstance(probes, dict) else {"not_run": "the answer was not evaluated"}
+        result = score_question(question, probe, expected[question.id],
+                                exercise.forbidden_penalty, report.forbidden.get(question.id, []))
+        if result.status == AnswerStatus.MISSING and question.kind == "value" and stubs_left:
+            # a blank notebook: the cell that defines the value still raises
+            # NotImplementedError, so the name was never bound
+            result.status = AnswerStatus.NOT_ANSWERED
+            result.notes = [f"`{question.name}` is not defined: {STILL_THE_STUB}"]
+        questions.append(result)
+    return questions
+
+
+def second_readings(exercise: Exercise, expected: dict[str, list], report: RunReport) -> list[str]:
+    """The follow-through and swap probes whose replies can change this run's marks, from
+    its ordinary readings (``report`` before those probes): the keys of
+    ``report.follow_through`` that ``follow_through.credit`` and ``swaps.judge_swaps``
+    read.  The batch sends them to the grading worker, which makes no other (exercise 05's
+    replays on the SMS messages are most of its grader's work)."""
+    stubs_left = _notebook_problems(exercise, report, set(), [], [])
+    ordinary = _ordinary_answers(exercise, expected, report, stubs_left)
+    credited = follow_through.read_again(exercise, ordinary)
+    return sorted(credited | swaps_read(exercise, ordinary, credited))
 
 
 def _flags_from_callees(exercise: Exercise, questions: list[QuestionResult]) -> None:

@@ -398,7 +398,7 @@ def _stub_raised(cell) -> bool:
 
 # ---------------------------------------------------------------------- one run
 async def _run(path: Path, plan: dict, limits: GradingLimits, server,
-               scan_source: SourceScan) -> RunReport:
+               scan_source: SourceScan, ask=None) -> RunReport:
     report = RunReport()
     verdict, reason, cells, notebook = read_notebook(path, limits.notebook_mb * MB)
     report.notebook, report.notebook_reason = verdict, reason
@@ -426,7 +426,7 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, server,
         await _run_student_cells(session, cells, limits, started, report)
         await _run_probes(session, plan, limits, report, started + limits.total_timeout)
         stopped = await run_follow_through(session, plan, cells, limits, report,
-                                           started + limits.total_timeout, _probe)
+                                           started + limits.total_timeout, _probe, ask)
         report.output_bytes = getattr(session.client, "student_bytes", 0)
     except MemoryError:  # what the kernel sent took this worker over its own limit
         _stop_refused(report, limits, "")
@@ -584,15 +584,16 @@ async def _probe(session: KernelSession, question: dict, indices: list[int], lim
 
 
 def run_submission(path: str | Path, plan: dict, limits: GradingLimits, server, *,
-                   scan_source: SourceScan) -> RunReport:
+                   scan_source: SourceScan, ask=None) -> RunReport:
     """Grade-side facts for one submission; never raises for anything the file contains.
 
     ``server`` returns a ready ``launcher.KernelServer`` (called only for a real notebook).
     ``scan_source(code cells, plan)`` reads the notebook's source before its kernel
     starts; what it returns is the report's ``forbidden`` (the grader passes
-    ``forbidden.flagged_answers``, see ``grading/worker_main.py``).
+    ``forbidden.flagged_answers``, see ``grading/worker_main.py``).  ``ask``: see
+    ``follow_through.run_follow_through`` (which second readings to make).
     """
     started = time.monotonic()
-    report = asyncio.run(_run(Path(path), plan, limits, server, scan_source))
+    report = asyncio.run(_run(Path(path), plan, limits, server, scan_source, ask))
     report.seconds = round(time.monotonic() - started, 3)
     return report
