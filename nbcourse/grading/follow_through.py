@@ -185,8 +185,10 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
             [c for c in callees if by_id[c.id].status != AnswerStatus.PASSED]
         ordinary_words = {result.diagnosis, *(n for n in result.notes if n.startswith("hint: "))}
         result.notes = [n for n in result.notes if n not in ordinary_words]
-        for case in result.cases:
-            case.mistakes = []
+        for case, other in zip(result.cases, again.cases):
+            # a case's hint from the first reading may describe the callee's mistake: keep
+            # the second reading's (none, when the answer is right with the solutions)
+            case.mistakes, case.hint = [], other.hint
         if again.status == AnswerStatus.PASSED:
             share = Fraction(str(question.follow_through))
             earned = Fraction(str(question.points)) * share

@@ -300,6 +300,7 @@ def _diagnose(question, result: QuestionResult, verdicts, actuals) -> None:
                 actuals[index] is not NO_VALUE and mistaken[name][index] is not FAILED
                 and same(actuals[index], mistaken[name][index], index) for name in names)):
             case.mistakes = list(names)
+            case.hint = ""  # the mistake's words say why; the case's hint is about another
 
 
 #: Why a hidden case has no result (the runner's codes, in words).
@@ -480,6 +481,7 @@ def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunRep
     follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,
                           score_question, points_text)
     judge_swaps(exercise, report, questions, score_question)
+    _flags_from_callees(exercise, questions)
     for result in questions:
         if result.status == AnswerStatus.MISSING:
             statuses.add(Status.ANSWER_MISSING)
@@ -519,6 +521,26 @@ def second_readings(exercise: Exercise, expected: dict[str, list], report: RunRe
     ordinary = _ordinary_answers(exercise, expected, report, stubs_left)
     credited = follow_through.read_again(exercise, ordinary)
     return sorted(credited | swaps_read(exercise, ordinary, credited))
+
+
+def _flags_from_callees(exercise: Exercise, questions: list[QuestionResult]) -> None:
+    """Say, on an answer whose points a flag withheld, that a graded function it calls
+    carries the same flag: fixing that function may give these points back."""
+    by_id = {r.id: r for r in questions}
+    for question in exercise.questions:
+        result = by_id[question.id]
+        if not result.withheld or not result.flags:
+            continue
+        sources = [c for c in exercise.callees(question)
+                   if set(result.flags) <= set(by_id[c.id].flags)]
+        if sources:
+            named = " and ".join(f"`{c.name}` ({c.id})" for c in sources)
+            result.notes.append(
+                f"`{question.name}` calls your {named}, flagged for the same name. If "
+                f"`{question.name}` does not use it itself, the flag comes from there: once "
+                f"{named} no longer {'uses' if len(sources) == 1 else 'use'} it, the "
+                f"{points_text(result.withheld)} point{'' if result.withheld == 1 else 's'} "
+                "withheld here come back.")
 
 
 def _answer_reasons(questions: list[QuestionResult]) -> list[str]:
