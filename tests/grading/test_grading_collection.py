@@ -432,11 +432,13 @@ def test_a_notebook_swapped_for_a_link_or_a_pipe_is_refused_wherever_it_is_read(
 
 
 def test_the_runner_reads_the_submission_once(tmp_path, monkeypatch):
-    """The kernel gets the text whose cells were checked and scanned: the runner opened
-    the file again, following links, after the scan (here, where the file is swapped)."""
+    """The kernel gets the cells that were checked and scanned (their sources only): the
+    runner opened the file again, following links, after the scan (here, where the file
+    is swapped)."""
     from nbcourse.grading import specs
     from nbcourse.grading.execution import runner
     from nbcourse.grading.execution.limits import GradingLimits
+    from nbcourse.grading.execution.notebook_file import for_the_kernel
 
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "submissions" / "correct.ipynb"
     text = fixture.read_text(encoding="utf-8")
@@ -464,7 +466,8 @@ def test_the_runner_reads_the_submission_once(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "KernelSession", Session)
     report = runner.run_submission(notebook, specs.load("01_weather").probe_plan(),
                                    GradingLimits.from_options(), Server, scan_source=scan)
-    assert report.kernel == "failed to start" and handed == [text]
+    cells = [(cell["cell_type"], "".join(cell["source"])) for cell in json.loads(text)["cells"]]
+    assert report.kernel == "failed to start" and handed == [for_the_kernel(cells)]
 
 
 def test_the_flags_that_refuse_links_and_pipes_are_written_once():

@@ -178,7 +178,7 @@ def test_a_worker_gets_its_next_submission_while_the_last_one_is_scored(tmp_path
     order = []
 
     class FakeWorker:
-        def grade(self, job):
+        def grade(self, job, ask=None):
             order.append(("run", job["id"]))
             if job["id"] == 1:
                 handed.set()
