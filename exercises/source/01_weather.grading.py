@@ -11,7 +11,6 @@ from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
 from nbcourse.grading.judges import AsDict, Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, NotApplicable, Question, Swap
-from nbcourse.grading.values import Tolerance
 
 WEATHER = load_weather()
 PICNIC = load_picnic()
@@ -379,7 +378,7 @@ EXERCISE = Exercise(
         Question(
             "q5", "p_win_given_free", points=2, kind="value",
             title="independent within each class, dependent over all messages",
-            reference=p_win_given_free, tolerance=Tolerance(rel=1e-4, abs_=1e-6),
+            reference=p_win_given_free,
             mistakes=[
                 Mistake("independent over all messages too",
                         lambda: WORD_RATE["spam"] / 2 + WORD_RATE["ham"] / 2,

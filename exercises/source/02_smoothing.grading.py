@@ -11,7 +11,6 @@ from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
 from nbcourse.grading.judges import SameKeys, Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question, Swap
-from nbcourse.grading.values import Tolerance
 from nbcourse.smoothing import beta_mean, beta_mode, beta_posterior, m_estimate
 
 WEATHER = load_weather()
@@ -551,7 +550,7 @@ EXERCISE = Exercise(
                  ]),
         Question("q9", "map_edge", points=2, kind="value",
                  title="the MAP estimate, inside and on the edge",
-                 reference=ref_map_edge, tolerance=Tolerance(rel=0.0, abs_=1e-6),
+                 reference=ref_map_edge,
                  mistakes=[
                      Mistake("the mode formula used outside its range", map_edge_formula,
                              "(a' - 1) / (a' + b' - 2) is the peak only when a' >= 1 and "
