@@ -159,7 +159,8 @@ class PublicQuestion:
         judge = judge or self.judge
         if judge is not None:
             return judge(actual, expected, None)
-        problem = compare(actual, expected, self.tolerance, exact=self.exact)
+        problem = compare(actual, expected, self.tolerance, exact=self.exact,
+                          strip=self.kind == "value")  # as the grader (specs.judge_case)
         if problem is None:
             return decimal_problem(actual, expected) if self.kind == "function" else None
         return form_note(actual, expected, self.tolerance) or problem
