@@ -387,3 +387,11 @@ def test_the_exercises_checks_files_hold_the_new_public_cases():
     names = [case["name"] for q in data["questions"] if q["id"] == "q1" for case in q["cases"]]
     assert any("not the table's first column" in name for name in names)
     assert any("not the table's last" in name for name in names)
+
+
+def test_a_class_mean_on_a_half_rounds_as_the_totals_are_written():
+    """The class report's mean of 3 x 10 and 3 x 3.15 is exactly 6.575: 6.58, where
+    summing the floats gives 6.574999... (this was tested on the fixtures' totals, which
+    the new cases of 01 q1 changed)."""
+    from nbcourse.grading.scoring import mean_text
+    assert mean_text([10, 10, 10, 3.15, 3.15, 3.15]) == "6.58"
