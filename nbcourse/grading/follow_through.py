@@ -12,8 +12,9 @@ then can change an answer already read.
 Scoring (``credit``) uses that second reading only where it may: the answer failed, and
 a function it calls failed too.  Right on every case with the solutions in place, the
 answer earns ``Question.follow_through`` of its points (all of them by default) and its
-feedback names the function to blame; still wrong, it keeps its ordinary points, and the
-diagnosis of its mistake is made on that second reading, its own logic alone.  Every
+feedback names the function to blame; still wrong, it has a mistake of its own and is
+marked on that second reading, its own logic alone (so a second mistake in a callee can
+neither raise nor lower its mark), where its mistake is also diagnosed.  Every
 message this adds is fixed text made of the spec's names: what the kernel sends back
 in this phase is never shown.
 
