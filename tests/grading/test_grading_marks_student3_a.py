@@ -395,3 +395,11 @@ def test_a_class_mean_on_a_half_rounds_as_the_totals_are_written():
     the new cases of 01 q1 changed)."""
     from nbcourse.grading.scoring import mean_text
     assert mean_text([10, 10, 10, 3.15, 3.15, 3.15]) == "6.58"
+
+
+def test_a_smoothed_predict_loses_more_of_its_marks():
+    """A Laplace-smoothed ``predict`` (no smoothing is asked) kept 1.57 of 2: more hidden
+    cases are days where smoothing changes the answer."""
+    weather = _module("01_weather")
+    assert graded("01_weather", "q3", weather.predict_smoothed).score < 1.5
+    assert graded("01_weather", "q3", weather.ref_predict).score == 2
