@@ -29,7 +29,8 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import betaln
 
-from nbcourse._checks import _as_counts, _as_numbers, _as_scalar, _beta_shape, _nonnegative_count
+from nbcourse._checks import (_as_counts, _as_numbers, _as_scalar, _beta_shape, _nonnegative_count,
+                              check_finite)
 from nbcourse._numerics import log, times_log
 from nbcourse.mle import _output
 
@@ -239,14 +240,21 @@ def lidstone(counts, beta=1.0, *, exact: bool = False):
 
 
 def lidstone_log(counts, beta, *, totals=None, n_outcomes=None) -> np.ndarray:
-    """log of `lidstone`'s estimate, for the estimators (their inputs are already checked).
+    """log of `lidstone`'s estimate, for the estimators (arrays of floats).
 
     ``beta`` may hold one pseudo-count per outcome (scikit-learn's per-feature alpha).
     A zero count with beta = 0 gives log 0 = -inf on purpose, and 0/0 gives NaN only
     for a class with no data and no smoothing, which the estimators never predict from.
     With ``totals`` and ``n_outcomes`` every count is one outcome of its own K-way
     distribution (see `_pseudo_counted`); BernoulliNB uses K = 2.
+    A NaN or an infinity among ``counts``, ``beta`` or ``totals`` raises ValueError, and
+    so does a negative ``beta``.
     """
+    for values, name in ((counts, "counts"), (beta, "beta"), (totals, "totals")):
+        if values is not None:
+            check_finite(values, name)
+    if np.any(np.asarray(beta) < 0):
+        raise ValueError(f"beta (pseudo-count) must be >= 0, got {beta}")
     smoothed, denominator = _pseudo_counted(counts, beta, totals, n_outcomes)
     with np.errstate(invalid="ignore"):
         if (isinstance(smoothed, np.ndarray) and smoothed.dtype == np.float64

@@ -172,6 +172,19 @@ def _smoothing(value, exact):
     (lambda: LogisticRegression(C=np.nan).fit([[0.0], [1.0]], [0, 1]), "C contains NaN"),
     (lambda: __import__("nbcourse.text").text.BagOfWords(max_df=np.nan).fit(["a b"]),
      "max_df contains NaN"),
+    # review 4, findings 6 and 7: binarize=nan fitted silently (every feature absent), and
+    # lidstone_log returned NaN for NaN counts or beta
+    (lambda: __import__("nbcourse.naive_bayes").naive_bayes.BernoulliNB(binarize=np.nan).fit(
+        [[0.0], [1.0]], [0, 1]), "binarize contains NaN"),
+    (lambda: __import__("nbcourse.naive_bayes").naive_bayes.BernoulliNB(binarize=-np.inf).fit(
+        [[0.0], [1.0]], [0, 1]), "binarize contains infinity"),
+    (lambda: __import__("nbcourse.smoothing").smoothing.lidstone_log(
+        np.array([[1.0, np.nan]]), 1.0), "counts contains NaN"),
+    (lambda: __import__("nbcourse.smoothing").smoothing.lidstone_log(
+        np.array([[1.0, 2.0]]), np.nan), "beta contains NaN"),
+    (lambda: __import__("nbcourse.smoothing").smoothing.lidstone_log(
+        np.array([[1.0, 2.0]]), 1.0, totals=np.array([[np.inf]]), n_outcomes=2),
+     "totals contains infinity"),
 ])
 def test_a_nan_or_an_infinity_is_named_before_any_sign_check(call, said):
     """The review found ``check_prior([nan, 1])`` saying "non-negative": every check now

@@ -16,7 +16,8 @@ indirectly, even inside a function or through a package's ``__init__``), layer b
 
 A program the grader runs (``python -c``) is a module's own source, never code held in a
 string or handed to Python on stdin, so the rules above see it: every command that runs
-Python is a literal list whose program is ``-m MODULE`` or ``-c SOURCE`` (an allow-list;
+Python is a literal list whose program is ``-m MODULE`` (one of nbcourse's own: another
+may run code it is handed, as ``-m timeit -s CODE`` does) or ``-c SOURCE`` (an allow-list;
 uses of the interpreter that start nothing are stated with their reasons,
 ``PYTHON_EXEMPTIONS``); Python built as text for another reason is an exemption stated
 with its reason (``CODE_IN_STRINGS``); the
@@ -200,10 +201,13 @@ def _interpreter(node: ast.AST, aliases: set[str]) -> bool:
             and bool(node.args) and _python_word(node.args[0]))
 
 
-def _program_offender(python: ast.AST, rest: list[ast.AST], sources: set[str]) -> str | None:
+def _program_offender(python: ast.AST, rest: list[ast.AST], sources: set[str],
+                      runnable: set[str]) -> str | None:
     """What is wrong with the words after the interpreter of a literal command: options
-    from ``PYTHON_OPTIONS``, then ``-m`` a literal dotted name (or ``__name__``, the module
-    itself) or ``-c`` a name bound to a module's source; None if nothing."""
+    from ``PYTHON_OPTIONS``, then ``-m`` one of nbcourse's own modules (``runnable``,
+    named literally, or ``__name__``, the module itself) or ``-c`` a name bound to a
+    module's source; None if nothing.  Any other module may run code it is handed
+    (``-m timeit -s CODE``, ``-m cProfile -m ...``, a program on stdin)."""
     words = list(rest)
     options = []
     while words and isinstance(words[0], ast.Constant) and words[0].value in PYTHON_OPTIONS:
@@ -214,8 +218,10 @@ def _program_offender(python: ast.AST, rest: list[ast.AST], sources: set[str]) -
     flag, program = words[0], words[1] if len(words) > 1 else None
     if isinstance(flag, ast.Constant) and flag.value == "-m":
         if (isinstance(program, ast.Constant) and isinstance(program.value, str)
-                and DOTTED_NAME.fullmatch(program.value)) or (
-                isinstance(program, ast.Name) and program.id == "__name__"):
+                and DOTTED_NAME.fullmatch(program.value)):
+            return None if program.value in runnable else (
+                f"-m {program.value[:40]} (not a module of nbcourse)")
+        if isinstance(program, ast.Name) and program.id == "__name__":
             return None
         return f"-m {ast.unparse(program)[:40] if program else ''} (not a literal module name)"
     if isinstance(flag, ast.Constant) and flag.value == "-c":
@@ -233,7 +239,7 @@ def _docstrings(tree: ast.AST) -> set[int]:
 
 
 def _python_offenders(statement: ast.AST, sources: set[str], aliases: set[str],
-                      docstrings: set[int]) -> list[tuple[int, str]]:
+                      docstrings: set[int], runnable: set[str]) -> list[tuple[int, str]]:
     """(line, what) for each way ``statement`` runs Python other than the allow-list's:
     every interpreter must be a word of a literal list or tuple followed by its program
     (``_program_offender``); one anywhere else (held in a name, joined into a string, an
@@ -244,7 +250,7 @@ def _python_offenders(statement: ast.AST, sources: set[str], aliases: set[str],
             for i, word in enumerate(node.elts):
                 if _interpreter(word, aliases) or _python_word(word):
                     in_lists.add(id(word))
-                    what = _program_offender(word, node.elts[i + 1:], sources)
+                    what = _program_offender(word, node.elts[i + 1:], sources, runnable)
                     if what:
                         found.append((node.lineno, what))
     parts = {id(part) for node in ast.walk(statement) if isinstance(node, ast.JoinedStr)
@@ -265,15 +271,16 @@ def _sys_aliases(tree: ast.AST) -> set[str]:
             for alias in node.names if alias.name in ("executable", "_base_executable")}
 
 
-def _python_commands(module: str, tree: ast.AST, sources: set[str], exemptions: dict
-                     ) -> tuple[list[tuple[int, str]], set[tuple[str, str]]]:
-    """(offenders, the exemptions that excused one) of a module's top-level statements."""
+def _python_commands(module: str, tree: ast.AST, sources: set[str], exemptions: dict,
+                     runnable: set[str]) -> tuple[list[tuple[int, str]], set[tuple[str, str]]]:
+    """(offenders, the exemptions that excused one) of a module's top-level statements;
+    ``runnable``: the modules a command may run with ``-m``."""
     aliases, docstrings = _sys_aliases(tree), _docstrings(tree)
     found, used = [], set()
     for statement in tree.body:
         owner = getattr(statement, "name", None) or ast.unparse(
             getattr(statement, "targets", [statement])[0])[:40]
-        offenders = _python_offenders(statement, sources, aliases, docstrings)
+        offenders = _python_offenders(statement, sources, aliases, docstrings, runnable)
         if offenders and (module, owner) in exemptions:
             used.add((module, owner))
         else:
@@ -323,7 +330,7 @@ def _programs_in_strings(modules: dict[str, Path], exemptions: dict | None = Non
     for name, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         sources = _module_sources(name, path, tree, modules)
-        python, _ = _python_commands(name, tree, sources, exemptions or {})
+        python, _ = _python_commands(name, tree, sources, exemptions or {}, set(modules))
         found += [f"{_where(path)}:{line}: {what}"
                   for line, what in sorted(_command_offenders(tree, sources, _sys_aliases(tree))
                                            + python)]
@@ -336,7 +343,7 @@ def _python_uses_exempted(modules: dict[str, Path]) -> set[tuple[str, str]]:
     for name, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         sources = _module_sources(name, path, tree, modules)
-        used |= _python_commands(name, tree, sources, PYTHON_EXEMPTIONS)[1]
+        used |= _python_commands(name, tree, sources, PYTHON_EXEMPTIONS, set(modules))[1]
     return used
 
 
@@ -412,6 +419,13 @@ NOT_ALLOWED = "(not -m MODULE or -c SOURCE)"
      f"sys.executable *options {NOT_ALLOWED}"),
     ('def run(module):\n    subprocess.run([sys.executable, "-m", module])\n',
      "-m module (not a literal module name)"),
+    # review 4, finding 4: any literal -m module passed, and some run code they are handed
+    ('def run():\n    subprocess.run([sys.executable, "-m", "timeit", "-n", "1", "-s", CODE,'
+     ' "pass"])\n', "-m timeit (not a module of nbcourse)"),
+    ('def run():\n    subprocess.run([sys.executable, "-I", "-m", "cProfile", "-m", "this"])\n',
+     "-m cProfile (not a module of nbcourse)"),
+    ('def run():\n    subprocess.run([sys.executable, "-m", "anything"], input=CODE)\n',
+     "-m anything (not a module of nbcourse)"),
     ('from sys import executable as python\n'
      'def run():\n    subprocess.run([python, "-u", "-c", CODE])\n', "-c CODE"),
     ('import sys as system\n'
@@ -433,15 +447,16 @@ def test_the_program_check_sees_each_way_around_it(tmp_path, trick, flagged):
 
 
 def test_the_program_check_lets_a_module_run_as_itself(tmp_path):
-    """What the allow-list allows: options, then ``-m`` a literal dotted name (or the
-    module's own ``__name__``) or ``-c`` a module's source, then any arguments; and
+    """What the allow-list allows: options, then ``-m`` one of nbcourse's modules, named
+    literally (or the module's own ``__name__``), or ``-c`` a module's source, then any
+    arguments; and
     ``sys.executable`` where a stated exemption names the function."""
     real = tmp_path / "real.py"
     real.write_text("print('a module')\n", encoding="utf-8")
     fine = tmp_path / "fine.py"
     fine.write_text('import sys\nfrom pathlib import Path\nfrom . import real\n'
                     'REAL = Path(real.__file__).read_text()\n'
-                    'def run(x):\n    a = [sys.executable, "-m", "nbcourse.grading.worker_main"]\n'
+                    'def run(x):\n    a = [sys.executable, "-m", "nbcourse.real"]\n'
                     '    b = ("unshare", "--", sys.executable, "-I", "-S", "-c", REAL, "--", *x)\n'
                     '    c = [sys.executable, "-I", "-m", __name__, x]\n'
                     '    return {"name": "python3", "language": "python"}\n'

@@ -21,7 +21,6 @@ import numpy as np
 
 from nbcourse.grading.judges import Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question
-from nbcourse.grading.values import Tolerance
 
 
 def _float(a):
@@ -634,10 +633,15 @@ EXERCISE = Exercise(
                           (_log_scores(61, 30, 4, -3000.0, 5.0),)),
                      Case("20 messages, scores spread over thousands",
                           (_log_scores(62, 20, 3, -500.0, 400.0),)),
+                     Case("a numpy array of scores, which must come back unchanged",
+                          (np.array([[-1000.0, -1001.0, -1003.0], [2.0, 0.5, -1.0]]),),
+                          hidden=False),
+                     Case("a numpy array of 25 messages and five classes",
+                          (np.array(_log_scores(63, 25, 5, -800.0, 50.0)),)),
                  ]),
         Question("q9", "spam_threshold", points=2, kind="value",
                  title="the posterior above which a costly filter flags spam",
-                 reference=lambda: cost_threshold(), tolerance=Tolerance(rel=0.0, abs_=1e-4),
+                 reference=lambda: cost_threshold(),
                  forbidden=DECISION,
                  mistakes=[
                      Mistake("the costs swapped", lambda: cost_threshold([[0, 10], [70, 0]]),

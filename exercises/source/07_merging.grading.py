@@ -11,7 +11,7 @@ from collections import Counter
 import numpy as np
 
 from nbcourse.grading.judges import Within
-from nbcourse.grading.specs import Case, Exercise, Mistake, Question
+from nbcourse.grading.specs import Case, Exercise, Mistake, Question, Swap
 from nbcourse.grading.values import Tolerance
 
 # --------------------------------------------------------------------------- question 1
@@ -261,6 +261,40 @@ def ref_lost_occurrences():
     return sum(_lost().values())
 
 
+# The swap of q4: a merge_vocabularies that keeps only the words both tables have (whichever
+# table comes first), so a cell that really merges with it loses, on top, every occurrence of
+# a word one month alone kept. A number typed in, in any disguise, stays where it is.
+COMMON_WORDS_MERGE = """
+def merge_vocabularies(a, b):
+    words = sorted(set(a["words"]) & set(b["words"]))
+    feature_count = []
+    for i in range(len(a["classes"])):
+        row = {w: 0 for w in words}
+        for table in (a, b):
+            for w, count in zip(table["words"], table["feature_count"][i]):
+                if w in row:
+                    row[w] += int(count)
+        feature_count.append([row[w] for w in words])
+    return {"classes": list(a["classes"]),
+            "class_count": [int(x) + int(y) for x, y in zip(a["class_count"], b["class_count"])],
+            "words": words, "feature_count": feature_count}
+"""
+
+
+def lost_with_common_words_only(months=(PRUNED_MAY, PRUNED_JUNE)):
+    """What a right cell computes when its merge keeps only the words both months kept."""
+    together = sum(months, [])
+    full = {w: n for w, n in _counts(together).items() if w in _kept(together)}
+    both = set.intersection(*(_kept(month) for month in months))
+    return sum(full.values()) - sum(full[w] for w in both)
+
+
+TYPED_LOST = ("Your `lost_occurrences` does not come from your `merge_vocabularies`: run with "
+              "a `merge_vocabularies` that keeps other words, your cell still gives the same "
+              "number. Build each month's table, merge the two with merge_vocabularies, and "
+              "count what the merged table misses.")
+
+
 def lost_words_counted():
     return len(_lost())
 
@@ -437,9 +471,13 @@ EXERCISE = Exercise(
         Question("q4", "lost_occurrences", points=1, kind="value",
                  title="what a pruned vocabulary loses",
                  reference=ref_lost_occurrences, tolerance=Tolerance(rel=0.0, abs_=1e-9),
-                 computed=True,
-                 hint="fit once on both months together with min_df=2, and compare each kept "
-                      "word's total count with what the two pruned months' tables hold for it",
+                 computed=True, calls=("merge_vocabularies",),
+                 swaps=[Swap("the count computed from merge_vocabularies",
+                             ("merge_vocabularies",), COMMON_WORDS_MERGE,
+                             lost_with_common_words_only, TYPED_LOST)],
+                 hint="a word loses the occurrences of every month that pruned it, even when "
+                      "the other month kept it: count, over the words the fit on both months "
+                      "keeps, how many of their occurrences the merged table is short of",
                  mistakes=[
                      Mistake("words counted instead of occurrences", lost_words_counted,
                              "Your value counts the words whose count is short. The question "

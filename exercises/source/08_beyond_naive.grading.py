@@ -26,7 +26,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from nbcourse.grading.judges import SameKeys
-from nbcourse.grading.values import Tolerance
 from nbcourse.grading.specs import Case, Exercise, Mistake, NotApplicable, Question
 
 
@@ -110,6 +109,17 @@ def _weather_series(first, second):
     from nbcourse.datasets import load_weather
     table = load_weather()
     return (table[first], table[second], table["play"])
+
+
+def _weather_rows(first, second, column, value, shuffle=None):
+    """Two columns and play of the weather rows where ``column`` is ``value``: Series whose
+    index is the table's row numbers (not 0, 1, 2 ...), in shuffled order if asked."""
+    from nbcourse.datasets import load_weather
+    table = load_weather()
+    rows = table[table[column] == value]
+    if shuffle is not None:
+        rows = rows.sample(frac=1.0, random_state=shuffle)
+    return (rows[first], rows[second], rows["play"])
 
 
 def _random_features(seed, n, n_classes, n_values, coupling):
@@ -455,6 +465,13 @@ EXERCISE = Exercise(
                      Case("numpy arrays", tuple(np.asarray(column) for column in
                                                 _random_features(3, 80, 4, 3, 0.7))),
                      Case("columns of a pandas table", _weather_series("outlook", "windy")),
+                     Case("the windy days of the weather table, as pandas columns",
+                          _weather_rows("outlook", "temperature", "windy", "true"), hidden=False,
+                          hint="a Series of filtered rows keeps the table's row labels, so "
+                               "x_k[0] may not exist: walk the values together (zip(x_k, x_l, "
+                               "y)) or take .tolist() first"),
+                     Case("the humid days, shuffled, as pandas columns",
+                          _weather_rows("outlook", "windy", "humidity", "high", shuffle=3)),
                  ]),
         Question("q2", "complement_weights", points=2, title="complement naive Bayes weights",
                  reference=ref_complement_weights, forbidden=COMPLEMENT_NAMES,
@@ -637,7 +654,7 @@ EXERCISE = Exercise(
                  ]),
         Question("q5", "fold_habits", points=1, kind="value",
                  title="the baseline and the spread of a cross-validation",
-                 reference=ref_fold_habits, tolerance=Tolerance(rel=0.0, abs_=5e-4),
+                 reference=ref_fold_habits,
                  hint="the baseline answers the most common class every time; the spread is "
                       "numpy's standard deviation (divide by the number of folds); compare the "
                       "two models fold by fold",

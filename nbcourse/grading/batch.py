@@ -19,7 +19,7 @@ from typing import Callable, TextIO
 
 from . import specs
 from .collection import collect_submissions
-from .execution.limits import MB, GradingLimits
+from .execution.limits import GradingLimits
 from .execution.sandbox import SANDBOX_MODES
 from .gradebook import BatchResult, remove_planted, snapshot
 from .integrity import check_batch
@@ -177,7 +177,7 @@ def _prepare(exercise, paths, notebook, out_dir: Path, local, limits: GradingLim
             check(submissions)
         if not submissions:
             raise ValueError("no submissions to grade: " + "; ".join(warnings or ["none given"]))
-        submissions = strip_oversized(submissions, limits.notebook_mb * MB, site.inbox)
+        submissions = strip_oversized(submissions, limits.notebook_bytes, site.inbox)
         if local is not None:
             site.start(local, limits)
         out_dir.mkdir(parents=True, exist_ok=True)

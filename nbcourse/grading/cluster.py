@@ -56,7 +56,8 @@ from pathlib import Path
 from distributed import Client, Scheduler
 from distributed import Worker as DaskWorker
 
-from .execution.limits import MB, GradingLimits
+from .execution.cgroups import batch_label, sweep_batch
+from .execution.limits import GradingLimits
 from .execution.notebook_file import open_untrusted
 from .execution.report import RunReport
 from .site import GradingSite, leftover_warnings
@@ -145,16 +146,26 @@ def remove_scratch(token: str) -> None:
         remove_tree(folder)
 
 
+def remove_leftovers(token: str) -> int:
+    """Remove what the batch left on this machine, also where a Dask worker died (killed
+    mid-batch, a worker cannot tidy up after itself): its scratch folders, and its
+    sandboxes' cgroups with whatever still ran in them (how many processes that was)."""
+    remove_scratch(token)
+    return sweep_batch(batch_label(token))
+
+
 def close_remote(token: str) -> int:
     """Run on every worker at the end of a batch: stop its grading processes and sandboxes
-    and remove the batch's scratch folders; returns how many processes started by
-    submissions were still running."""
+    and remove the batch's scratch folders and cgroups; returns how many processes started
+    by submissions were still running."""
     with _STATE_LOCK:
         state = _STATE.pop(token, None)
+    left = 0
     try:
-        return state.close() if state is not None else 0
+        left = state.close() if state is not None else 0
     finally:
-        remove_scratch(token)
+        left += remove_leftovers(token)
+    return left
 
 
 def _read_for_worker(path: Path, limit: int) -> bytes:
@@ -356,7 +367,7 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
     def submit(index: int):
         """Send one submission (read only now: a batch is never all in memory)."""
         job = {"id": index, "plan": plan}
-        notebook = _read_for_worker(rows.submissions[index].to_grade, limits.notebook_mb * MB)
+        notebook = _read_for_worker(rows.submissions[index].to_grade, limits.notebook_bytes)
         future = client.submit(grade_remote, job, notebook, mode, token, limits.to_json(),
                                pure=False, key=f"nbcourse-grade-{token}-{index}")
         futures[future] = index
@@ -456,5 +467,4 @@ def _clean_up(client, token: str, warnings: list[str]) -> int:
         warnings.append(f"the Dask workers could not all be cleaned up ({error})")
     # a LocalCluster's (or a killed worker's) leftovers on this machine
     leftovers += len(kill_processes_with_token(token))
-    remove_scratch(token)
-    return leftovers
+    return leftovers + remove_leftovers(token)

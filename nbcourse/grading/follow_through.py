@@ -144,6 +144,22 @@ def _named(questions) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def _may_credit(exercise, question, by_id: dict) -> bool:
+    """Whether ``credit`` reads ``question``'s second reading: its ordinary reading is
+    wrong and a function it calls is not right.  ``credit`` changes an answer's status only
+    on its own turn, and a callee's only from wrong to follow-through (still not right), so
+    the ordinary statuses decide this before and during ``credit`` alike."""
+    callees = exercise.callees(question)
+    return bool(callees) and by_id[question.id].status in _WRONG and \
+        any(by_id[c.id].status != AnswerStatus.PASSED for c in callees)
+
+
+def read_again(exercise, results: list) -> set[str]:
+    """The questions whose second reading ``credit`` reads, from the ordinary ``results``."""
+    by_id = {r.id: r for r in results}
+    return {q.id for q in exercise.questions if _may_credit(exercise, q, by_id)}
+
+
 def credit(exercise, expected: dict, report, results: list, penalty: float,
            score_question, points_text) -> None:
     """Follow-through credit and diagnosis, in place, for the ``results`` of one run.
@@ -156,10 +172,9 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
     by_id = {r.id: r for r in results}
     for question in _order(exercise):
         result = by_id[question.id]
-        callees = exercise.callees(question)
-        if not callees or result.status not in _WRONG or \
-                not any(by_id[c.id].status != AnswerStatus.PASSED for c in callees):
+        if not _may_credit(exercise, question, by_id):
             continue
+        callees = exercise.callees(question)
         reply = replies.get(question.id)
         if not isinstance(reply, dict):
             continue  # no second reading: ordinary marking
@@ -171,8 +186,10 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
             [c for c in callees if by_id[c.id].status != AnswerStatus.PASSED]
         ordinary_words = {result.diagnosis, *(n for n in result.notes if n.startswith("hint: "))}
         result.notes = [n for n in result.notes if n not in ordinary_words]
-        for case in result.cases:
-            case.mistakes = []
+        for case, other in zip(result.cases, again.cases):
+            # a case's hint from the first reading may describe the callee's mistake: keep
+            # the second reading's (none, when the answer is right with the solutions)
+            case.mistakes, case.hint = [], other.hint
         marked = _right_given_callees if again.status == AnswerStatus.PASSED else _own_logic
         marked(question, result, again, blamed, penalty, points_text)
 

@@ -307,10 +307,9 @@ def submission_cells(path: Path, limits) -> tuple[list[str] | None, str]:
     about 45 times, 900 MB for a 20 MB file).
     ``limits.notebook_mb`` bounds it; a worker parses the same file again under its own
     memory limit when it grades it."""
-    from .execution.limits import MB
     from .execution.notebook_file import read_cells
     from .execution.report import NotebookVerdict
-    verdict, reason, cells = read_cells(path, limits.notebook_mb * MB)
+    verdict, reason, cells = read_cells(path, limits.notebook_bytes)
     if verdict != NotebookVerdict.OK:
         return None, reason or "not a readable notebook"
     return [text for kind, text in cells if kind == "code"], ""

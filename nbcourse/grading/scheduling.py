@@ -16,7 +16,7 @@ from typing import Callable, TextIO
 
 from .collection import Submission, display_name
 from .execution.report import NotebookVerdict, RunReport
-from .scoring import SubmissionResult, points_text, score
+from .scoring import SubmissionResult, points_text, score, second_readings
 from .terminal import terminal_safe
 from .workers import Worker
 
@@ -76,6 +76,18 @@ class Rows:
                 self.on_result(result)
         return result
 
+    def second_readings(self, interim: dict) -> list[str] | None:
+        """The follow-through and swap probes that can change the marks of a run whose
+        ordinary readings are ``interim`` (``scoring.second_readings``); None (every one,
+        as before) if those readings cannot be judged."""
+        try:
+            report = RunReport.from_json(interim)
+            if report.grader_error:  # not a report after all: nothing to judge
+                return None
+            return second_readings(self.exercise, self.expected, report)
+        except Exception:  # noqa: BLE001 - a run is never lost to this shortcut
+            return None
+
     def sorted(self) -> list[SubmissionResult]:
         return sorted(self.results, key=lambda r: r.submission)
 
@@ -88,9 +100,27 @@ class Rows:
         if not reported:
             return {}, []
         if any(isolation != reported[0] for isolation in reported):
-            return dict(reported[0]), ["the grading workers did not all report the same "
-                                       "isolation; results.json records the first"]
+            return merged_isolation(reported), [
+                "the grading workers did not all report the same isolation; results.json "
+                "records every value reported where they differ (\"varied: A | B\")"]
         return dict(reported[0]), []
+
+
+def merged_isolation(reported: list[dict]) -> dict:
+    """One table from the workers' ``reported`` tables, whatever order they came in: a
+    row all of them agree on as it is, any other as ``"varied: "`` and each distinct value
+    in sorted order ("not reported" for a worker without that row), so results.json never
+    claims for every submission what only some of them had."""
+    merged = {}
+    for key in sorted({key for isolation in reported for key in isolation}):
+        values = [isolation[key] for isolation in reported if key in isolation]
+        if len(values) == len(reported) and all(value == values[0] for value in values):
+            merged[key] = values[0]
+        else:
+            shown = {str(isolation[key]) if key in isolation else "not reported"
+                     for isolation in reported}
+            merged[key] = "varied: " + " | ".join(sorted(shown))
+    return merged
 
 
 def grade_locally(rows: Rows, plan: dict, site, jobs: int) -> None:
@@ -111,7 +141,8 @@ def grade_locally(rows: Rows, plan: dict, site, jobs: int) -> None:
         try:
             path = os.fsdecode(os.path.abspath(submission.to_grade))
             job = {"id": index, "path": path, "plan": plan}
-            return RunReport.from_json(worker.grade(job))  # limits: the worker's config
+            # limits: the worker's config; second readings only where they can count
+            return RunReport.from_json(worker.grade(job, ask=rows.second_readings))
         except Exception as error:  # noqa: BLE001 - one submission never stops the batch
             return RunReport.failed(f"{type(error).__name__}: {error}")
         finally:

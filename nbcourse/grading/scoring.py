@@ -20,7 +20,7 @@ from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_m
 from .forbidden import DYNAMIC, DYNAMIC_WHY, TYPED_IN
 from .specs import FAILED, Exercise
 from .statuses import PRECEDENCE, AnswerStatus, Status
-from .swaps import judge_swaps
+from .swaps import judge_swaps, swaps_read
 from .values import Unsupported, decode_answer, describe_value, kind_of, rounded_places
 
 # what IPython calls a cell's code: /tmp/ipykernel_12/836573701.py, <ipython-input-3-...>
@@ -299,6 +299,7 @@ def _diagnose(question, result: QuestionResult, verdicts, actuals) -> None:
                 actuals[index] is not NO_VALUE and mistaken[name][index] is not FAILED
                 and same(actuals[index], mistaken[name][index], index) for name in names)):
             case.mistakes = list(names)
+            case.hint = ""  # the mistake's words say why; the case's hint is about another
 
 
 #: Why a hidden case has no result (the runner's codes, in words).
@@ -474,6 +475,25 @@ def _notebook_problems(exercise: Exercise, report: RunReport, statuses: set, rea
 def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunReport,
                    stubs_left: bool, statuses: set) -> list[QuestionResult]:
     """Every question's result; the statuses its answers give the submission added."""
+    questions = _ordinary_answers(exercise, expected, report, stubs_left)
+    # a value missing only because its cell called a wrong graded function is not missing
+    follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,
+                          score_question, points_text)
+    judge_swaps(exercise, report, questions, score_question)
+    _flags_from_callees(exercise, questions)
+    for result in questions:
+        if result.status == AnswerStatus.MISSING:
+            statuses.add(Status.ANSWER_MISSING)
+        elif result.status == AnswerStatus.UNREADABLE:
+            statuses.add(Status.ANSWERS_UNREADABLE)
+        elif result.status == AnswerStatus.TIMED_OUT:
+            statuses.add(Status.TIMED_OUT)
+    return questions
+
+
+def _ordinary_answers(exercise: Exercise, expected: dict[str, list], report: RunReport,
+                      stubs_left: bool) -> list[QuestionResult]:
+    """Every question's result from its ordinary reading (no second reading yet)."""
     questions = []
     probes = report.probes
     for question in exercise.questions:
@@ -487,18 +507,39 @@ def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunRep
             result.status = AnswerStatus.NOT_ANSWERED
             result.notes = [f"`{question.name}` is not defined: {STILL_THE_STUB}"]
         questions.append(result)
-    # a value missing only because its cell called a wrong graded function is not missing
-    follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,
-                          score_question, points_text)
-    judge_swaps(exercise, report, questions, score_question)
-    for result in questions:
-        if result.status == AnswerStatus.MISSING:
-            statuses.add(Status.ANSWER_MISSING)
-        elif result.status == AnswerStatus.UNREADABLE:
-            statuses.add(Status.ANSWERS_UNREADABLE)
-        elif result.status == AnswerStatus.TIMED_OUT:
-            statuses.add(Status.TIMED_OUT)
     return questions
+
+
+def second_readings(exercise: Exercise, expected: dict[str, list], report: RunReport) -> list[str]:
+    """The follow-through and swap probes whose replies can change this run's marks, from
+    its ordinary readings (``report`` before those probes): the keys of
+    ``report.follow_through`` that ``follow_through.credit`` and ``swaps.judge_swaps``
+    read.  The batch sends them to the grading worker, which makes no other (exercise 05's
+    replays on the SMS messages are most of its grader's work)."""
+    stubs_left = _notebook_problems(exercise, report, set(), [], [])
+    ordinary = _ordinary_answers(exercise, expected, report, stubs_left)
+    credited = follow_through.read_again(exercise, ordinary)
+    return sorted(credited | swaps_read(exercise, ordinary, credited))
+
+
+def _flags_from_callees(exercise: Exercise, questions: list[QuestionResult]) -> None:
+    """Say, on an answer whose points a flag withheld, that a graded function it calls
+    carries the same flag: fixing that function may give these points back."""
+    by_id = {r.id: r for r in questions}
+    for question in exercise.questions:
+        result = by_id[question.id]
+        if not result.withheld or not result.flags:
+            continue
+        sources = [c for c in exercise.callees(question)
+                   if set(result.flags) <= set(by_id[c.id].flags)]
+        if sources:
+            named = " and ".join(f"`{c.name}` ({c.id})" for c in sources)
+            result.notes.append(
+                f"`{question.name}` calls your {named}, flagged for the same name. If "
+                f"`{question.name}` does not use it itself, the flag comes from there: once "
+                f"{named} no longer {'uses' if len(sources) == 1 else 'use'} it, the "
+                f"{points_text(result.withheld)} point{'' if result.withheld == 1 else 's'} "
+                "withheld here come back.")
 
 
 def _answer_reasons(questions: list[QuestionResult]) -> list[str]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -272,7 +273,7 @@ class Checker:
         if failing:  # the mistake may be theirs: naming one here would blame the wrong code
             result.mistakes, result.diagnosis = [], ""
             result.callees_failing = " and ".join(f"`{q.name}` ({q.id})" for q in failing)
-        places = rounded_places(_plain(answer), spec.tolerance) \
+        places = rounded_places(_plain(answer), spec.tolerance, VALUE_SHARES) \
             if spec.graded_later and spec.kind == "value" \
             and not _an_allowed_value(spec, _plain(answer)) else None  # (a dict's, a list's)
         if places:
@@ -349,6 +350,12 @@ class Checker:
         print(self.run(question, answer))
 
 
+#: A graded value of few decimals is taken as exact (not rounded) in ``check()`` only when it
+#: is a share of denominator up to this: 0.45 = 9/20 is exact, 0.88 = 22/25 is the 0.875 of
+#: 06 q9 rounded far more often than a share of 25.
+VALUE_SHARES = 20
+
+
 def _an_allowed_value(spec: PublicQuestion, value) -> bool:
     """Whether ``value`` is one of the few values a public case allows (05's alphas): a
     value taken from that list was not rounded, however few its decimals."""
@@ -377,7 +384,41 @@ def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None)
     found: set[str] = set()
     for name in names:
         found.update(forbidden_names.find(sources, name, spec.forbidden))
+    if callable(answer) and not any(_defines(source, own_name) for source in sources):
+        found.update(_compiled_uses(answer, set(spec.forbidden)))
     return sorted(found)
+
+
+def _defines(source, name: str) -> bool:
+    return isinstance(source, str) and bool(name) and \
+        re.search(rf"^\s*(async\s+)?def\s+{re.escape(name)}\b", source, re.M) is not None
+
+
+def _compiled_uses(answer, forbidden: set[str]) -> set[str]:
+    """The forbidden names a function answer's compiled code refers to, itself or through
+    the notebook's functions it uses: what ``check()`` can still see when no cell's text
+    can be read (code run outside IPython, or by ``exec``)."""
+    if not inspect.isfunction(answer):
+        return set()
+    found: set[str] = set()
+    seen: set[int] = set()
+    todo = [answer]
+    while todo:
+        function = todo.pop()
+        if id(function) in seen:
+            continue
+        seen.add(id(function))
+        codes, names = [function.__code__], set()
+        while codes:
+            code = codes.pop()
+            names.update(code.co_names)
+            codes.extend(c for c in code.co_consts if inspect.iscode(c))
+        namespace = getattr(function, "__globals__", {})
+        own = {n: namespace.get(n) for n in names
+               if inspect.isfunction(namespace.get(n)) and namespace[n].__globals__ is namespace}
+        found |= (names & forbidden) - set(own)  # the student's own logsumexp is theirs
+        todo.extend(own.values())
+    return found
 
 
 def _session_cells() -> list[str]:

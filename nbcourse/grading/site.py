@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 from .course_folders import course_folders
+from .execution.cgroups import batch_label
 from .execution.connection import remove_socket_folders
 from .execution.limits import GradingLimits
 from .execution.processes import kill_processes_with_token
@@ -37,7 +38,7 @@ class GradingSite:
 
     def start(self, mode: str, limits: GradingLimits) -> SandboxConfig:
         """This machine's sandbox configuration; its self-test runs now."""
-        self.config = make_config(mode, limits, course_folders())
+        self.config = make_config(mode, limits, course_folders(), batch_label(self.token))
         # the sandbox's user reaches its channel through it
         open_to_sandbox_user(self.config, self.scratch, own=False)
         return self.config

@@ -48,6 +48,15 @@ def swap_plan(exercise) -> list[dict]:
     return probes
 
 
+def swaps_read(exercise, results: list, credited: set[str]) -> set[str]:
+    """The swap replies ``judge_swaps`` may read, from the ordinary ``results``: those of a
+    value right the ordinary way, or one that follow-through may make right (its question
+    in ``credited``, see ``follow_through.read_again``)."""
+    by_id = {r.id: r for r in results}
+    return {key(q, swap) for q in exercise.questions for swap in q.swaps
+            if by_id[q.id].status == AnswerStatus.PASSED or q.id in credited}
+
+
 def unchecked(question) -> str:
     """The fixed feedback of a value whose swap gave no reading."""
     return (f"`{question.name}` could not be checked against the functions it is computed "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Integral, Real
 
@@ -157,9 +157,19 @@ def normalise(value):
 # --------------------------------------------------------------------------- compare
 @dataclass(frozen=True)
 class Tolerance:
-    """How close a number must be: ``math.isclose(rel_tol=rel, abs_tol=abs_)``."""
+    """How close a number must be: ``math.isclose(rel_tol=rel, abs_tol=abs_)``.
+
+    The course compares every value at the default; a spec that loosens it writes why in
+    ``reason`` (a rounded answer must still fail: tests walk the specs for this).
+    """
     rel: float = 1e-6
     abs_: float = 1e-9
+    reason: str = field(default="", compare=False)
+
+    @property
+    def looser(self) -> bool:
+        """Whether this accepts more than the default does."""
+        return self.rel > 1e-6 or self.abs_ > 1e-9
 
 
 def _is_number(x) -> bool:
@@ -322,7 +332,7 @@ def rounded_places(value, tolerance: "Tolerance | None" = None,
 
     A dict or a list looks rounded when one of its numbers does (the fewest places any
     of those shows).  A simple share (7/8 = 0.875, 0.96 = 24/25: denominator up to
-    ``shares``; 0: none) is taken as exact, not rounded.
+    ``shares``; 0: none) is taken as exact, not rounded, unless ``expected`` is given.
     With ``tolerance``, only a rounding that can lose the marks counts: half a unit of
     the last place is more than the question allows (so a rounded answer within the
     question's tolerance earns the marks, and one beyond it is always told why not).
@@ -330,9 +340,9 @@ def rounded_places(value, tolerance: "Tolerance | None" = None,
     that number's own places, where the expected one has more, counts: an accuracy of
     0.75 or an alpha of 0.3 that is simply wrong was not rounded.
     """
-    if expected is not UNKNOWN:
+    if expected is not UNKNOWN:  # 0.88 for 0.875 is a rounding, though 0.88 is 22/25
         found = [places for a, e in (_leaves(value, expected) or [])
-                 if (places := rounded_places(a, tolerance, shares)) and _rounds_to(e, a, places)]
+                 if (places := rounded_places(a, tolerance, 0)) and _rounds_to(e, a, places)]
         return min(found) if found else None
     if isinstance(value, dict):
         value = list(value.values())

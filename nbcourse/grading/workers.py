@@ -28,6 +28,18 @@ from .execution.worker import CONFIG_VARIABLE
 CLOSE_SECONDS = 15.0
 
 
+def _interim(line: str, job_id) -> dict | None:
+    """The ordinary readings a worker sends before its second readings, or None."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(message, dict) and message.get("id") == job_id and \
+            isinstance(message.get("interim"), dict):
+        return message["interim"]
+    return None
+
+
 class Worker:
     """A grading worker process, restarted if it ever dies."""
 
@@ -50,10 +62,13 @@ class Worker:
                  CONFIG_VARIABLE: json.dumps(self.sandbox.to_json())},
             cwd=self.log_dir)  # not the instructor's folder: a kernel can read /proc/<ppid>/cwd
 
-    def grade(self, job: dict, deadline: float | None = None) -> dict:
+    def grade(self, job: dict, deadline: float | None = None, ask=None) -> dict:
         """The report of ``job`` (id, path, plan), graded under this worker's sandbox
         limits; ``deadline`` (seconds; by default the limits' ``worker_deadline``) kills a
-        worker still busy with it."""
+        worker still busy with it.  ``ask(ordinary readings as JSON)``, when given, returns
+        the keys of the second readings the run is to make, or None for all of them
+        (``scoring.second_readings``); the worker waits for it after the ordinary probes."""
+        job = dict(job, ask=ask is not None)
         if deadline is None:
             deadline = self.sandbox.limits.worker_deadline
         if self.process is None or self.process.poll() is not None:
@@ -66,6 +81,12 @@ class Worker:
             process.stdin.write(json.dumps(job) + "\n")
             process.stdin.flush()
             line = process.stdout.readline()
+            interim = _interim(line, job["id"]) if ask is not None else None
+            if interim is not None:  # the run's ordinary readings: which second ones to make
+                process.stdin.write(json.dumps({"id": job["id"],
+                                                "follow_through": ask(interim)}) + "\n")
+                process.stdin.flush()
+                line = process.stdout.readline()
         except (BrokenPipeError, OSError):
             line = ""
         finally:

@@ -6,7 +6,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from .._checks import check_matrix, plain
+from .._checks import check_finite, check_matrix, plain
 from .._numerics import log_dot
 from ..smoothing import lidstone_log
 from ._base import _finite_linear
@@ -76,6 +76,8 @@ class BernoulliNB(_FeatureCountNB):
         if binarize is not None and (isinstance(binarize, bool)
                                      or not isinstance(binarize, numbers.Real)):
             raise TypeError(f"binarize must be a number or None, got {plain(binarize)!r}")
+        if binarize is not None:  # NaN marked every feature absent, -inf every one present
+            check_finite(binarize, "binarize")
         return binarize
 
     def _check_X(self, X, first, training=False):

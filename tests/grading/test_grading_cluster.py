@@ -20,6 +20,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from cgroup_support import made_by
 from nobody_support import as_nobody
 
 from nbcourse.cli import main
@@ -98,6 +99,7 @@ def test_killing_a_worker_mid_batch_loses_no_row(tmp_path, client, local):
     folder = _class(tmp_path)
     pids = client.run(os.getpid)
     killed = threading.Event()
+    victims: list[int] = []
     before = _scratch_folders()
 
     def kill_one(result):
@@ -106,7 +108,8 @@ def test_killing_a_worker_mid_batch_loses_no_row(tmp_path, client, local):
         busy = [address for address, keys in client.processing().items() if keys]
         if busy:  # a worker in the middle of a submission
             killed.set()
-            os.kill(pids[busy[0]], signal.SIGKILL)
+            victims.append(pids[busy[0]])
+            os.kill(victims[0], signal.SIGKILL)
 
     remote = grade_batch("01_weather", [folder], tmp_path / "dask", timeout=30,
                          sandbox="bwrap", progress=None, scheduler=client, on_result=kill_one)
@@ -120,6 +123,8 @@ def test_killing_a_worker_mid_batch_loses_no_row(tmp_path, client, local):
     assert regraded == len(local.results)
     # the killed worker could not remove its scratch folder: the batch did
     assert _scratch_folders() == before, "a Dask worker's scratch folder was left on disk"
+    # nor its sandboxes' cgroups, in any hierarchy (issue 36: one parent per run was left)
+    assert made_by(victims) == set(), "a killed Dask worker's cgroup folders were left"
 
 
 # --------------------------------------------------------------- only the instructor's workers

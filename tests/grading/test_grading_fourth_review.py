@@ -55,7 +55,7 @@ def test_a_server_that_cannot_be_replaced_keeps_the_row_already_graded(monkeypat
                 raise OSError(28, "No space left on device")
             return StandIn()
 
-    def graded(path, plan, limits, take, *, scan_source):
+    def graded(path, plan, limits, take, *, scan_source, ask=None):
         take()
         return RunReport(code_cells=3, probes={"q1": {"value": 1}})
 

@@ -41,16 +41,35 @@ def _found(test) -> list[str]:
 
 
 def _number(node) -> float | None:
+    """A number written in the code: a constant, or one among ``min``'s or ``max``'s
+    arguments (``time.sleep(min(left, 0.5))`` waits half a second as surely)."""
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         return node.value
+    if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("min", "max"):
+        return next((number for number in map(_number, node.args) if number is not None),
+                    None)
     return None
 
 
 #: calls whose timeout, a number written in the call, is no wait of the grader's own
 NOT_LIMITS = {"Client": "connecting to the Dask scheduler",
               "wait_procs": "how long the grader waits for processes it killed to go",
-              "create_connection": "the sandbox's self-test trying the host's loopback",
-              "get_msg": "polling a starting kernel, within the batch's start_timeout"}
+              "create_connection": "the sandbox's self-test trying the host's loopback"}
+#: the same, only inside one function: (module, function, call) -> why
+NOT_LIMITS_IN = {("nbcourse/grading/execution/connection.py", "quick_ready", "get_msg"):
+                 "polling a starting kernel, within the batch's start_timeout"}
+
+
+def _calls_in(places: dict) -> set[int]:
+    """The ids of the calls ``places`` names, each inside its module's function."""
+    return {id(call) for (where, function, name) in places
+            for node in ast.walk(SOURCES[where])
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function
+            for call in ast.walk(node) if isinstance(call, ast.Call)
+            and ast.unparse(call.func).rpartition(".")[2] == name}
+
+
+EXEMPT_CALLS = _calls_in(NOT_LIMITS_IN)
 
 
 def _timed_literals(where, node) -> bool:
@@ -61,7 +80,7 @@ def _timed_literals(where, node) -> bool:
     if isinstance(node, ast.Call):
         function = node.func.attr if isinstance(node.func, ast.Attribute) else \
             getattr(node.func, "id", "")
-        if function in NOT_LIMITS:
+        if function in NOT_LIMITS or id(node) in EXEMPT_CALLS:
             return False
         if _positional_wait(function, node.args):
             return True
@@ -113,7 +132,10 @@ def test_no_time_limit_is_written_outside_grading_limits():
     for code in ("f(startup_timeout=60)", "s._send(r, timeout=5.0)", "p.wait(timeout=15)",
                  "p.wait(5)", "threading.Timer(30, f)", "time.sleep(0.5)", "q.get(True, 5)",
                  "q.put(x, True, 2.0)", "select.select([a], [], [], 5)", "t.join(10)",
-                 "p.communicate(b'', 3)", "asyncio.wait_for(f, 2)", "socket.poll(100)"):
+                 "p.communicate(b'', 3)", "asyncio.wait_for(f, 2)", "socket.poll(100)",
+                 # review 4, finding 5: a pause inside min() and a get_msg poll passed
+                 "time.sleep(min(left, 0.5))", "kc.shell_channel.get_msg(timeout=min(left, 0.2))",
+                 "kc.iopub_channel.get_msg(timeout=1)"):
         assert _timed_literals("", ast.parse(code).body[0].value), code
     for code in ("counts.get(name, 0)", "socket.poll(0)", "time.sleep(POLL_SECONDS)",
                  "', '.join(names)", "q.get(True, WAIT_SECONDS)", "data.get('format', 1)"):
@@ -232,6 +254,20 @@ def _job_with_limits(where, node) -> bool:
             and isinstance(node.slice, ast.Constant) and node.slice.value == "limits")
 
 
+def _size_by_hand(where, node) -> bool:
+    """``limits.notebook_mb * MB``, written out where ``notebook_bytes`` says it once."""
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
+        isinstance(side, ast.Attribute) and side.attr == "notebook_mb"
+        for side in (node.left, node.right))
+
+
+def test_the_notebooks_size_in_bytes_has_one_home():
+    """Review 4, nit: ``limits.notebook_mb * MB`` was written out four times."""
+    assert _found(_size_by_hand) == []
+    assert _size_by_hand("", ast.parse("limits.notebook_mb * MB").body[0].value)
+    assert DEFAULTS.notebook_bytes == DEFAULTS.notebook_mb * MB
+
+
 def test_a_worker_receives_the_limits_once():
     assert _found(_job_with_limits) == []
 
@@ -243,6 +279,9 @@ def test_a_worker_receives_the_limits_once():
     ({"start_timeout": "60"}, TypeError), ({"memory_mb": 0}, ValueError),
     ({"tasks": True}, TypeError), ({"notebook_mb": 2.5}, TypeError),
     ({"reply_mb": 0}, ValueError), ({"worker_memory_mb": -1}, ValueError),
+    # review 4, finding 2: sizes had no upper bound (RLIMIT_AS overflowed in every kernel)
+    ({"memory_mb": 10**13}, ValueError), ({"home_mb": 2**20 + 1}, ValueError),
+    ({"tasks": 2**22 + 1}, ValueError), ({"queued_messages": 10**19}, ValueError),
 ])
 def test_grading_limits_refuses_a_bad_limit(given, error):
     with pytest.raises(error, match=f"GradingLimits.{next(iter(given))}"):
@@ -255,6 +294,9 @@ def test_from_options_and_from_json_check_through_grading_limits():
     assert GradingLimits.from_options(60).total_timeout == 600.0
     with pytest.raises(ValueError, match="--timeout"):
         GradingLimits.from_options(-3)
+    with pytest.raises(ValueError, match=r"at most 1048576 MB \(1 TiB\).*the option --memory-mb"):
+        GradingLimits.from_options(30, 10**13)
+    assert GradingLimits.from_options(30, 2**20).memory_mb == 2**20  # the largest size
     recorded = {**GradingLimits(cell_timeout=12).to_json(), "enforced": {"sandbox": "off"}}
     assert GradingLimits.from_json(json.loads(json.dumps(recorded))).cell_timeout == 12.0
     with pytest.raises(ValueError, match="unknown limits: surprise"):

@@ -24,7 +24,7 @@ from nbcourse.grading.gradebook import BatchResult
 from nbcourse.grading.scoring import QuestionResult, SubmissionResult
 from nbcourse.grading.statuses import AnswerStatus, Status
 from nbcourse.grading.summary import summary
-from nbcourse.grading.values import Tolerance, compare
+from nbcourse.grading.values import compare
 from submission_support import lost_marks, solved
 from test_grading_marks_probes import SOURCE, _module, check, grade_notebooks, graded
 
@@ -138,23 +138,12 @@ def test_parameter_counts_in_fixed_size_integers_lose_marks(answer):
 
 
 # ------------------------------------------------------------------------ tolerances
-#: The value questions of 01-04 that compare more loosely than the default Tolerance,
-#: each with the reason why (none today).
-LOOSER_WITH_A_REASON: dict[tuple[str, str], str] = {}
-
-
-def _looser(tolerance) -> bool:
-    default = Tolerance()
-    return tolerance.rel > default.rel or tolerance.abs_ > default.abs_
-
-
 @pytest.mark.parametrize("name", ["01_weather", "02_smoothing", "03_mle", "04_linearity"])
 def test_every_looser_tolerance_of_a_value_question_has_a_reason(name):
-    exercise = specs.load(name, SOURCE)
-    for question in exercise.questions:
-        if question.kind == "value" and _looser(question.tolerance):
-            assert LOOSER_WITH_A_REASON.get((name, question.id)), \
-                f"{name} {question.id}: tolerance {question.tolerance} without a reason"
+    """The rule 05-08 follow (``Tolerance.reason``), for 01-04."""
+    for question in specs.load(name, SOURCE).questions:
+        if question.kind == "value" and question.tolerance.looser:
+            assert question.tolerance.reason.strip(), (name, question.id, question.tolerance)
 
 
 def _rounded(name: str, question: str, places: int):

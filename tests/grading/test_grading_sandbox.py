@@ -223,8 +223,10 @@ def test_results_json_records_what_the_workers_enforced(tmp_path, monkeypatch):
 
 
 def test_workers_that_disagree_on_the_isolation_are_named_in_a_warning(monkeypatch):
-    """The one table both grading paths record: the first worker's report, a warning when
-    another worker reported something else, nothing from a run that failed before it."""
+    """The one table both grading paths record: the workers' report, a warning when they
+    differ, nothing from a run that failed before it.  Review 4, finding 3: where they
+    differed, results.json recorded the first report to arrive (not deterministic, and
+    perhaps the stronger one); now every distinct value, sorted, whatever the order."""
     from nbcourse.grading import scheduling
     from nbcourse.grading.execution.report import RunReport
 
@@ -236,9 +238,16 @@ def test_workers_that_disagree_on_the_isolation_are_named_in_a_warning(monkeypat
     assert rows.isolation() == ({"sandbox": "bwrap"}, [])
     rows.finish(2, RunReport(isolation={"sandbox": "off"}))
     isolation, warnings = rows.isolation()
-    assert isolation == {"sandbox": "bwrap"}
+    assert isolation == {"sandbox": "varied: bwrap | off"}
     assert warnings == ["the grading workers did not all report the same isolation; "
-                        "results.json records the first"]
+                        "results.json records every value reported where they differ "
+                        "(\"varied: A | B\")"]
+    tmpfs = {"sandbox": "bwrap", "channel": "a tmpfs of 8 MB", "tmp_mb": 256}
+    plain = {"sandbox": "bwrap", "channel": "a folder in the grader's TMPDIR"}
+    merged = {"channel": "varied: a folder in the grader's TMPDIR | a tmpfs of 8 MB",
+              "sandbox": "bwrap", "tmp_mb": "varied: 256 | not reported"}
+    assert scheduling.merged_isolation([tmpfs, plain]) == merged
+    assert scheduling.merged_isolation([plain, tmpfs, plain]) == merged  # any order
 
 
 # ------------------------------------------------------------------ names and gradebook
@@ -909,6 +918,30 @@ def test_a_worker_without_mounts_of_its_own_records_a_plain_channel(monkeypatch,
     assert "plain folders" in capsys.readouterr().err
     monkeypatch.setattr(worker, "private_mounts", lambda: True)
     assert worker.own_mounts(given) is given
+
+
+def test_a_mount_namespace_made_but_not_finished_fails_closed(monkeypatch):
+    """Review 4, finding 8: when ``unshare`` worked but a later step did not (here the
+    remount that keeps the worker's mounts from the host's), ``private_mounts`` returned
+    False and the worker went on grading, with plain-folder channels, inside the half-made
+    namespace.  Now it is ``HalfMade``, and the worker's sandbox is unavailable, saying why."""
+    from nbcourse.grading.execution import mounts, worker
+
+    class Libc:  # unshare works, the remount is refused; nothing real is changed
+        def unshare(self, flags):
+            return 0
+
+        def mount(self, *args):
+            return -1
+
+    monkeypatch.setattr(mounts, "_libc", Libc)
+    monkeypatch.setattr(mounts.os, "geteuid", lambda: 0)  # no user namespace to map
+    with pytest.raises(mounts.HalfMade, match="could not be finished"):
+        mounts.private_mounts()
+    assert not mounts.has_private_mounts()
+    given = sandbox.SandboxConfig("bwrap", limits=LIMITS, run_as=65534, worker_mounts=True)
+    with pytest.raises(sandbox.SandboxUnavailable, match="cannot isolate its submissions"):
+        worker.own_mounts(given)
 
 
 def test_a_folder_is_reset_to_its_first_state_whatever_its_owner_did(tmp_path):

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from nbcourse.grading.saved_outputs import without_outputs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -146,3 +148,24 @@ def test_the_child_clears_outputs_under_a_name_of_its_own():
     assert strip_outputs.clear_outputs({"cells": "no"}) is False
     assert not hasattr(strip_outputs, "without_outputs")
     assert "def clear_outputs" in saved_outputs.STRIP
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "off"])
+def test_an_honest_notebook_under_the_size_limit_keeps_its_marks_in_the_sandbox(tmp_path, mode):
+    """Review 4, finding 1: a 12 MB notebook (the solution and a saved plot) is under
+    ``notebook_mb``, so its outputs were not stripped, and the whole file was written into
+    the kernel's channel, an 8 MB tmpfs in the sandbox: "the kernel did not start: No
+    space left on device".  The kernel is handed the cells' sources only, so it keeps every
+    mark with the sandbox as without; a hostile oversized notebook is still refused."""
+    from nbcourse.grading.batch import grade_batch
+
+    folder = tmp_path / "submitted"
+    folder.mkdir()
+    _write(folder / "00_plots.ipynb", _plots(12))
+    _write(folder / "01_tiny_outputs.ipynb", _tiny_outputs(48))
+    batch = grade_batch("01_weather", [folder], tmp_path / "out", jobs=1, sandbox=mode,
+                        progress=None)
+    rows = {row.submission: (row.status, row.total, row.reasons) for row in batch.results}
+    assert rows["00_plots"][:2] == ("graded", 10.0), rows["00_plots"]
+    assert rows["01_tiny_outputs"][:2] == ("not a notebook", 0.0), rows["01_tiny_outputs"]
+    assert any("larger than 20 MB" in reason for reason in rows["01_tiny_outputs"][2])

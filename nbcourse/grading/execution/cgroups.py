@@ -18,16 +18,23 @@ batch found a parent but one sandbox's cgroup cannot be made, that sandbox does 
 The batch creates one parent folder (``nbcourse-<pid>-<random>``) per hierarchy; each sandbox
 gets a child named after its channel.  Ending a sandbox kills every process listed in
 its cgroup (``cgroup.kill`` on v2); ``sweep`` does that for every child left when the
-batch ends, whatever happened to the worker that created it.
+batch ends, whatever happened to the worker that created it.  A parent whose maker
+cannot remove it is still removed: a batch's parents carry its label (``batch_label``),
+so what a Dask worker killed mid-batch made is swept by the batch (``sweep_batch``), and
+the grading workers of a batch process that was killed remove its empty parents as
+they end.
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import secrets
 import signal
 import time
 from pathlib import Path
+
+import psutil
 
 from .limits import MB, GradingLimits
 
@@ -37,6 +44,8 @@ EMPTY_SECONDS = 5.0
 #: The pause between two looks at a cgroup being emptied or removed: how often, not how
 #: long (``EMPTY_SECONDS`` bounds that).
 STEP_SECONDS = 0.01
+#: How a batch's parent folders are named: ``<prefix><pid>-<random>[-<batch label>]``.
+PARENT_PREFIX = "nbcourse-"
 
 
 class Unavailable(RuntimeError):
@@ -84,12 +93,36 @@ def _try_parent(mine: Path, version: int, name: str) -> str:
         return ""
 
 
-def find_parents() -> dict:
+def batch_label(token: str) -> str:
+    """The label in the names of a batch's cgroup parents: a hash of its token (every user
+    can list /sys/fs/cgroup; the token itself stays with the batch)."""
+    if not isinstance(token, str) or not token:
+        raise ValueError(f"a batch's token is a non-empty string, got {token!r}")
+    return hashlib.sha256(token.encode()).hexdigest()[:12]
+
+
+def _parent_name(batch: str) -> str:
+    if not isinstance(batch, str) or not all(c in "0123456789abcdef" for c in batch):
+        raise ValueError(f"a batch label is lower-case hex (batch_label), got {batch!r}")
+    name = f"{PARENT_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"  # one per batch and machine
+    return f"{name}-{batch}" if batch else name
+
+
+def maker(parents: dict) -> int:
+    """The pid of the process that made ``parents`` (``find_parents``), read from their
+    name; 0 for none."""
+    name = Path((parents or {}).get("memory") or "").name
+    pid = name[len(PARENT_PREFIX):].split("-")[0] if name.startswith(PARENT_PREFIX) else ""
+    return int(pid) if pid.isdigit() else 0
+
+
+def find_parents(batch: str = "") -> dict:
     """``{"version": 1 or 2, "memory": folder, "pids": folder or ""}`` under which this
-    process may create one cgroup per submission; ``{}`` where the machine offers none."""
+    process may create one cgroup per submission; ``{}`` where the machine offers none.
+    ``batch`` (``batch_label``) names the folders after their batch (``sweep_batch``)."""
+    name = _parent_name(batch)
     own = _own_paths()
     mounts = _mounts()
-    name = f"nbcourse-{os.getpid()}-{secrets.token_hex(4)}"  # one per batch
     for point, kind, _ in mounts:  # cgroup v2, delegated to us
         if kind != "cgroup2" or "" not in own:
             continue
@@ -280,12 +313,60 @@ def sweep(parents: dict) -> int:
 
 
 def remove_parents(parents: dict) -> None:
+    """Remove the batch's parent folders that are empty (rmdir leaves any other)."""
     for key in ("memory", "pids", "cpu"):
         if parents.get(key):
             try:
                 os.rmdir(parents[key])
             except OSError:
                 pass
+
+
+def _own_folders() -> list[tuple[int, Path]]:
+    """(version, this process's folder) in every cgroup hierarchy mounted here: where
+    ``find_parents`` makes a batch's parents."""
+    own = _own_paths()
+    found = []
+    for point, kind, options in _mounts():
+        if kind == "cgroup2":
+            relative = own.get("")
+        else:
+            relative = next((path for names, path in own.items()
+                             if names and set(names.split(",")) & set(options)), None)
+        if relative is not None:
+            found.append((2 if kind == "cgroup2" else 1, Path(point) / relative.lstrip("/")))
+    return found
+
+
+def _gone(pid: int) -> bool:
+    """Has process ``pid`` ended (a zombie runs nothing)?"""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.Error:
+        return False
+
+
+def sweep_batch(batch: str) -> int:
+    """``sweep`` every parent of the batch labelled ``batch`` (``batch_label``) on this
+    machine whose maker has ended without removing it: a Dask worker killed mid-batch.
+    A live worker's are its own to release (its sandboxes are not leftovers).  Returns
+    how many processes were still in them."""
+    if not batch:
+        raise ValueError("sweep_batch needs the batch's label (batch_label), got none")
+    _parent_name(batch)  # checks it
+    left = 0
+    for version, folder in _own_folders():
+        try:
+            parents = [str(path) for path in folder.glob(f"{PARENT_PREFIX}*-{batch}")
+                       if path.is_dir()]
+        except OSError:
+            continue
+        for parent in parents:
+            if _gone(maker({"memory": parent})):
+                left += sweep({"version": version, "memory": parent})
+    return left
 
 
 def nproc_per_namespace(release: str | None = None) -> bool:

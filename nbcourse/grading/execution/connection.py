@@ -24,6 +24,12 @@ GONE_SECONDS = 2.0
 #: The pause between two looks at a killed kernel: a few milliseconds, so the wait ends
 #: soon after it is gone (not a limit: how often, not how long).
 GONE_STEP_SECONDS = 0.002
+#: The longest one look for a reply or a status waits before the grader looks again (is
+#: the kernel alive, was a connection dropped?): how often, not how long; the wait
+#: itself is the caller's, a limit's.
+REPLY_POLL_SECONDS = 0.2
+#: nbclient counts its waits in whole seconds: the least it is handed (0 would not wait).
+WHOLE_SECOND = 1
 
 
 def bounded_context(limits):
@@ -154,7 +160,7 @@ async def settle_output(kc, monitors, timeout: float) -> bool:
         if await dropped(monitors):
             return True
         try:
-            msg = await kc.iopub_channel.get_msg(timeout=min(left, 0.2))
+            msg = await kc.iopub_channel.get_msg(timeout=min(left, REPLY_POLL_SECONDS))
         except Empty:
             continue
         parent, content = msg.get("parent_header") or {}, msg.get("content") or {}

@@ -92,15 +92,21 @@ def replay_source(cells: list, name: str, replaced: list[str]) -> str | None:
 
 
 async def run_follow_through(session, plan: dict, cells: list, limits, report, deadline: float,
-                             probe) -> bool:
+                             probe, ask=None) -> bool:
     """The follow-through probes into ``report.follow_through``; whether one of them
     stopped the kernel (its outcome is then put back: see the module's notes).
 
-    ``probe`` is the runner's ``_probe``.
+    ``probe`` is the runner's ``_probe``.  ``ask(report)``, when given, returns the keys
+    of the probes whose replies can change a mark (the batch judges that from the
+    ordinary readings, ``scoring.second_readings``), or None for all: only those are made.
     """
     requests = plan.get("follow_through") or []
     if not requests or report.kernel is not KernelOutcome.OK:
         return False
+    if ask is not None:
+        wanted = ask(report)
+        if wanted is not None:
+            requests = [r for r in requests if r.get("key", r["question"]) in wanted]
     before = (report.kernel, report.kernel_reason, report.memory_error)
     extras = [_extra(request, cells) for request in requests]
     for number, (request, extra) in enumerate(zip(requests, extras)):

@@ -157,7 +157,12 @@ class KernelServer:
     def _start(self, config: SandboxConfig, base: Path, token: str,
                passed: list[int]) -> subprocess.Popen:
         """Prepare the channel (and, without a sandbox, the home) and start the server;
-        ``passed`` receives the descriptors handed to it, closed here once it has them."""
+        ``passed`` receives the descriptors handed to it, closed here once it has them.
+
+        ``python -c`` without ``-I``: ``-I`` implies ``-E``, which would drop the kernels'
+        ``PYTHONHASHSEED=0`` (``kernel_environment``) and with it the same set order, so
+        the same result, on every run; the current folder ``-c`` puts on ``sys.path`` is
+        removed first thing (``kernel_server.prepare_interpreter``)."""
         if config.kind == "bwrap":
             prepare_channel(config, self.channel)
             folders = [HOME, "/tmp", "/dev/shm"]
@@ -273,8 +278,9 @@ class KernelServer:
         limits = self.config.limits
         # RLIMIT_AS as well as the cgroup: one process that asks for too much gets a
         # MemoryError it can recover from; the cgroup bounds the sum of all of them
-        # the notebook reaches the kernel as a file in the channel, never through the
-        # server's memory (which every later kernel is a fork of)
+        # the notebook (its cells' sources only: notebook_file.for_the_kernel) reaches the
+        # kernel as a file in the channel, never through the server's memory (which every
+        # later kernel is a fork of)
         handed = self.channel / "submission.ipynb"
         with open(os.open(handed, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w",
                   encoding="utf-8") as handle:

@@ -23,6 +23,15 @@ MAY_BE_ZERO = ("worker_memory_mb",)
 #: ``threading.TIMEOUT_MAX``: a worker's deadline of 1e10 s made its timer fail at once
 #: (OverflowError in the timer's thread), so the batch had no deadline at all.
 MOST_SECONDS = 7 * 24 * 3600.0
+#: The largest size: 1 TiB (2**20 MB).  Far beyond any machine that grades, and far below
+#: what the kernel takes as a resource limit: --memory-mb 10000000000000 made every
+#: kernel's RLIMIT_AS fail (OverflowError: Python int too large to convert to C long).
+MOST_MB = 2**20
+#: The largest count (tasks, queued messages): Linux's highest ``pid_max``, which no
+#: process count can pass (RLIMIT_NPROC overflowed as the sizes did).
+MOST_COUNT = 2**22
+#: The command line's name for a limit it sets (``from_options``).
+OPTIONS = {"cell_timeout": "--timeout SECONDS", "memory_mb": "--memory-mb MB"}
 
 
 @dataclass(frozen=True)
@@ -60,9 +69,15 @@ class GradingLimits:
                 raise ValueError(f"GradingLimits.{item.name} must be "
                                  f"{'positive' if seconds else f'at least {least}'}, "
                                  f"got {value!r}")
-            if seconds and value > MOST_SECONDS:
-                raise ValueError(f"GradingLimits.{item.name} must be at most {MOST_SECONDS:g} "
-                                 f"seconds (a week), got {value!r}")
+            most, said = _most(item.name, seconds)
+            if value > most:
+                raise ValueError(f"GradingLimits.{item.name} must be at most {said}, "
+                                 f"got {value!r}")
+
+    @property
+    def notebook_bytes(self) -> int:
+        """``notebook_mb`` in bytes: the most of a submitted file that is read."""
+        return self.notebook_mb * MB
 
     @property
     def worker_deadline(self) -> float:
@@ -78,10 +93,12 @@ class GradingLimits:
         default = cls()
         timeout = default.cell_timeout if timeout is None else timeout
         memory_mb = default.memory_mb if memory_mb is None else memory_mb
-        try:
-            cell = cls(cell_timeout=timeout, memory_mb=memory_mb)  # checks both
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"{error} (the options --timeout SECONDS, --memory-mb MB)") from None
+        for name, value in (("cell_timeout", timeout), ("memory_mb", memory_mb)):
+            try:
+                cls(**{name: value})  # checks it
+            except (TypeError, ValueError) as error:
+                raise type(error)(f"{error} (the option {OPTIONS[name]})") from None
+        cell = cls(cell_timeout=timeout, memory_mb=memory_mb)
         total = max(default.total_timeout, 10.0 * cell.cell_timeout)
         if not total <= MOST_SECONDS:
             raise ValueError(f"--timeout SECONDS is too large, got {timeout!r}: a notebook "
@@ -104,6 +121,15 @@ class GradingLimits:
         if unknown:
             raise ValueError(f"unknown limits: {', '.join(unknown)}")
         return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def _most(name: str, seconds: bool) -> tuple[float, str]:
+    """The largest value of the limit ``name`` (a time if ``seconds``), and how to say it."""
+    if seconds:
+        return MOST_SECONDS, f"{MOST_SECONDS:g} seconds (a week)"
+    if name.endswith("_mb"):
+        return MOST_MB, f"{MOST_MB} MB (1 TiB)"
+    return MOST_COUNT, str(MOST_COUNT)
 
 
 def bytes_or_unlimited(megabytes: int) -> int:

@@ -46,9 +46,16 @@ def _map_own_user(uid: int, gid: int) -> None:
     Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
 
 
+class HalfMade(OSError):
+    """This process has a namespace of its own that could not be finished (its user not
+    mapped, or its mounts still shared with the host): it must not grade in it."""
+
+
 def private_mounts() -> bool:
     """Give this process (a grading worker, single-threaded still) mounts of its own, so
-    each channel can be a sized tmpfs that disappears with it whatever happens."""
+    each channel can be a sized tmpfs that disappears with it whatever happens.  False if
+    the machine refuses the namespace (nothing changed); ``HalfMade`` if it was made but
+    a later step failed, since there is no way back to the host's."""
     global _private
     libc = _libc()
     flags = CLONE_NEWNS if os.geteuid() == 0 else CLONE_NEWUSER | CLONE_NEWNS
@@ -58,10 +65,10 @@ def private_mounts() -> bool:
     try:
         if flags & CLONE_NEWUSER:
             _map_own_user(uid, gid)
-    except OSError:
-        return False
-    if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
-        return False
+        if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+            raise OSError(ctypes.get_errno(), "cannot make the mounts private")
+    except OSError as error:
+        raise HalfMade(f"a new mount namespace could not be finished ({error})") from None
     _private = True
     return True
 

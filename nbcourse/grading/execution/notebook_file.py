@@ -47,8 +47,8 @@ def read_cells(path: Path, max_bytes: int) -> tuple[NotebookVerdict, str, list[t
 
 def read_notebook(path: Path, max_bytes: int
                   ) -> tuple[NotebookVerdict, str, list[tuple[str, str]], str]:
-    """``read_cells``, and the notebook's text as it was read (the kernel is handed this
-    text: the file is read once)."""
+    """``read_cells``, and the notebook the kernel is handed (``for_the_kernel``: its
+    cells' sources only; the file is read once)."""
     try:
         if not path.is_file():  # a folder, a device such as /dev/zero, a pipe ...
             return NotebookVerdict.NOT_A_NOTEBOOK, "not a regular file", [], ""
@@ -57,7 +57,20 @@ def read_notebook(path: Path, max_bytes: int
     except OSError as error:
         return NotebookVerdict.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}", [], ""
     verdict, reason, cells = _cells(raw, max_bytes)
-    return verdict, reason, cells, raw.decode("utf-8-sig") if verdict is NotebookVerdict.OK else ""
+    return verdict, reason, cells, for_the_kernel(cells) if verdict is NotebookVerdict.OK else ""
+
+
+def for_the_kernel(cells: list[tuple[str, str]]) -> str:
+    """The notebook a kernel is handed (its home's ``submission.ipynb``): each cell's type
+    and source, without saved outputs, attachments or metadata.  The runner executes the
+    sources only, and the file passes through the kernel's channel, a small tmpfs in the
+    sandbox (``GradingLimits.channel_mb``), which an honest notebook's saved plots (up to
+    ``notebook_mb``) would overflow."""
+    def bare(kind: str, source: str) -> dict:
+        cell = {"cell_type": kind, "metadata": {}, "source": source}
+        return {**cell, "execution_count": None, "outputs": []} if kind == "code" else cell
+    return json.dumps({"cells": [bare(kind, source) for kind, source in cells], "metadata": {},
+                       "nbformat": 4, "nbformat_minor": 4}, ensure_ascii=False)
 
 
 def _cells(raw: bytes, max_bytes: int) -> tuple[NotebookVerdict, str, list[tuple[str, str]]]:

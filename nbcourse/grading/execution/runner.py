@@ -39,7 +39,8 @@ from pathlib import Path
 from queue import Empty
 from typing import Callable
 
-from .connection import bounded_context, dropped, gone, quick_ready, settle_output
+from .connection import (REPLY_POLL_SECONDS, WHOLE_SECOND, bounded_context, dropped,
+                         gone, quick_ready, settle_output)
 from .follow_through import run_follow_through
 from .limits import MB, GradingLimits
 from .notebook_file import read_notebook
@@ -181,7 +182,7 @@ class KernelSession:
         )
         self.client = _notebook_client_class()(
             self.nb, km=self.km, timeout=int(limits.cell_timeout), allow_errors=True,
-            interrupt_on_timeout=True, iopub_timeout=max(1, int(limits.interrupt_grace)),
+            interrupt_on_timeout=True, iopub_timeout=max(WHOLE_SECOND, int(limits.interrupt_grace)),
             raise_on_iopub_timeout=False, startup_timeout=int(limits.start_timeout),
             error_on_timeout={"ename": TIMEOUT_ENAME, "evalue": "cell timed out", "traceback": []},
         )
@@ -235,7 +236,7 @@ class KernelSession:
         cell = nbformat.v4.new_code_cell(source)
         self.nb.cells.append(cell)
         index = len(self.nb.cells) - 1
-        self.client.timeout = max(1, int(round(timeout)))
+        self.client.timeout = max(WHOLE_SECOND, int(round(timeout)))
         try:
             await self.client.async_execute_cell(cell, index, execution_count=index + 1)
         except DeadKernelError:
@@ -312,7 +313,7 @@ class KernelSession:
                 return None
             await self._drain_iopub()
             try:
-                msg = await kc.shell_channel.get_msg(timeout=min(left, 0.2))
+                msg = await kc.shell_channel.get_msg(timeout=min(left, REPLY_POLL_SECONDS))
             except Empty:
                 if not await self.alive():
                     return None
@@ -398,9 +399,9 @@ def _stub_raised(cell) -> bool:
 
 # ---------------------------------------------------------------------- one run
 async def _run(path: Path, plan: dict, limits: GradingLimits, server,
-               scan_source: SourceScan) -> RunReport:
+               scan_source: SourceScan, ask=None) -> RunReport:
     report = RunReport()
-    verdict, reason, cells, notebook = read_notebook(path, limits.notebook_mb * MB)
+    verdict, reason, cells, notebook = read_notebook(path, limits.notebook_bytes)
     report.notebook, report.notebook_reason = verdict, reason
     report.code_cells = sum(1 for kind, text in cells if kind == "code" and text.strip())
     if verdict is not NotebookVerdict.OK:
@@ -408,7 +409,7 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, server,
 
     report.forbidden = scan_source([text for kind, text in cells if kind == "code"], plan)
 
-    server = server()  # taken only for a real notebook; it gets the text read above
+    server = server()  # taken only for a real notebook; it gets the sources read above
     session = KernelSession(limits, server, notebook)
     started = time.monotonic()
     stopped = False  # by a follow-through probe: its memory is not the submission's
@@ -426,7 +427,7 @@ async def _run(path: Path, plan: dict, limits: GradingLimits, server,
         await _run_student_cells(session, cells, limits, started, report)
         await _run_probes(session, plan, limits, report, started + limits.total_timeout)
         stopped = await run_follow_through(session, plan, cells, limits, report,
-                                           started + limits.total_timeout, _probe)
+                                           started + limits.total_timeout, _probe, ask)
         report.output_bytes = getattr(session.client, "student_bytes", 0)
     except MemoryError:  # what the kernel sent took this worker over its own limit
         _stop_refused(report, limits, "")
@@ -584,15 +585,16 @@ async def _probe(session: KernelSession, question: dict, indices: list[int], lim
 
 
 def run_submission(path: str | Path, plan: dict, limits: GradingLimits, server, *,
-                   scan_source: SourceScan) -> RunReport:
+                   scan_source: SourceScan, ask=None) -> RunReport:
     """Grade-side facts for one submission; never raises for anything the file contains.
 
     ``server`` returns a ready ``launcher.KernelServer`` (called only for a real notebook).
     ``scan_source(code cells, plan)`` reads the notebook's source before its kernel
     starts; what it returns is the report's ``forbidden`` (the grader passes
-    ``forbidden.flagged_answers``, see ``grading/worker_main.py``).
+    ``forbidden.flagged_answers``, see ``grading/worker_main.py``).  ``ask``: see
+    ``follow_through.run_follow_through`` (which second readings to make).
     """
     started = time.monotonic()
-    report = asyncio.run(_run(Path(path), plan, limits, server, scan_source))
+    report = asyncio.run(_run(Path(path), plan, limits, server, scan_source, ask))
     report.seconds = round(time.monotonic() - started, 3)
     return report

@@ -31,6 +31,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import weakref
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -184,11 +185,13 @@ def _outermost(paths: list[str]) -> list[str]:
     return kept
 
 
-def make_config(mode: str, limits: GradingLimits, folders: CourseFolders) -> SandboxConfig:
+def make_config(mode: str, limits: GradingLimits, folders: CourseFolders, batch: str = ""
+                ) -> SandboxConfig:
     """The configuration for ``--sandbox MODE`` under the batch's ``limits``, with the
     course's ``folders`` (found by ``grading.course_folders``); raises ``SandboxUnavailable``
     for ``bwrap`` (and ``auto``) when bubblewrap cannot isolate here.  Creates the batch's
-    cgroup parents (``release`` removes them)."""
+    cgroup parents, labelled ``batch`` (``cgroups.batch_label``): ``release`` removes them,
+    and so does dropping the configuration or the end of this process, if they are empty."""
     if mode not in SANDBOX_MODES:
         raise ValueError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, got {mode!r}")
     if not isinstance(limits, GradingLimits):
@@ -220,7 +223,9 @@ def make_config(mode: str, limits: GradingLimits, folders: CourseFolders) -> San
         else:
             config.worker_mounts = mounts.user_mounts_work()
         seccomp_program()  # fails here, loudly, if the filter cannot be built
-    config.cgroups = cgroups.find_parents()
+    config.cgroups = cgroups.find_parents(batch)
+    if config.cgroups:  # a configuration made and never released leaves no folder either
+        weakref.finalize(config, _drop_parents, os.getpid(), dict(config.cgroups))
     if mode != "off":
         try:
             self_test(config)
@@ -242,6 +247,13 @@ def sandbox_uid() -> int:
             "65534, nobody); 0, or a negative number, would run bwrap or the submissions "
             "as root")
     return int(given)
+
+
+def _drop_parents(maker: int, parents: dict) -> None:
+    """The cgroup parents of a configuration that is gone, removed if empty; only in the
+    process that made them (a forked child inherits the finalizer, not the batch)."""
+    if os.getpid() == maker:
+        cgroups.remove_parents(parents)
 
 
 def release(config: SandboxConfig) -> int:

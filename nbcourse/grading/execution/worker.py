@@ -44,8 +44,8 @@ from .limits import bytes_or_unlimited
 from .processes import TOKEN_VARIABLE, become_subreaper, kill_descendants
 from .report import RunReport
 from .runner import SourceScan, run_submission
-from .mounts import private_mounts
-from .sandbox import SandboxConfig, remove_tree
+from .mounts import HalfMade, private_mounts
+from .sandbox import SandboxConfig, SandboxUnavailable, remove_tree
 
 CONFIG_VARIABLE = "NBCOURSE_GRADING_SANDBOX"
 
@@ -117,7 +117,8 @@ def limit_own_memory(megabytes: int) -> None:
     reserved but unused malloc arenas and thread stacks; ``RLIMIT_DATA`` counts the
     private memory it can actually write, which is what a flood of messages fills.
     The hard limit stays, so a kernel this worker starts takes its own limits
-    (``launcher.LAUNCHER`` raises the soft limit again before anything else).
+    (``kernel_server.prepare_interpreter`` raises the soft limit again before anything
+    else).
     """
     wanted = bytes_or_unlimited(megabytes)
     if wanted < 0:
@@ -142,9 +143,15 @@ def skip_uri_grammar() -> None:
 def own_mounts(config: SandboxConfig) -> SandboxConfig:
     """``config`` as this worker can keep it: where it cannot make a mount namespace of its
     own, root or not, its channels are plain folders, and its configuration (whose
-    ``describe`` results.json records) says so."""
-    if not config.private_channel or private_mounts():
-        return config
+    ``describe`` results.json records) says so.  A namespace made but not finished
+    (``mounts.HalfMade``) fails closed: ``SandboxUnavailable``, and the worker grades
+    nothing (each of its rows says why)."""
+    try:
+        if not config.private_channel or private_mounts():
+            return config
+    except HalfMade as error:
+        raise SandboxUnavailable(f"this grading worker cannot isolate its submissions: {error}; "
+                                 "none is run in it") from None
     print("nbcourse: this grading worker could not make a mount namespace, so its "
           "sandboxes' channels are plain folders (no size limit)." + ("" if os.geteuid() == 0
           else " Grade as root, or allow unprivileged user namespaces (sysctl "
@@ -153,13 +160,24 @@ def own_mounts(config: SandboxConfig) -> SandboxConfig:
     return dataclasses.replace(config, worker_mounts=False)
 
 
+def release_orphaned(config: SandboxConfig, batch: int) -> bool:
+    """When the batch process that started this worker (``batch``, which made the cgroup
+    parents) was killed, nothing of its own clean-up ran: the worker removes the batch's
+    parents that are empty, once its own sandbox is gone (one that another worker still
+    uses is not empty, and the last worker to end removes it).  True when it did."""
+    if not config.cgroups or os.getppid() == batch:
+        return False
+    cgroups.remove_parents(config.cgroups)
+    return True
+
+
 def grade_job(job: dict, config: SandboxConfig, kernels: KernelServers,
-              scan_source: SourceScan) -> dict:
+              scan_source: SourceScan, ask=None) -> dict:
     """The report of one job, as JSON.  When the grading machinery itself fails, the row's
     grader error says what and where, and the whole traceback goes to the worker's log."""
     try:
         report = run_submission(job["path"], job["plan"], config.limits, kernels.take,
-                                scan_source=scan_source)
+                                scan_source=scan_source, ask=ask)
         report.isolation = config.describe()
         return report.to_json()
     except Exception as error:  # noqa: BLE001 - report it, keep the worker alive
@@ -172,11 +190,32 @@ def grade_job(job: dict, config: SandboxConfig, kernels: KernelServers,
         kernels.after_submission()
 
 
+def asking(job_id, replies, requests=sys.stdin):
+    """``run_submission``'s ``ask`` for a job that says ``"ask": true``: the run's ordinary
+    readings go out as ``{"id", "interim"}``, and the next line in is ``{"id",
+    "follow_through": [keys] or null}`` (``workers.Worker.grade``).  A line of another
+    shape, or none, means every second reading, as without asking."""
+    def ask(report: RunReport):
+        replies.write(json.dumps({"id": job_id, "interim": report.to_json()}) + "\n")
+        replies.flush()
+        try:
+            answer = json.loads(requests.readline())
+        except ValueError:
+            return None
+        keys = answer.get("follow_through") if isinstance(answer, dict) and \
+            answer.get("id") == job_id else None
+        if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
+            return set(keys)
+        return None
+    return ask
+
+
 def main(scan_source: SourceScan) -> int:
     """Serve jobs until stdin closes.  ``scan_source`` is ``runner.run_submission``'s (the
     grading side's source scan): ``grading/worker_main.py`` is this process's entry point
     and passes it, so the scan runs here, under this worker's memory limit."""
     config = SandboxConfig.from_json(json.loads(os.environ.get(CONFIG_VARIABLE, "{}")))
+    batch = cgroups.maker(config.cgroups)  # the batch's process, which started this one
     limit_own_memory(config.limits.worker_memory_mb)
     config = own_mounts(config)  # first, while single-threaded
     replies = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
@@ -198,11 +237,13 @@ def main(scan_source: SourceScan) -> int:
             if not line.strip():
                 continue
             job = json.loads(line)
-            report = grade_job(job, config, kernels, scan_source)
+            ask = asking(job["id"], replies) if job.get("ask") is True else None
+            report = grade_job(job, config, kernels, scan_source, ask)
             replies.write(json.dumps({"id": job["id"], "report": report}) + "\n")
             replies.flush()
     finally:
         kernels.close()
+        release_orphaned(config, batch)
         kill_descendants()
         remove_tree(base)
         if sockets != base:
