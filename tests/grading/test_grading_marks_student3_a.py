@@ -392,3 +392,12 @@ def test_a_smoothed_predict_loses_more_of_its_marks():
     weather = _module("01_weather")
     assert graded("01_weather", "q3", weather.predict_smoothed).score < 1.5
     assert graded("01_weather", "q3", weather.ref_predict).score == 2
+
+
+def test_the_right_switch_accuracies_are_not_told_they_look_rounded():
+    """04 q5 compares at the default now: its right majority 0.575 (23 of 40) is a share,
+    not a rounding, while 0.58 is told it looks rounded."""
+    right = _module("04_linearity").ref_switches()
+    assert right["majority"] == 0.575
+    assert "decimal places" not in str(check("04_linearity", "q5", right))
+    assert graded("04_linearity", "q5", right).score == 2
