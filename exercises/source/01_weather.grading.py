@@ -10,8 +10,7 @@ import pandas as pd
 from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
 from nbcourse.grading.judges import AsDict, Within
-from nbcourse.grading.specs import Case, Exercise, Mistake, Question, Swap
-from nbcourse.grading.values import Tolerance
+from nbcourse.grading.specs import Case, Exercise, Mistake, NotApplicable, Question, Swap
 
 WEATHER = load_weather()
 PICNIC = load_picnic()
@@ -27,6 +26,12 @@ FRUIT = pd.DataFrame({
     "label": ["cherry", "cherry", "banana", "banana", "lemon", "cherry", "lemon", "banana",
               "apple", "apple"],
 })
+
+# The lesson's table with one more yes/no column after "play": an answer that takes the
+# last column as the class (instead of `target`) reads "umbrella" and gets another value.
+UMBRELLA = WEATHER.assign(umbrella=["yes" if o == "rainy" else "no" for o in WEATHER.outlook])
+# The fruit table with its class column first and its columns in another order.
+FRUIT_CLASS_FIRST = FRUIT[["label", "size", "colour"]]
 
 
 def _model(table: pd.DataFrame, features, target: str) -> CategoricalNB:
@@ -83,6 +88,20 @@ def likelihood_over_the_whole_table(table, feature, value, target, label):
 def likelihood_class_size_plus_one(table, feature, value, target, label):
     rows = _in_class(table, target, label)
     return Fraction(int((rows[feature] == value).sum()), len(rows) + 1)
+
+
+def likelihood_first_column(table, feature, value, target, label):
+    """The table's first column read in place of `feature`."""
+    rows = _in_class(table, target, label)
+    return Fraction(int((rows.iloc[:, 0] == value).sum()), len(rows))
+
+
+def likelihood_last_column_as_class(table, feature, value, target, label):
+    """The table's last column read as the class in place of `target`."""
+    rows = _in_class(table, table.columns[-1], label)
+    if rows.empty:
+        raise NotApplicable("no row of the last column has this label")
+    return Fraction(int((rows[feature] == value).sum()), len(rows))
 
 
 def likelihood_reversed(table, feature, value, target, label):
@@ -191,6 +210,15 @@ EXERCISE = Exercise(
                         "likelihood is the count over the class size itself; adding to the "
                         "denominator is what smoothing does, with a matching pseudo-count for "
                         "every value (lesson 02, §8). See lesson 01, §4."),
+                Mistake("the first column instead of `feature`", likelihood_first_column,
+                        "Your value counts the table's first column, whatever the `feature` "
+                        "argument names. Count the column `feature` names: "
+                        "rows[feature] == value (lesson 01, §4)."),
+                Mistake("the last column as the class instead of `target`",
+                        likelihood_last_column_as_class,
+                        "Your value takes the table's last column as the class. The class "
+                        "column is the one the `target` argument names, wherever it is in the "
+                        "table: table[table[target] == label] (lesson 01, §4)."),
                 Mistake("P(class | value) instead of P(value | class)", likelihood_reversed,
                         "Your value is the share of the rows with this value that belong to "
                         "the class, P(y | x). The likelihood is the other way round, P(x | y): "
@@ -211,6 +239,19 @@ EXERCISE = Exercise(
                      (PICNIC, "sky", "sunny", "enjoy", "yes"), hidden=False,
                      hint="this table's class column is not 'play': look it up with the `target` argument, and the labels with `label`"),
                 Case("a table with other column names", (PICNIC, "water", "warm", "enjoy", "no")),
+                Case("a feature that is not the table's first column: P(humidity = normal | "
+                     "play = yes)", (WEATHER, "humidity", "normal", "play", "yes"), hidden=False,
+                     hint="count the column the `feature` argument names (rows[feature]), not "
+                          "the table's first column"),
+                Case("a class column that is not the table's last: the weather table with an "
+                     "'umbrella' column after 'play'",
+                     (UMBRELLA, "humidity", "high", "play", "yes"), hidden=False,
+                     hint="the class column is the one the `target` argument names "
+                          "(table[target]), wherever it is in the table"),
+                Case("another table whose last column is not the class",
+                     (UMBRELLA, "windy", "true", "play", "no")),
+                Case("a table whose class column comes first",
+                     (FRUIT_CLASS_FIRST, "colour", "red", "label", "cherry")),
                 Case("a table with three classes", (FRUIT, "colour", "yellow", "label", "banana")),
                 # the weather table again, with another column as the class: an answer that
                 # reads "play" whenever the table has it fails here
@@ -306,6 +347,11 @@ EXERCISE = Exercise(
                      (WEATHER, {"outlook": "sunny", "humidity": "normal"}, "play")),
                 Case("the picnic table, three features",
                      (PICNIC, {"humid": "high", "wind": "strong", "forecast": "change"}, "enjoy")),
+                Case("a rainy, hot day", (WEATHER, {"outlook": "rainy", "temperature": "hot"}, "play")),
+                Case("a rainy, mild, windy day",
+                     (WEATHER, {"outlook": "rainy", "temperature": "mild", "windy": "true"}, "play")),
+                Case("the picnic table: humid, and the forecast changes",
+                     (PICNIC, {"humid": "high", "forecast": "change"}, "enjoy")),
                 Case("the weather table with humidity as the class",
                      (WEATHER, {"temperature": "cool", "play": "yes"}, "humidity")),
             ]),
@@ -337,7 +383,7 @@ EXERCISE = Exercise(
         Question(
             "q5", "p_win_given_free", points=2, kind="value",
             title="independent within each class, dependent over all messages",
-            reference=p_win_given_free, tolerance=Tolerance(rel=1e-4, abs_=1e-6),
+            reference=p_win_given_free,
             mistakes=[
                 Mistake("independent over all messages too",
                         lambda: WORD_RATE["spam"] / 2 + WORD_RATE["ham"] / 2,

@@ -11,7 +11,6 @@ from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
 from nbcourse.grading.judges import SameKeys, Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, Question, Swap
-from nbcourse.grading.values import Tolerance
 from nbcourse.smoothing import beta_mean, beta_mode, beta_posterior, m_estimate
 
 WEATHER = load_weather()
@@ -59,7 +58,11 @@ def ref_mean(a, b, heads, tails):
 
 def ref_smoothed_likelihood(table, feature, value, target, label, alpha):
     model = CategoricalNB(alpha=alpha).fit(table[[feature]], table[target])
-    return float(model.likelihood_table(feature, numeric=True).loc[value, label])
+    likelihoods = model.likelihood_table(feature, numeric=True)
+    if value not in likelihoods.index:  # never in the table: count 0, J unchanged
+        in_class = int((table[target] == label).sum())
+        return float(alpha / (in_class + alpha * len(likelihoods.index)))
+    return float(likelihoods.loc[value, label])
 
 
 def ref_smoothed_p_no():
@@ -173,6 +176,13 @@ def smoothed_k_minus_one(table, feature, value, target, label, alpha):
     return (int((rows[feature] == value).sum()) + alpha) / (len(rows) + alpha * (table[feature].nunique() - 1))
 
 
+def smoothed_unseen_value_in_j(table, feature, value, target, label, alpha):
+    """One more value in J when the value asked for is not in the table."""
+    rows = _in_class(table, target, label)
+    values = table[feature].nunique() + (value not in set(table[feature]))
+    return (int((rows[feature] == value).sum()) + alpha) / (len(rows) + alpha * values)
+
+
 def smoothed_k_is_the_classes(table, feature, value, target, label, alpha):
     rows = _in_class(table, target, label)
     return (int((rows[feature] == value).sum()) + alpha) / (len(rows) + alpha * table[target].nunique())
@@ -258,6 +268,13 @@ COUNT_CASES = [  # (number of values of each attribute, K classes)
     Case("a single attribute: naive Bayes saves nothing", ([4], 3)),
     Case("thirty yes/no attributes", ([2] * 30, 2)),
     Case("four attributes of different sizes, five classes", ([5, 4, 3, 2], 5)),
+    # exact counts: 2**32 - 1 cells overflow 32-bit integers, 2**71 - 1 any fixed-size one
+    Case("thirty-one yes/no attributes, two classes", ([2] * 31, 2)),
+    Case("seventy yes/no attributes: a count beyond any fixed-size integer", ([2] * 70, 2),
+         hidden=False,
+         hint="return exact counts: multiply Python integers (numpy's integers, np.prod "
+              "included, overflow without a word past 2**63)"),
+    Case("twenty ten-valued attributes, three classes", ([10] * 20, 3)),
 ]
 
 # Question 9: four coins, (prior a, prior b, heads, tails). The mode formula holds in (b) and
@@ -426,6 +443,12 @@ EXERCISE = Exercise(
                              "Below the bar you added alpha once less than the feature has "
                              "values (J - 1 is the number of *free* parameters, not of values). "
                              "See lesson 02, §8."),
+                     Mistake("a value the table never shows counted in J",
+                             smoothed_unseen_value_in_j,
+                             "For a value the table never shows you added one more value to "
+                             "J. J is the number of values the feature takes in the whole "
+                             "table, whatever value is asked: an unseen value gets alpha / "
+                             "(class size + alpha * J). See lesson 02, §8."),
                  ],
                  cases=[
                      Case("P(outlook = overcast | play = no) with alpha = 1",
@@ -444,6 +467,14 @@ EXERCISE = Exercise(
                      # "play" whenever the table has it fails here
                      Case("the weather table with windy as the class",
                           (WEATHER, "outlook", "rainy", "windy", "false", 1)),
+                     Case("a value the table never shows: P(outlook = foggy | play = yes), "
+                          "alpha = 1", (WEATHER, "outlook", "foggy", "play", "yes", 1),
+                          hidden=False,
+                          hint="a value the table never shows has count 0, and J stays the "
+                               "number of values the table shows: alpha / (class size + "
+                               "alpha * J)"),
+                     Case("another value the table never shows",
+                          (PICNIC, "sky", "cloudy", "enjoy", "no", 0.5)),
                  ]),
         Question("q6", "smoothed_p_no", points=1, kind="value",
                  title="the smoothed posterior P(play = no | the lesson's day)",
@@ -519,7 +550,7 @@ EXERCISE = Exercise(
                  ]),
         Question("q9", "map_edge", points=2, kind="value",
                  title="the MAP estimate, inside and on the edge",
-                 reference=ref_map_edge, tolerance=Tolerance(rel=0.0, abs_=1e-6),
+                 reference=ref_map_edge,
                  mistakes=[
                      Mistake("the mode formula used outside its range", map_edge_formula,
                              "(a' - 1) / (a' + b' - 2) is the peak only when a' >= 1 and "

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from nbcourse.datasets import load_picnic, load_weather
-from nbcourse.grading.judges import Optimum, SameKeys
+from nbcourse.grading.judges import AsDict, Optimum, SameKeys
 from nbcourse.grading.specs import Case, Exercise, Mistake, NotApplicable, Question
 from nbcourse.mle import categorical_log_likelihood, class_prior_mle, multinomial_mle
 
@@ -269,6 +269,9 @@ EXERCISE = Exercise(
                  ]),
         Question("q4", "class_priors", points=1, title="the class prior P(y) by maximum likelihood",
                  reference=lambda labels: class_prior_mle(labels).to_dict(), forbidden=CLOSED_FORMS,
+                 # q6's cell uses the priors as a dict: a Series (value_counts) is told the
+                 # conversion here rather than breaking that cell with a KeyError
+                 judge=AsDict(used_by="your `p_ham_documents` cell (q6)"),
                  hint="return a dict {label: share}: how many examples carry the label, over "
                       "all examples",
                  mistakes=[

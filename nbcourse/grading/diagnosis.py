@@ -51,7 +51,8 @@ def _leaves(actual, expected):
 #: How every ``form_note`` begins: a message that starts so already says what is wrong
 #: (no hint is added to it, and ``check()`` shows it as it is).  (A float that is a whole
 #: number needs no note: ``values.compare`` takes 9.0 for 9 everywhere.)
-FORM_NOTES = ("the numbers are right but", "the value looks rounded", "the function changed")
+FORM_NOTES = ("the numbers are right but", "the value looks rounded", "the function changed",
+              "the text is right but")
 
 
 def input_changed(where: str, positions: int = 0, keywords=()) -> str:

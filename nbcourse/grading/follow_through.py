@@ -12,8 +12,9 @@ then can change an answer already read.
 Scoring (``credit``) uses that second reading only where it may: the answer failed, and
 a function it calls failed too.  Right on every case with the solutions in place, the
 answer earns ``Question.follow_through`` of its points (all of them by default) and its
-feedback names the function to blame; still wrong, it keeps its ordinary points, and the
-diagnosis of its mistake is made on that second reading, its own logic alone.  Every
+feedback names the function to blame; still wrong, it has a mistake of its own and is
+marked on that second reading, its own logic alone (so a second mistake in a callee can
+neither raise nor lower its mark), where its mistake is also diagnosed.  Every
 message this adds is fixed text made of the spec's names: what the kernel sends back
 in this phase is never shown.
 
@@ -189,30 +190,65 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
             # a case's hint from the first reading may describe the callee's mistake: keep
             # the second reading's (none, when the answer is right with the solutions)
             case.mistakes, case.hint = [], other.hint
-        if again.status == AnswerStatus.PASSED:
-            share = Fraction(str(question.follow_through))
-            earned = Fraction(str(question.points)) * share
-            if result.flags:  # a forbidden name costs the same as in ordinary marking
-                earned -= earned * Fraction(str(penalty))
-            result.score = max(result.score, float(round(earned, 2)))
-            result.status = AnswerStatus.FOLLOW_THROUGH
-            result.mistakes, result.diagnosis = [], ""
-            result.follow_through = [c.id for c in blamed]
-            how = "it fails only because it calls" if question.kind == "function" else \
-                "it is wrong only because its cell calls"
-            result.notes.append(
-                f"Your `{question.name}` is right: {how} your {_named(blamed)}. With the right "
-                f"{'function' if len(blamed) == 1 else 'functions'} in place it passes every "
-                f"test, so it earns {points_text(result.score)} of its "
-                f"{points_text(question.points)} "
-                f"point{'' if question.points == 1 else 's'} (follow-through marking); fix "
-                f"{'that function' if len(blamed) == 1 else 'those functions'} instead.")
-        else:
-            result.mistakes, result.diagnosis = again.mistakes, again.diagnosis
-            for case, other in zip(result.cases, again.cases):
-                case.mistakes = list(other.mistakes)
-            result.notes.append(
-                f"With the right {_named(blamed)} in place, `{question.name}` still fails "
-                "some tests, so it has a mistake of its own as well.")
-            result.notes += [n for n in again.notes if n == again.diagnosis or
-                             n.startswith("hint: ")]
+        marked = _right_given_callees if again.status == AnswerStatus.PASSED else _own_logic
+        marked(question, result, again, blamed, penalty, points_text)
+
+
+def missing_note(question) -> str:
+    """What the page says of an answer the notebook does not define."""
+    return (f"`{question.name}` is not defined after running your notebook "
+            "(was the cell deleted, renamed, or did it fail?)")
+
+
+def _earned(question, result, share: Fraction, penalty: float) -> float:
+    """``share`` of the question's points, less the penalty of a forbidden name."""
+    earned = Fraction(str(question.points)) * share
+    if result.flags:  # a forbidden name costs the same as in ordinary marking
+        earned -= earned * Fraction(str(penalty))
+    return float(round(earned, 2))
+
+
+def _right_given_callees(question, result, again, blamed, penalty, points_text) -> None:
+    """Right with the solutions of the functions it calls: its share of the points."""
+    was_missing = result.status == AnswerStatus.MISSING
+    if was_missing:  # its cell failed: said once, in the note below
+        result.notes = [n for n in result.notes if n != missing_note(question)]
+    result.score = max(result.score,
+                       _earned(question, result, Fraction(str(question.follow_through)), penalty))
+    result.status = AnswerStatus.FOLLOW_THROUGH
+    result.mistakes, result.diagnosis = [], ""
+    result.follow_through = [c.id for c in blamed]
+    # a value is computed with the function, in its own cell or from a name an earlier
+    # cell computed with it (04's w0, w): the words hold for both
+    how = "it fails only because it calls" if question.kind == "function" else \
+        "its cell failed only because it is computed with" if was_missing else \
+        "it is wrong only because it is computed with"
+    result.notes.append(
+        f"Your `{question.name}` is right: {how} your {_named(blamed)}. With the right "
+        f"{'function' if len(blamed) == 1 else 'functions'} in place it passes every "
+        f"test, so it earns {points_text(result.score)} of its "
+        f"{points_text(question.points)} "
+        f"point{'' if question.points == 1 else 's'} (follow-through marking); fix "
+        f"{'that function' if len(blamed) == 1 else 'those functions'} instead.")
+
+
+def _own_logic(question, result, again, blamed, penalty, points_text) -> None:
+    """Still wrong with the solutions in place: a mistake of its own, marked and named on
+    that reading (a second mistake in a function it calls can neither raise nor lower it)."""
+    cases = len(again.cases) or 1
+    right = sum(case.passed for case in again.cases)
+    share = Fraction(str(again.score)) / Fraction(str(question.points)) \
+        * Fraction(str(question.follow_through))
+    result.score = _earned(question, result, share, penalty)
+    if result.status != AnswerStatus.MISSING:  # a value whose cell failed stays missing
+        result.status = again.status
+    result.mistakes, result.diagnosis = again.mistakes, again.diagnosis
+    for case, other in zip(result.cases, again.cases):
+        case.mistakes = list(other.mistakes)
+    result.notes.append(
+        f"With the right {_named(blamed)} in place, `{question.name}` still fails "
+        "some tests, so it has a mistake of its own as well: it is marked on its own "
+        f"logic, with the right {'function' if len(blamed) == 1 else 'functions'} in "
+        f"place ({right} of {cases} tests passed that way).")
+    result.notes += [n for n in again.notes if n == again.diagnosis or
+                     n.startswith("hint: ")]

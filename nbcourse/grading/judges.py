@@ -222,9 +222,9 @@ class AsDict(Judge):
             how = "series.to_dict()" if actual.form == "Series" else \
                 "frame.iloc[0].to_dict() (one row: its first row as a dict)"
             return (f"the numbers are right but a pandas {actual.form}: the question asks "
-                    f"for a dict, and {self.used_by} use it as one (scores.values(), "
-                    f"max(scores, key=scores.get)), which a {actual.form} breaks: return "
-                    f"{how}")
+                    f"for a dict, and it is used as one by {self.used_by} (its keys in a "
+                    f"loop, .values(), max(d, key=d.get)), which a {actual.form} breaks: "
+                    f"return {how}")
         return decimal_problem(actual, expected)
 
 

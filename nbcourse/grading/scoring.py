@@ -234,8 +234,7 @@ def _not_judged(question, probe: dict, result: QuestionResult) -> bool:
         result.notes.append("the probe's reply does not belong to this question")
     elif probe.get("missing") is True:
         result.status = AnswerStatus.MISSING
-        result.notes.append(f"`{question.name}` is not defined after running your notebook "
-                            "(was the cell deleted, renamed, or did it fail?)")
+        result.notes.append(follow_through.missing_note(question))
     elif "not_callable" in probe:
         result.status = AnswerStatus.NOT_CALLABLE
         result.notes.append(f"`{question.name}` should be a function, but it is a "

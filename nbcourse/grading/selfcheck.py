@@ -160,7 +160,8 @@ class PublicQuestion:
         judge = judge or self.judge
         if judge is not None:
             return judge(actual, expected, None)
-        problem = compare(actual, expected, self.tolerance, exact=self.exact)
+        problem = compare(actual, expected, self.tolerance, exact=self.exact,
+                          strip=self.kind == "value")  # as the grader (specs.judge_case)
         if problem is None:
             return decimal_problem(actual, expected) if self.kind == "function" else None
         return form_note(actual, expected, self.tolerance) or problem
@@ -272,7 +273,7 @@ class Checker:
         if failing:  # the mistake may be theirs: naming one here would blame the wrong code
             result.mistakes, result.diagnosis = [], ""
             result.callees_failing = " and ".join(f"`{q.name}` ({q.id})" for q in failing)
-        places = rounded_places(_plain(answer), spec.tolerance, VALUE_SHARES) \
+        places = _value_rounded_to(spec, _plain(answer)) \
             if spec.graded_later and spec.kind == "value" \
             and not _an_allowed_value(spec, _plain(answer)) else None  # (a dict's, a list's)
         if places:
@@ -353,6 +354,17 @@ class Checker:
 #: is a share of denominator up to this: 0.45 = 9/20 is exact, 0.88 = 22/25 is the 0.875 of
 #: 06 q9 rounded far more often than a share of 25.
 VALUE_SHARES = 20
+
+
+def _value_rounded_to(spec, value) -> int | None:
+    """The places a graded value looks rounded to (``values.rounded_places``), where a
+    number of three or more places is also exact as a share of up to twice
+    ``VALUE_SHARES``: 04 q5's right 0.575 is 23/40 (a rounding to 3 places, 0.382, is not)."""
+    places = rounded_places(value, spec.tolerance, VALUE_SHARES)
+    if places is not None and places >= 3 and \
+            rounded_places(value, spec.tolerance, 2 * VALUE_SHARES) is None:
+        return None
+    return places
 
 
 def _an_allowed_value(spec: PublicQuestion, value) -> bool:

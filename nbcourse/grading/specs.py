@@ -255,7 +255,8 @@ class Question:
                 return True
             if self.judge is not None:
                 return self.judge(actual, value, case) is None
-            return compare(actual, value, self.tolerance, exact=self.exact) is None
+            return compare(actual, value, self.tolerance, exact=self.exact,
+                           strip=self.kind == "value") is None
         except Exception:  # noqa: BLE001 - a strange answer simply matches nothing
             return False
 
@@ -263,7 +264,9 @@ class Question:
         judge = case.judge or self.judge
         if judge is not None:
             return judge(actual, expected, case)
-        problem = compare(actual, expected, self.tolerance, exact=self.exact)
+        # a function's text is compared as it is (its callers compare it with ==)
+        problem = compare(actual, expected, self.tolerance, exact=self.exact,
+                          strip=self.kind == "value")
         if problem is None:
             return decimal_problem(actual, expected) if self.kind == "function" else None
         # "rounded" would tell a hidden case's answer is near: public cases only (a hidden

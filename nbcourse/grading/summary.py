@@ -23,9 +23,9 @@ def summary(batch: BatchResult) -> str:
         mean = sum(r.total for r in rows) / len(rows)
         apart = f" (over {len(rows)} submissions with a mark)" if len(rows) != n else ""
         lines.append(f"  mean score {mean:.2f} / {points_text(batch.exercise.maximum)}{apart}")
-    flagged = [r.submission for r in batch.results if r.flags]
-    if flagged:
-        lines.append(f"  flagged (used a forbidden estimator): {', '.join(flagged)}")
+    flagged = [f"{r.submission} ({'; '.join(r.flags)})" for r in batch.results if r.flags]
+    if flagged:  # each with what it was flagged for: a forbidden helper or a typed number
+        lines.append(f"  flagged: {', '.join(flagged)}")
     lines += [f"  {line}" for line in summary_lines(batch.results, batch.exercise)]
     for warning in batch.warnings:
         lines.append(f"  warning: {warning}")

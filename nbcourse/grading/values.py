@@ -203,13 +203,15 @@ def kind_of(value) -> str:
 
 
 def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = False,
-            path: str = "") -> str | None:
+            path: str = "", strip: bool = True) -> str | None:
     """None when ``actual`` matches ``expected``; otherwise why not (no expected value shown).
 
     Numbers: ``math.isclose`` with ``tol`` (a NaN never matches; infinities must agree);
     with ``exact=True`` Fractions must be equal.  Lists compare item by item, dicts
     key by key.  Integers may stand for floats and Fractions for either; a float that is
-    a whole number stands for that integer, also with ``exact=True``.
+    a whole number stands for that integer, also with ``exact=True``.  Text compares
+    without the spaces around it (a typed " b " is "b"); ``strip=False`` compares it as
+    it is, for a function's result that other code compares with ``==``.
     """
     where = f" at {path}" if path else ""
     if isinstance(actual, Unsupported):
@@ -223,8 +225,13 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
     if isinstance(expected, str):
         if not isinstance(actual, str):
             return f"expected a string{where}, got {kind_of(actual)} ({describe_value(actual)})"
-        # " b " is "b": spaces around a word are not part of the answer
-        return None if actual.strip() == expected.strip() else \
+        # " b " is "b" where it is typed: spaces around a word are not part of the answer
+        if not strip and actual != expected and actual.strip() == expected.strip():
+            return (f"the text{where} is right but has spaces around it "
+                    f"({describe_value(actual)}): code compares it with ==, where they "
+                    "count, so return it without them")
+        same = actual.strip() == expected.strip() if strip else actual == expected
+        return None if same else \
             f"the text{where} is not the expected one (got {describe_value(actual)})"
     if expected is None:
         return None if actual is None else f"expected None{where}, got {kind_of(actual)}"
@@ -235,12 +242,12 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
         if len(actual) != len(expected):
             return f"expected {len(expected)} items{where}, got {len(actual)}"
         for i, (a, e) in enumerate(zip(actual, expected)):
-            problem = compare(a, e, tol, exact=exact, path=f"{path}[{i}]")
+            problem = compare(a, e, tol, exact=exact, path=f"{path}[{i}]", strip=strip)
             if problem:
                 return problem
         return None
     if isinstance(expected, dict):
-        return _compare_dict(actual, expected, tol, exact, path)
+        return _compare_dict(actual, expected, tol, exact, path, strip)
     raise TypeError(f"cannot compare with an expected value of type {type(expected).__name__}")
 
 
@@ -289,7 +296,8 @@ def _compare_number(actual, expected, tol: Tolerance, exact: bool, where: str) -
     return f"the value{where} is not the expected one (got {describe_value(actual)})"
 
 
-def _compare_dict(actual, expected: dict, tol: Tolerance, exact: bool, path: str) -> str | None:
+def _compare_dict(actual, expected: dict, tol: Tolerance, exact: bool, path: str,
+                  strip: bool = True) -> str | None:
     where = f" at {path}" if path else ""
     if not isinstance(actual, dict):
         return f"expected a dict or Series{where}, got {kind_of(actual)} ({describe_value(actual)})"
@@ -306,7 +314,7 @@ def _compare_dict(actual, expected: dict, tol: Tolerance, exact: bool, path: str
         return f"some keys are missing{where} ({len(set(expected) - set(actual))} of {len(expected)})"
     for key in expected:
         problem = compare(actual[key], expected[key], tol, exact=exact,
-                          path=f"{path}[{key!r}]")
+                          path=f"{path}[{key!r}]", strip=strip)
         if problem:
             return problem
     return None
@@ -349,12 +357,15 @@ def rounded_places(value, tolerance: "Tolerance | None" = None,
 
 
 def _rounds_to(expected, value: float, places: int) -> bool:
-    """Whether ``expected`` has more than ``places`` decimals and rounds to ``value``."""
+    """Whether ``expected`` has more than ``places`` decimals and rounds to ``value``:
+    within half a unit of the last place, so a half rounded up by hand (0.575 to 0.58)
+    counts as well as Python's round (0.57, since 0.575 is stored a little below)."""
     try:
         exact = float(expected)
     except (TypeError, ValueError, OverflowError):
         return False
-    return math.isfinite(exact) and round(exact, places) == value != exact
+    return math.isfinite(exact) and round(exact, places) != exact != value and \
+        abs(exact - value) <= 0.5 * 10 ** -places * (1 + 1e-9)
 
 
 def _places(value, shares: int) -> int | None:

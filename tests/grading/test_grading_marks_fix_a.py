@@ -157,7 +157,7 @@ def test_p_ham_documents_follows_through_a_wrong_q4_or_q5(tmp_path):
         assert rows[who][blamed]["score"] < rows[who][blamed]["points"], rows[who][blamed]
         q6 = rows[who]["q6"]
         assert q6["score"] == q6["points"] and q6["follow_through"] == [blamed], q6
-        assert f"calls your `{name}` ({blamed})" in pages[who]
+        assert f"computed with your `{name}` ({blamed})" in pages[who]
     # the smoothing is word_probabilities' mistake: q6 is not told it smoothed
     assert "Laplace smoothing added" not in pages["laplace"].split("p_ham_documents", 1)[1]
 

@@ -221,10 +221,12 @@ def test_a_rounded_value_in_a_dict_is_told_so_in_check_and_at_grading(name, ques
 
 
 def test_a_rounding_within_the_questions_tolerance_gets_no_note():
-    # 04 q7 accepts four decimals (rel 1e-4): a rounded answer there earns the marks
+    # a question that accepts four decimals (rel 1e-4) earns a rounded answer its marks, so
+    # it is not told it rounded (the course's value questions all use the default now)
+    from nbcourse.grading.values import Tolerance, rounded_places
     exact = float(_module("04_linearity").free_shift(lambda t: float(t[1] - t[0])))
-    assert "if you rounded it" not in str(check("04_linearity", "q7", round(exact, 4)))
-    assert graded("04_linearity", "q7", round(exact, 4)).score == 2
+    assert rounded_places(round(exact, 4), Tolerance(rel=1e-4, abs_=1e-6)) is None
+    assert rounded_places(round(exact, 4), Tolerance()) == 4
 
 
 def test_a_rounded_function_answer_is_told_so_in_check_and_at_grading():

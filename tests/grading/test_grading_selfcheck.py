@@ -39,7 +39,7 @@ def test_a_right_answer_passes_and_the_report_mentions_hidden_tests(capsys):
     assert check.run("q1", right_likelihood).all_passed
     check("q1", right_likelihood)
     printed = capsys.readouterr().out
-    assert "q1 · likelihood: 3 of 3 public tests passed" in printed
+    assert "q1 · likelihood: 5 of 5 public tests passed" in printed
     assert "Hidden tests with other inputs run when your notebook is graded" in printed
 
 
@@ -538,7 +538,7 @@ def _counts(values, K):
     full = K - 1
     for v in values:
         full = (full + 1) * v - 1
-    return [naive, int(np.prod(values)) * K - 1]
+    return [naive, full]  # exact: np.prod's int64 overflows (02 q8's 70 attributes)
 
 
 def _log_likelihood(counts, theta, finite=False):
