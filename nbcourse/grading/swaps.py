@@ -14,8 +14,11 @@ A swap that was planned but gave no reading (its cell stopped the kernel or ran 
 time, or the kernel had stopped before it) fails the question too, with fixed text:
 otherwise a cell that ends the kernel only when it sees the swapped function would keep
 marks for a value true by construction.  A swap of a function the notebook does not
-define at all (renamed) is not judged: the function's own question already lost its
-points, and its callers keep their ordinary grade.
+define at all (deleted or renamed) is judged like any other: the swapped function is put
+in under the spec's name, and a value that does not move with it fails.  Exempting it
+let a student who deletes a function they could not write keep a value typed in (04's
+``agreement`` is 1.0 for everyone); a renamed function looks the same from here, since
+any value can be wrapped in a function of another name.
 """
 from __future__ import annotations
 
@@ -74,11 +77,6 @@ def judge_swaps(exercise, report, results: list, score_question) -> None:
     replies = report.follow_through if isinstance(report.follow_through, dict) else {}
     by_id = {r.id: r for r in results}
     planned = None
-    # a graded function the notebook does not define (renamed: ``joint_score``) cannot be
-    # swapped: its callers' values then keep their ordinary grade (the typed-number rule
-    # still reads their cells), rather than losing a second question to one rename
-    undefined = {q.name for q in exercise.questions
-                 if by_id[q.id].status == AnswerStatus.MISSING}
     for question in exercise.questions:
         result = by_id[question.id]
         if not question.swaps or \
@@ -87,7 +85,7 @@ def judge_swaps(exercise, report, results: list, score_question) -> None:
         if planned is None:
             planned = {request["key"] for request in swap_plan(exercise)}
         for swap in question.swaps:
-            if key(question, swap) not in planned or set(swap.replace) & undefined:
+            if key(question, swap) not in planned:
                 continue  # no solution to put in place of the other functions
             reply = replies.get(key(question, swap))
             if not isinstance(reply, dict) or "not_run" in reply or "timed_out" in reply:

@@ -52,7 +52,7 @@ EXPECTED = {
     "not_a_notebook": ("not a notebook", 0.0),
     "empty": ("empty notebook", 0.0),
     "answer_deleted": ("answer missing", 8.0),
-    "answer_renamed": ("answer missing", 7.0),  # q4 kept: a renamed joint_scores cannot be swapped
+    "answer_renamed": ("answer missing", 6.0),  # q4 too: its swap runs without joint_scores
     "early_exception": ("cell error", 9.0),
     "infinite_loop": ("timed out", 10.0),
     "ignores_sigint": ("timed out", 0.0),

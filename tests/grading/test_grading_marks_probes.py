@@ -63,6 +63,9 @@ AGREEMENT_FAKES = {
     "model_with_itself": "agreement = float(np.mean(model.predict(X) == model.predict(X)))",
     "decide_with_itself": "agreement = float(np.mean(decide(w0, w, X) == decide(w0, w, X)))",
     "typed_in": "agreement = 1.0",
+    # red team 4: no ``decide`` at all (deleted), so no swap was judged and a disguised 1.0
+    # kept the mark that the same value loses next to a ``decide`` still the stub
+    "decide_deleted": "del decide\nagreement = float(len('x'))",
 }
 
 
@@ -106,6 +109,8 @@ def test_an_agreement_of_1_that_does_not_come_from_decide_earns_nothing(exercise
     assert rows[probe]["q4"]["score"] == 0, rows[probe]["q4"]
     assert "does not come from your `decide`" in pages[probe].replace("&#x27;", "'")
     assert rows[probe]["q1"]["score"] == rows[probe]["q1"]["points"]
+    assert rows[probe]["q2"]["score"] == (0 if probe == "decide_deleted" else
+                                          rows[probe]["q2"]["points"])
 
 
 def test_an_agreement_whose_cell_stops_the_swap_earns_nothing(exercise_4):
