@@ -470,6 +470,21 @@ def test_the_runner_reads_the_submission_once(tmp_path, monkeypatch):
     assert report.kernel == "failed to start" and handed == [for_the_kernel(cells)]
 
 
+def test_an_image_pasted_into_markdown_does_not_reach_the_kernels_channel():
+    """Red team 4: a right notebook with a 9 MB image as a data URI in a Markdown cell (under
+    the 20 MB a submission may be) overflowed the kernel's 8 MB channel: "grader error, the
+    kernel did not start: No space left on device", and no marks."""
+    from nbcourse.grading.execution.limits import MB, GradingLimits
+    from nbcourse.grading.execution.notebook_file import for_the_kernel
+
+    image = '<img src="data:image/png;base64,' + "A" * (9 * MB) + '">'
+    handed = for_the_kernel([("markdown", image), ("code", "x = 1"), ("raw", image)])
+    assert len(handed.encode()) < GradingLimits.from_options().channel_mb * MB // 100
+    cells = json.loads(handed)["cells"]
+    assert [(c["cell_type"], c["source"]) for c in cells] == [
+        ("markdown", ""), ("code", "x = 1"), ("raw", "")]
+
+
 def test_the_flags_that_refuse_links_and_pipes_are_written_once():
     """``O_NOFOLLOW | O_NONBLOCK`` was built in four places (and the runner read the
     submission a second time without them): it is ``open_untrusted``'s alone."""

@@ -278,7 +278,7 @@ class KernelServer:
         limits = self.config.limits
         # RLIMIT_AS as well as the cgroup: one process that asks for too much gets a
         # MemoryError it can recover from; the cgroup bounds the sum of all of them
-        # the notebook (its cells' sources only: notebook_file.for_the_kernel) reaches the
+        # the notebook (its code cells' sources only: notebook_file.for_the_kernel) reaches the
         # kernel as a file in the channel, never through the server's memory (which every
         # later kernel is a fork of)
         handed = self.channel / "submission.ipynb"

@@ -62,12 +62,13 @@ def read_notebook(path: Path, max_bytes: int
 
 def for_the_kernel(cells: list[tuple[str, str]]) -> str:
     """The notebook a kernel is handed (its home's ``submission.ipynb``): each cell's type
-    and source, without saved outputs, attachments or metadata.  The runner executes the
-    sources only, and the file passes through the kernel's channel, a small tmpfs in the
-    sandbox (``GradingLimits.channel_mb``), which an honest notebook's saved plots (up to
-    ``notebook_mb``) would overflow."""
+    and a code cell's source, without saved outputs, attachments, metadata or the text of
+    other cells.  The runner executes the code only, and the file passes through the
+    kernel's channel, a small tmpfs in the sandbox (``GradingLimits.channel_mb``), which
+    an honest notebook's saved plots, or an image pasted into a Markdown cell as a data
+    URI (up to ``notebook_mb``), would overflow: the kernel would not start."""
     def bare(kind: str, source: str) -> dict:
-        cell = {"cell_type": kind, "metadata": {}, "source": source}
+        cell = {"cell_type": kind, "metadata": {}, "source": source if kind == "code" else ""}
         return {**cell, "execution_count": None, "outputs": []} if kind == "code" else cell
     return json.dumps({"cells": [bare(kind, source) for kind, source in cells], "metadata": {},
                        "nbformat": 4, "nbformat_minor": 4}, ensure_ascii=False)
