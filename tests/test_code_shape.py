@@ -186,13 +186,20 @@ PYTHON_EXEMPTIONS = {
 
 
 def _python_word(node: ast.AST) -> bool:
+    """A python named in a string: by its name, or as the running process's own
+    program (``/proc/self/exe``, review 5)."""
     return (isinstance(node, ast.Constant) and isinstance(node.value, str)
-            and PYTHON_NAME.fullmatch(node.value) is not None)
+            and (PYTHON_NAME.fullmatch(node.value) is not None
+                 or node.value.rstrip("/").endswith("/exe")))
 
 
 def _interpreter(node: ast.AST, aliases: set[str]) -> bool:
-    """``sys.executable`` (whatever ``sys`` is called here: any ``.executable``), a name
+    """``sys.executable`` (whatever ``sys`` is called here: any ``.executable``), the
+    program of the command line it was started with (``sys.orig_argv[0]``), a name
     imported as it, or a python found by name (``shutil.which("python3")``)."""
+    if isinstance(node, ast.Subscript):
+        return (isinstance(node.value, ast.Attribute) and node.value.attr == "orig_argv"
+                and isinstance(node.slice, ast.Constant) and node.slice.value == 0)
     if isinstance(node, ast.Attribute):
         return node.attr in ("executable", "_base_executable")
     if isinstance(node, ast.Name):
@@ -431,6 +438,13 @@ NOT_ALLOWED = "(not -m MODULE or -c SOURCE)"
     ('import sys as system\n'
      'def run():\n    subprocess.run([system.executable, "-"])\n',
      f"system.executable '-' {NOT_ALLOWED}"),
+    # review 5, finding 3: python recognised by name only
+    ('def run():\n    subprocess.run(["/proc/self/exe", "-m", "timeit", "-s", CODE, "pass"])\n',
+     "-m timeit (not a module of nbcourse)"),
+    ('def run():\n    subprocess.run([sys.orig_argv[0], "-"], input=CODE)\n',
+     f"sys.orig_argv[0] '-' {NOT_ALLOWED}"),
+    ('def run():\n    subprocess.run(["/proc/self/exe"], input=CODE)\n',
+     f"'/proc/self/exe' {NO_PROGRAM}"),
 ])
 def test_the_program_check_sees_each_way_around_it(tmp_path, trick, flagged):
     """A shell script beside the module, a module outside the package, a program on

@@ -485,6 +485,34 @@ def test_an_image_pasted_into_markdown_does_not_reach_the_kernels_channel():
         ("markdown", ""), ("code", "x = 1"), ("raw", "")]
 
 
+def test_code_too_large_for_the_kernels_channel_is_a_verdict_not_a_grader_error(tmp_path):
+    """Review 5: a notebook of 8-20 MB of code was read as a notebook and handed to the
+    kernel through its 8 MB channel: "grader error, the kernel did not start" in the
+    sandbox, graded without one.  Now a verdict that names the size, in every mode."""
+    from nbcourse.grading import specs
+    from nbcourse.grading.batch import grade_batch
+    from nbcourse.grading.execution.limits import MB, GradingLimits
+    from nbcourse.grading.execution.notebook_file import read_notebook
+
+    limits = GradingLimits.from_options()
+    assert limits.kernel_bytes < limits.channel_mb * MB < limits.notebook_bytes
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "submissions" / "correct.ipynb"
+    notebook = json.loads(fixture.read_text(encoding="utf-8"))
+    notebook["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [],
+                              "execution_count": None,
+                              "source": "data = '" + "x" * (limits.kernel_bytes + 1) + "'"})
+    path = _write(tmp_path / "submitted" / "big_code.ipynb", json.dumps(notebook))
+    verdict, reason, cells, handed = read_notebook(path, limits)
+    assert (verdict, cells, handed) == ("not a notebook", [], "")
+    assert "code cells hold 4.0 MB" in reason and "more than the 4 MB" in reason
+    assert read_notebook(fixture, limits)[0] == "ok"  # an honest notebook is handed on
+    for mode in ("off", "bwrap"):
+        result = grade_batch("01_weather", [tmp_path / "submitted"], tmp_path / mode, jobs=1,
+                             sandbox=mode, progress=None,
+                             source_dir=specs.default_source_dir()).results[0]
+        assert result.status == "not a notebook" and "MB of text" in " ".join(result.reasons)
+
+
 def test_the_flags_that_refuse_links_and_pipes_are_written_once():
     """``O_NOFOLLOW | O_NONBLOCK`` was built in four places (and the runner read the
     submission a second time without them): it is ``open_untrusted``'s alone."""

@@ -288,6 +288,17 @@ def test_grading_limits_refuses_a_bad_limit(given, error):
         GradingLimits(**given)
 
 
+@pytest.mark.parametrize("value, said", [(float("inf"), "is infinite"), (float("-inf"), "is infinite"),
+                                         (float("nan"), "is NaN")])
+def test_a_limit_that_is_nan_or_infinite_is_named_so(value, said):
+    """Review 5: "cell_timeout must be positive, got inf" broke the rule the library keeps
+    (NaN and infinity are named before any other complaint)."""
+    with pytest.raises(ValueError, match=f"GradingLimits.cell_timeout {said}"):
+        GradingLimits(cell_timeout=value)
+    with pytest.raises(ValueError, match=f"{said}.*the option --timeout SECONDS"):
+        GradingLimits.from_options(timeout=value)
+
+
 def test_from_options_and_from_json_check_through_grading_limits():
     assert GradingLimits(worker_memory_mb=0).worker_memory_mb == 0  # not limited
     assert GradingLimits.from_options() == DEFAULTS

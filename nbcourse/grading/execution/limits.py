@@ -65,7 +65,11 @@ class GradingLimits:
                                 f"{'a number of seconds' if seconds else 'a whole number'}, "
                                 f"got {value!r}")
             least = 0 if item.name in MAY_BE_ZERO else 1
-            if not (math.isfinite(value) and (value > 0 if seconds else value >= least)):
+            if not math.isfinite(value):  # named first, as the library names NaN and inf
+                raise ValueError(f"GradingLimits.{item.name} is "
+                                 f"{'NaN' if math.isnan(value) else 'infinite'}: it must be "
+                                 f"a finite number, got {value!r}")
+            if not (value > 0 if seconds else value >= least):
                 raise ValueError(f"GradingLimits.{item.name} must be "
                                  f"{'positive' if seconds else f'at least {least}'}, "
                                  f"got {value!r}")
@@ -78,6 +82,13 @@ class GradingLimits:
     def notebook_bytes(self) -> int:
         """``notebook_mb`` in bytes: the most of a submitted file that is read."""
         return self.notebook_mb * MB
+
+    @property
+    def kernel_bytes(self) -> int:
+        """The most of a notebook (its code cells' sources) handed to a kernel: it passes
+        through the kernel's channel, ``channel_mb`` (a tmpfs in the sandbox), half of
+        which stays free for the kernel's own files there."""
+        return self.channel_mb * MB // 2
 
     @property
     def worker_deadline(self) -> float:

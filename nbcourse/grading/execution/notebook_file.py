@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from .limits import MB
+from .limits import MB, GradingLimits
 from .report import NotebookVerdict
 
 
@@ -42,13 +42,19 @@ def open_untrusted(path, *, dir_fd: int | None = None) -> BinaryIO:
 def read_cells(path: Path, max_bytes: int) -> tuple[NotebookVerdict, str, list[tuple[str, str]]]:
     """(verdict, reason, [(cell_type, source)]) without trusting the file at all; a file
     over ``max_bytes`` (the batch's ``GradingLimits.notebook_mb``) is not read further."""
-    return read_notebook(path, max_bytes)[:3]
+    return _read(path, max_bytes, None)[:3]
 
 
-def read_notebook(path: Path, max_bytes: int
+def read_notebook(path: Path, limits: GradingLimits
                   ) -> tuple[NotebookVerdict, str, list[tuple[str, str]], str]:
     """``read_cells``, and the notebook the kernel is handed (``for_the_kernel``: its
-    cells' sources only; the file is read once)."""
+    code cells' sources only; the file is read once).  Code larger than the kernel may be
+    handed (``GradingLimits.kernel_bytes``) is a verdict too, in every sandbox mode."""
+    return _read(path, limits.notebook_bytes, limits.kernel_bytes)
+
+
+def _read(path: Path, max_bytes: int, kernel_bytes: int | None
+          ) -> tuple[NotebookVerdict, str, list[tuple[str, str]], str]:
     try:
         if not path.is_file():  # a folder, a device such as /dev/zero, a pipe ...
             return NotebookVerdict.NOT_A_NOTEBOOK, "not a regular file", [], ""
@@ -57,7 +63,16 @@ def read_notebook(path: Path, max_bytes: int
     except OSError as error:
         return NotebookVerdict.NOT_A_NOTEBOOK, f"cannot read the file: {error.strerror}", [], ""
     verdict, reason, cells = _cells(raw, max_bytes)
-    return verdict, reason, cells, for_the_kernel(cells) if verdict is NotebookVerdict.OK else ""
+    if verdict is not NotebookVerdict.OK:
+        return verdict, reason, cells, ""
+    notebook = for_the_kernel(cells)
+    size = len(notebook.encode("utf-8"))
+    if kernel_bytes is not None and size > kernel_bytes:
+        return (NotebookVerdict.NOT_A_NOTEBOOK, f"its code cells hold {size / MB:.1f} MB of "
+                f"text, more than the {kernel_bytes / MB:g} MB the grader hands a kernel; a "
+                "notebook for this exercise has far less: remove the data typed or pasted "
+                "into code cells and hand it in again", [], "")
+    return verdict, reason, cells, notebook
 
 
 def for_the_kernel(cells: list[tuple[str, str]]) -> str:

@@ -401,7 +401,7 @@ def _stub_raised(cell) -> bool:
 async def _run(path: Path, plan: dict, limits: GradingLimits, server,
                scan_source: SourceScan, ask=None) -> RunReport:
     report = RunReport()
-    verdict, reason, cells, notebook = read_notebook(path, limits.notebook_bytes)
+    verdict, reason, cells, notebook = read_notebook(path, limits)
     report.notebook, report.notebook_reason = verdict, reason
     report.code_cells = sum(1 for kind, text in cells if kind == "code" and text.strip())
     if verdict is not NotebookVerdict.OK:
