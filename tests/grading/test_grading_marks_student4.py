@@ -12,8 +12,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from nbcourse.grading import specs
+from nbcourse.grading.forbidden import DYNAMIC, flagged_answers
+from nbcourse.grading.selfcheck import Checker
 from submission_support import lost_marks, solved
-from test_grading_marks_probes import SOURCE, check, grade_notebooks, graded
+from test_grading_marks_probes import REPO, SOURCE, check, grade_notebooks, graded
 
 MLE_DIVIDES_IN_PLACE = '''def mle(counts):
     c = np.asarray(counts)
@@ -123,16 +126,63 @@ def _with_probe(name: str, code: str | None) -> dict:
     return notebook
 
 
+#: 06 q1, right: numpy's methods read by names from a literal tuple (not a computed name)
+STATS_BY_NAME = '''def class_means_variances(X, y, var_smoothing):
+    X = np.asarray(X, dtype=float); y = np.asarray(y); cls = np.unique(y)
+    eps = var_smoothing * X.var(axis=0).max()
+    out = {}
+    for stat in ('mean', 'var'):
+        out[stat] = np.array([getattr(X[y == c], stat)(axis=0) for c in cls])
+    return out['mean'], out['var'] + eps
+'''
+
+#: right answers that must keep every mark at grading, next to the solution
+RIGHT = {"06_gaussian": {"stats_by_name": STATS_BY_NAME}}
+
+
 @pytest.mark.parametrize("name", sorted({name for name, _, _ in IN_PLACE}))
 def test_the_sandboxed_grader_refuses_in_place_answers_and_keeps_the_solution(
         name, tmp_path):
     probes = {f"{question}_in_place": code for ex, question, code in IN_PLACE if ex == name}
+    right = RIGHT.get(name, {})
     notebooks = {"solution": _with_probe(name, None),
-                 **{who: _with_probe(name, code) for who, code in probes.items()}}
+                 **{who: _with_probe(name, code) for who, code in {**probes, **right}.items()}}
     rows, pages = grade_notebooks(name, notebooks, tmp_path)
-    assert not lost_marks(rows["solution"].values()), lost_marks(rows["solution"].values())
+    for who in ("solution", *right):
+        assert not lost_marks(rows[who].values()), (who, lost_marks(rows[who].values()))
     for who in probes:
         question = who.split("_")[0]
         row = rows[who][question]
         assert row["score"] < row["points"], (name, who, row)
         assert IN_PLACE_NOTE in pages[who], (name, who)
+
+
+# --------------------------------- getattr with a name from a literal tuple of strings
+def test_check_does_not_flag_numpy_methods_read_by_names_from_a_literal_tuple():
+    checker = Checker("06_gaussian", REPO / "exercises" / "06_gaussian.checks.json")
+    report = checker.run("q1", _as_a_cell(STATS_BY_NAME), sources=[STATS_BY_NAME])
+    assert report.all_passed and report.flags == [], str(report)
+    flagged = STATS_BY_NAME.replace("('mean', 'var')", "NAMES")  # the scan did read it
+    assert checker.run("q1", _as_a_cell(STATS_BY_NAME), sources=[flagged]).flags == [DYNAMIC]
+    plan = specs.load("06_gaussian", SOURCE).probe_plan()
+    assert "q1" not in flagged_answers([STATS_BY_NAME], plan)
+
+
+@pytest.mark.parametrize("change, flag", [
+    # a forbidden name among the literal strings is that name
+    (("('mean', 'var')", "('mean', 'GaussianNB')"), "GaussianNB"),
+    # every other way of binding the name keeps it a computed name
+    (("('mean', 'var')", "('mean', 'v' + 'ar')"), DYNAMIC),
+    (("('mean', 'var')", "NAMES"), DYNAMIC),
+    (("out = {}", "out = {}\n    stat = 'Gaussian' + 'NB'"), DYNAMIC),
+    (("var_smoothing):", "var_smoothing, stat='var'):"), DYNAMIC),
+    (("('mean', 'var'):", "('mean', 'var'):\n        stat += ''"), DYNAMIC),
+    (("('mean', 'var'):", "('mean', 'var'):\n        global stat"), DYNAMIC),
+    (("for stat in ('mean', 'var'):", "for stat, _ in (('mean', 1), ('var', 2)):"), DYNAMIC),
+])
+def test_a_name_bound_any_other_way_is_still_flagged(change, flag):
+    plan = {"questions": [{"question": "q1", "name": "class_means_variances",
+                           "forbidden": ["GaussianNB"]}]}
+    code = STATS_BY_NAME.replace(*change)
+    assert code != STATS_BY_NAME
+    assert flagged_answers([code], plan) == {"q1": [flag]}, code
