@@ -186,3 +186,20 @@ def test_a_name_bound_any_other_way_is_still_flagged(change, flag):
     code = STATS_BY_NAME.replace(*change)
     assert code != STATS_BY_NAME
     assert flagged_answers([code], plan) == {"q1": [flag]}, code
+
+
+# ------------------------------------------------------------------------------- wording
+@pytest.mark.parametrize("withheld, words", [(1, "the 1 point withheld here comes back."),
+                                             (2, "the 2 points withheld here come back.")])
+def test_the_note_on_a_caller_of_a_flagged_function_agrees_in_number(withheld, words):
+    from nbcourse.grading.scoring import QuestionResult, _flags_from_callees
+    from nbcourse.grading.statuses import AnswerStatus
+    exercise = specs.load("01_weather", SOURCE)
+    flag = ["uses CategoricalNB"]
+    results = {q.id: QuestionResult(q.id, q.name, q.title, q.points, 0, AnswerStatus.PASSED,
+                                    flags=list(flag), withheld=q.points)
+               for q in exercise.questions}
+    results["q4"].points = results["q4"].withheld = withheld
+    _flags_from_callees(exercise, list(results.values()))
+    notes = results["q4"].notes
+    assert notes and notes[-1].endswith(words), notes
