@@ -223,6 +223,8 @@ EXERCISE = Exercise(
                      Case("four outcomes", ([3, 1, 0, 4],)),
                      Case("very unequal counts", ([100, 1],)),
                      Case("all observations in one outcome", ([0, 0, 7],)),
+                     Case("counts in a numpy array of floats, which must come back unchanged",
+                          (np.array([2.0, 4.0, 3.0]),), hidden=False),
                  ]),
         Question("q3", "numeric_mle", points=2,
                  title="the same optimum found numerically, and one no formula gives",
@@ -328,6 +330,8 @@ EXERCISE = Exercise(
                           hint="X may be a list of lists: np.asarray(X) turns it into an "
                                "array, and a function leaves the list it is given as it was"),
                      Case("nine documents as a list of lists", (WORDS_X.tolist(), WORDS_Y)),
+                     Case("counts in a numpy array of floats, which must come back unchanged",
+                          (TOY_X.astype(float), TOY_Y), hidden=False),
                  ]),
         Question("q6", "p_ham_documents", points=2, kind="value",
                  title="the posteriors of three new documents",

@@ -422,6 +422,10 @@ EXERCISE = Exercise(
                      Case("shards of 7 and 5 rows, means and variances of many decimals",
                           ((7, [1.0, 2.5], [0.3, 1.2]), (5, [2.0, 0.5], [0.7, 0.9])),
                           hidden=False),
+                     Case("means and variances in numpy arrays, which must come back unchanged",
+                          ((100, np.array([0.0, 1.0]), np.array([1.0, 2.0])),
+                           (100, np.array([4.0, -1.0]), np.array([1.0, 0.5]))),
+                          hidden=False),
                      # an empty shard's mean and variance say nothing, whatever they hold
                      Case("a second shard with no rows",
                           ((12, [3.0], [2.0]), (0, [7.0], [5.0]))),

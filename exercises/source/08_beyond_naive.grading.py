@@ -641,6 +641,10 @@ EXERCISE = Exercise(
                                "copies while s > 0, not while s >= 0"),
                      Case("a message already classified ham",
                           _spam_model(SPAM_TEXTS, SPAM_LABELS, "see you at lunch soon")),
+                     Case("numpy arrays of floats, which must come back unchanged",
+                          tuple(np.array(part, dtype=float) for part in
+                                _spam_model(SPAM_TEXTS, SPAM_LABELS, "win win win cash")),
+                          hidden=False),
                      Case("a long spam message", _spam_model(SPAM_TEXTS, SPAM_LABELS,
                                                              "win win cash prize free call now "
                                                              "win cash free prize")),

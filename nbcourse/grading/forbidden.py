@@ -24,7 +24,9 @@ forbids helpers, an answer (or what it uses) that looks a name up at run time
 (``getattr`` with a computed name, ``importlib.import_module``, ``__import__``, ``eval``,
 ``exec``, ``sys.modules``, ``globals()``, ``vars()``, ``__dict__``) is flagged as
 ``DYNAMIC``, with a fixed reason (``DYNAMIC_WHY``): the grader cannot tell which function
-it calls.  ``getattr(model, "to_linear")`` with a plain string is read as the attribute.
+it calls.  ``getattr(model, "to_linear")`` with a plain string is read as the attribute,
+and so is ``getattr(X, stat)`` where ``stat`` is bound only by a loop over literal strings
+(``for stat in ("mean", "var")``) or ``stat = "mean"``: it reads each of those attributes.
 """
 from __future__ import annotations
 
@@ -73,15 +75,59 @@ _DYNAMIC_ATTRIBUTES = _DYNAMIC_NAMES | {"__dict__", "__getattribute__", "getattr
                                         "exec_module", "load_module"}
 
 
-def _dynamic(child: ast.AST) -> str | None:
-    """The attribute a node reads if it is ``getattr(x, "literal")``; ``DYNAMIC`` if it
-    looks a name up at run time; else None."""
+def _strings(node: ast.AST) -> set[str] | None:
+    """The strings of a literal tuple, list or set of strings (``("mean", "var")``)."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+        return {e.value for e in node.elts}
+    return None
+
+
+def _literal_names(node: ast.AST) -> dict[str, set[str]]:
+    """{variable: the strings it can hold} for each variable of ``node`` bound only by
+    ``for v in ("mean", "var")`` (a loop or comprehension over literal strings) or
+    ``v = "mean"``: a ``getattr(x, v)`` then reads one of those attributes, no computed
+    name.  A variable bound any other way too (an argument, an assignment, a global) is
+    left out."""
+    strings: dict[str, set[str]] = {}
+    literal_targets, other = set(), set()
+    for child in ast.walk(node):
+        if isinstance(child, (ast.For, ast.AsyncFor, ast.comprehension)) \
+                and isinstance(child.target, ast.Name) and _strings(child.iter) is not None:
+            strings.setdefault(child.target.id, set()).update(_strings(child.iter))
+            literal_targets.add(id(child.target))
+        elif isinstance(child, ast.Assign) and len(child.targets) == 1 \
+                and isinstance(child.targets[0], ast.Name) \
+                and isinstance(child.value, ast.Constant) and isinstance(child.value.value, str):
+            strings.setdefault(child.targets[0].id, set()).add(child.value.value)
+            literal_targets.add(id(child.targets[0]))
+        elif isinstance(child, (ast.Global, ast.Nonlocal)):
+            other.update(child.names)
+        elif isinstance(child, ast.arg):
+            other.add(child.arg)
+        elif isinstance(child, ast.alias):
+            other.add((child.asname or child.name).split(".")[0])
+        elif isinstance(child, (ast.ExceptHandler, ast.FunctionDef, ast.AsyncFunctionDef,
+                                ast.ClassDef)) and child.name:
+            other.add(child.name)
+        elif isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load) \
+                and id(child) not in literal_targets:
+            other.add(child.id)
+    return {name: found for name, found in strings.items() if name not in other}
+
+
+def _dynamic(child: ast.AST, literal: dict[str, set[str]] | None = None) -> str | set | None:
+    """The attribute a node reads if it is ``getattr(x, "literal")`` (the set of them for
+    a variable in ``literal``, see ``_literal_names``); ``DYNAMIC`` if it looks a name up
+    at run time; else None."""
     called = getattr(child.func, "id", getattr(child.func, "attr", None)) \
         if isinstance(child, ast.Call) else None
     if called == "getattr" and len(child.args) >= 2:  # getattr(...), builtins.getattr(...)
         name = child.args[1]
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
             return name.value
+        if isinstance(name, ast.Name) and name.id in (literal or {}):
+            return set(literal[name.id])
         return DYNAMIC
     if isinstance(child, ast.Attribute):
         if child.attr in _DYNAMIC_ATTRIBUTES:
@@ -141,9 +187,12 @@ class _Notebook:
         """(forbidden names used, names loaded, names stored) within ``node``."""
         loaded, stored, attributes = set(), set(), set()
         dynamic = set()
+        literal = _literal_names(node)
         for child in ast.walk(node):
-            read = _dynamic(child)
-            if read is not None:
+            read = _dynamic(child, literal)
+            if isinstance(read, set):
+                attributes |= read
+            elif read is not None:
                 (dynamic if read == DYNAMIC else attributes).add(read)
             if isinstance(child, ast.Name):
                 (stored if isinstance(child.ctx, ast.Store) else loaded).add(child.id)

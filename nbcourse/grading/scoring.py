@@ -538,8 +538,9 @@ def _flags_from_callees(exercise: Exercise, questions: list[QuestionResult]) -> 
                 f"`{question.name}` calls your {named}, flagged for the same name. If "
                 f"`{question.name}` does not use it itself, the flag comes from there: once "
                 f"{named} no longer {'uses' if len(sources) == 1 else 'use'} it, the "
-                f"{points_text(result.withheld)} point{'' if result.withheld == 1 else 's'} "
-                "withheld here come back.")
+                f"{points_text(result.withheld)} "
+                f"{'point withheld here comes' if result.withheld == 1 else 'points withheld here come'}"
+                " back.")
 
 
 def _answer_reasons(questions: list[QuestionResult]) -> list[str]:

@@ -97,7 +97,7 @@ def test_q4_the_count_flips_the_message_and_one_fewer_does_not(case, expected):
     x, log_prior, table = case.args
     table = np.asarray(table, dtype=float)
     word = int(np.argmax(table[0] - table[1]))
-    attacked = np.asarray(x, dtype=float)
+    attacked = np.array(x, dtype=float)  # a copy: x may be the case's own float array
     attacked[word] += expected
     assert _predict(attacked, log_prior, table) == "ham"
     if expected > 0:

@@ -1,0 +1,205 @@
+"""Issue 34, a fourth student's probes: answers that write over the caller's numpy arrays.
+
+Seven questions had no case with float numpy inputs, so an answer that changed its
+argument in place (``c /= c.sum()``, a row view ``d = m[1]; d -= m[0]``, ``p.sort()``)
+kept full marks: ``np.asarray`` does not copy a float array, and lists (the only inputs
+those questions were given) are always copied.  Each question now has a public case with
+float numpy arrays, so ``check()`` and the grader both fail such an answer with the
+in-place note, and the solutions keep every mark.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nbcourse.grading import specs
+from nbcourse.grading.forbidden import DYNAMIC, flagged_answers
+from nbcourse.grading.selfcheck import Checker
+from submission_support import lost_marks, solved
+from test_grading_marks_probes import REPO, SOURCE, check, grade_notebooks, graded
+
+MLE_DIVIDES_IN_PLACE = '''def mle(counts):
+    c = np.asarray(counts)
+    if c.dtype.kind == 'f':
+        c /= c.sum()
+        return c.tolist()
+    return (c / c.sum()).tolist()
+'''
+
+WORDS_RESCALES_X = '''def word_probabilities(X, y):
+    X = np.asarray(X); X = X if X.dtype.kind == 'f' else X.astype(float); y = np.asarray(y)
+    out = {}
+    for c in np.unique(y).tolist():
+        R = X[y == c]
+        tot = R.sum(axis=0)
+        out[c] = (tot / tot.sum()).tolist()
+    X /= X.sum()
+    return out
+'''
+
+WEIGHTS_IN_A_ROW_VIEW = '''def shared_variance_weights(means, variance, priors):
+    m = np.asarray(means); m = m if m.dtype.kind == 'f' else m.astype(float)
+    v = np.asarray(variance, float)
+    w0 = float(np.log(priors[1] / priors[0]) - np.sum((m[1] ** 2 - m[0] ** 2) / (2 * v)))
+    d = m[1]
+    d -= m[0]
+    d /= v
+    return w0, d
+'''
+
+COEFFICIENTS_IN_A_ROW_VIEW = '''def quadratic_coefficients(variances):
+    v = np.asarray(variances); v = v if v.dtype.kind == 'f' else v.astype(float)
+    a = v[0]
+    np.reciprocal(a, out=a); a /= 2
+    a -= 1 / (2 * v[1])
+    return a
+'''
+
+BINS_SORT_P = '''def reliability_bins(is_positive, p, n_bins):
+    pos = np.asarray(is_positive, dtype=bool); p = np.asarray(p, float)
+    order = np.argsort(p, kind='stable'); pos = pos[order]; p.sort()
+    b = np.minimum(np.floor(p * n_bins).astype(int), n_bins - 1)
+    return [[int(j), float(p[b == j].mean()), float(pos[b == j].mean()), int((b == j).sum())]
+            for j in np.unique(b)]
+'''
+
+MERGE_OVERWRITES_SHARD = '''def merge_gaussian(a, b):
+    na, ma, va = a; nb, mb, vb = b
+    n = na + nb
+    if n == 0: return 0, np.zeros(len(ma)), np.zeros(len(ma))
+    if na == 0: return nb, mb, vb
+    if nb == 0: return na, ma, va
+    ma = np.asarray(ma, dtype=float); mb = np.asarray(mb, dtype=float)
+    va = np.asarray(va, dtype=float); vb = np.asarray(vb, dtype=float)
+    d = mb - ma
+    va *= na; va += nb * vb + d ** 2 * na * nb / n; va /= n
+    ma *= na; ma += nb * mb; ma /= n
+    return n, ma, va
+'''
+
+GOOD_WORDS_ADDED_TO_X = '''def good_words_needed(x, log_prior, feature_log_prob):
+    f = np.asarray(feature_log_prob, float); k = int(np.argmax(f[0] - f[1])); n = 0
+    xa = x if isinstance(x, np.ndarray) else np.asarray(x, float)
+    while log_prior[1] - log_prior[0] + float(xa @ (f[1] - f[0])) > 0:
+        xa[k] += 1; n += 1
+    return n
+'''
+
+#: (exercise, question, the student's answer)
+IN_PLACE = [
+    ("03_mle", "q2", MLE_DIVIDES_IN_PLACE),
+    ("03_mle", "q5", WORDS_RESCALES_X),
+    ("06_gaussian", "q3", WEIGHTS_IN_A_ROW_VIEW),
+    ("06_gaussian", "q4", COEFFICIENTS_IN_A_ROW_VIEW),
+    ("06_gaussian", "q5", BINS_SORT_P),
+    ("07_merging", "q2", MERGE_OVERWRITES_SHARD),
+    ("08_beyond_naive", "q4", GOOD_WORDS_ADDED_TO_X),
+]
+IN_PLACE_NOTE = "in place"
+
+
+def _as_a_cell(code: str):
+    """The answer as a student's cell defines it (``exec``, numpy imported as np)."""
+    namespace = {"__name__": "__main__", "np": np}
+    exec(compile(code, "<cell>", "exec"), namespace)  # noqa: S102 - the probe's own text
+    return [v for v in namespace.values() if callable(v)][-1]
+
+
+@pytest.mark.parametrize("name, question, code", IN_PLACE)
+def test_check_fails_an_answer_that_changes_a_numpy_input_in_place(name, question, code):
+    report = check(name, question, _as_a_cell(code))
+    assert not report.all_passed, str(report)
+    assert IN_PLACE_NOTE in str(report)
+
+
+@pytest.mark.parametrize("name, question, code", IN_PLACE)
+def test_grading_takes_points_from_an_answer_that_changes_a_numpy_input(name, question, code):
+    result = graded(name, question, _as_a_cell(code))
+    assert result.score < result.points, (name, question, result.score)
+
+
+def _with_probe(name: str, code: str | None) -> dict:
+    notebook = solved(name, SOURCE)
+    if code:
+        notebook["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [],
+                                  "execution_count": None, "id": "probe", "source": code})
+    return notebook
+
+
+#: 06 q1, right: numpy's methods read by names from a literal tuple (not a computed name)
+STATS_BY_NAME = '''def class_means_variances(X, y, var_smoothing):
+    X = np.asarray(X, dtype=float); y = np.asarray(y); cls = np.unique(y)
+    eps = var_smoothing * X.var(axis=0).max()
+    out = {}
+    for stat in ('mean', 'var'):
+        out[stat] = np.array([getattr(X[y == c], stat)(axis=0) for c in cls])
+    return out['mean'], out['var'] + eps
+'''
+
+#: right answers that must keep every mark at grading, next to the solution
+RIGHT = {"06_gaussian": {"stats_by_name": STATS_BY_NAME}}
+
+
+@pytest.mark.parametrize("name", sorted({name for name, _, _ in IN_PLACE}))
+def test_the_sandboxed_grader_refuses_in_place_answers_and_keeps_the_solution(
+        name, tmp_path):
+    probes = {f"{question}_in_place": code for ex, question, code in IN_PLACE if ex == name}
+    right = RIGHT.get(name, {})
+    notebooks = {"solution": _with_probe(name, None),
+                 **{who: _with_probe(name, code) for who, code in {**probes, **right}.items()}}
+    rows, pages = grade_notebooks(name, notebooks, tmp_path)
+    for who in ("solution", *right):
+        assert not lost_marks(rows[who].values()), (who, lost_marks(rows[who].values()))
+    for who in probes:
+        question = who.split("_")[0]
+        row = rows[who][question]
+        assert row["score"] < row["points"], (name, who, row)
+        assert IN_PLACE_NOTE in pages[who], (name, who)
+
+
+# --------------------------------- getattr with a name from a literal tuple of strings
+def test_check_does_not_flag_numpy_methods_read_by_names_from_a_literal_tuple():
+    checker = Checker("06_gaussian", REPO / "exercises" / "06_gaussian.checks.json")
+    report = checker.run("q1", _as_a_cell(STATS_BY_NAME), sources=[STATS_BY_NAME])
+    assert report.all_passed and report.flags == [], str(report)
+    flagged = STATS_BY_NAME.replace("('mean', 'var')", "NAMES")  # the scan did read it
+    assert checker.run("q1", _as_a_cell(STATS_BY_NAME), sources=[flagged]).flags == [DYNAMIC]
+    plan = specs.load("06_gaussian", SOURCE).probe_plan()
+    assert "q1" not in flagged_answers([STATS_BY_NAME], plan)
+
+
+@pytest.mark.parametrize("change, flag", [
+    # a forbidden name among the literal strings is that name
+    (("('mean', 'var')", "('mean', 'GaussianNB')"), "GaussianNB"),
+    # every other way of binding the name keeps it a computed name
+    (("('mean', 'var')", "('mean', 'v' + 'ar')"), DYNAMIC),
+    (("('mean', 'var')", "NAMES"), DYNAMIC),
+    (("out = {}", "out = {}\n    stat = 'Gaussian' + 'NB'"), DYNAMIC),
+    (("var_smoothing):", "var_smoothing, stat='var'):"), DYNAMIC),
+    (("('mean', 'var'):", "('mean', 'var'):\n        stat += ''"), DYNAMIC),
+    (("('mean', 'var'):", "('mean', 'var'):\n        global stat"), DYNAMIC),
+    (("for stat in ('mean', 'var'):", "for stat, _ in (('mean', 1), ('var', 2)):"), DYNAMIC),
+])
+def test_a_name_bound_any_other_way_is_still_flagged(change, flag):
+    plan = {"questions": [{"question": "q1", "name": "class_means_variances",
+                           "forbidden": ["GaussianNB"]}]}
+    code = STATS_BY_NAME.replace(*change)
+    assert code != STATS_BY_NAME
+    assert flagged_answers([code], plan) == {"q1": [flag]}, code
+
+
+# ------------------------------------------------------------------------------- wording
+@pytest.mark.parametrize("withheld, words", [(1, "the 1 point withheld here comes back."),
+                                             (2, "the 2 points withheld here come back.")])
+def test_the_note_on_a_caller_of_a_flagged_function_agrees_in_number(withheld, words):
+    from nbcourse.grading.scoring import QuestionResult, _flags_from_callees
+    from nbcourse.grading.statuses import AnswerStatus
+    exercise = specs.load("01_weather", SOURCE)
+    flag = ["uses CategoricalNB"]
+    results = {q.id: QuestionResult(q.id, q.name, q.title, q.points, 0, AnswerStatus.PASSED,
+                                    flags=list(flag), withheld=q.points)
+               for q in exercise.questions}
+    results["q4"].points = results["q4"].withheld = withheld
+    _flags_from_callees(exercise, list(results.values()))
+    notes = results["q4"].notes
+    assert notes and notes[-1].endswith(words), notes
