@@ -53,9 +53,10 @@ import tempfile
 import threading
 from pathlib import Path
 
-from distributed import Client, Scheduler
+from distributed import Client, Scheduler, get_worker
 from distributed import Worker as DaskWorker
 
+from .dask_asks import Answers, asker
 from .execution.cgroups import batch_label, sweep_batch
 from .execution.limits import GradingLimits
 from .execution.notebook_file import open_untrusted
@@ -119,12 +120,17 @@ def grade_remote(job: dict, notebook: bytes, mode: str, token: str, limits: dict
 
 def _grade_here(job: dict, notebook: bytes, mode: str, token: str, limits: dict) -> str:
     state = _state(token, mode, limits)
+    job = dict(job)
+    secret = job.pop("secret", None)  # for the batch's answer (dask_asks), not the grader's
+    # the batch answers which second readings to make, as locally (``Rows.second_readings``)
+    ask = asker(get_worker(), token, job["id"], secret, state.config.limits.total_timeout) \
+        if isinstance(secret, str) else None
     handle, path = tempfile.mkstemp(prefix="submission-", suffix=".ipynb", dir=state.inbox)
     with os.fdopen(handle, "wb") as out:
         out.write(notebook)
     worker = state.grader()
     try:
-        report = worker.grade({**job, "path": path})  # limits: the worker's config
+        report = worker.grade({**job, "path": path}, ask=ask)  # limits: the worker's config
     finally:
         state.idle.put(worker)
         Path(path).unlink(missing_ok=True)
@@ -363,10 +369,11 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
         warnings.append(f"graded with --insecure: {INSECURE}")
     address, n_workers = client.scheduler.address, len(client.scheduler_info().get("workers", {}))
     futures = {}
+    answers = Answers(client, token, rows.second_readings)  # before any job is sent
 
     def submit(index: int):
         """Send one submission (read only now: a batch is never all in memory)."""
-        job = {"id": index, "plan": plan}
+        job = {"id": index, "plan": plan, "secret": answers.secret(index)}
         notebook = _read_for_worker(rows.submissions[index].to_grade, limits.notebook_bytes)
         future = client.submit(grade_remote, job, notebook, mode, token, limits.to_json(),
                                pure=False, key=f"nbcourse-grade-{token}-{index}")
@@ -379,10 +386,11 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
                 rows.finish(index, refused_report(submission))
         jobs = (submit(index) for index, submission in enumerate(rows.submissions)
                 if not submission.refused)
-        _collect(futures, rows, jobs, lambda: in_flight(client))
+        _collect(futures, rows, jobs, lambda: in_flight(client), answers.forget)
     finally:
         for future in futures:
             future.cancel()
+        answers.close()
         leftovers = _clean_up(client, token, warnings)
         close()
     warnings += leftover_warnings(leftovers)
@@ -400,10 +408,11 @@ def in_flight(client) -> int:
     return 2 * max(1, len(client.scheduler_info().get("workers", {})))
 
 
-def _collect(futures: dict, rows, jobs, room) -> None:
+def _collect(futures: dict, rows, jobs, room, finished=lambda index: None) -> None:
     """Submit from ``jobs`` (an iterator that sends one submission and returns its future)
     while fewer than ``room()`` are pending, finish each row (with the isolation its
-    worker reported) as its future completes and submit the next."""
+    worker reported) as its future completes (``finished(index)`` then) and submit the
+    next."""
     from distributed import as_completed
 
     waiting = as_completed(list(itertools.islice(jobs, room())))
@@ -416,6 +425,7 @@ def _collect(futures: dict, rows, jobs, room) -> None:
         else:
             report, _ = report_from_worker(data)  # its isolation checked, in the report
         future.release()  # done: a worker that dies later need not compute it again
+        finished(index)
         rows.finish(index, report)
         for following in itertools.islice(jobs, max(0, room() - len(futures))):
             waiting.add(following)

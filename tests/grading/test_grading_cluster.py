@@ -524,7 +524,8 @@ def test_the_cluster_is_sent_a_few_notebooks_at_a_time(tmp_path, client, monkeyp
             done.append((index, report.code_cells))
 
     monkeypatch.setattr(cluster, "_read_for_worker", read)
-    rows = SimpleNamespace(submissions=submissions, finish=finish, isolation=lambda: ({}, []))
+    rows = SimpleNamespace(submissions=submissions, finish=finish, isolation=lambda: ({}, []),
+                           second_readings=lambda interim: None)
     client.run(exec, QUICK, {})
     try:
         cluster.grade_on_cluster(client, rows, {}, GradingLimits(), "off")

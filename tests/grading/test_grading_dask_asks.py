@@ -1,0 +1,117 @@
+"""The round trip that tells a Dask worker which second readings to make (``dask_asks``):
+only the job's own messages count, only keys travel back, and without an answer a run
+makes every second reading, as local grading does when it cannot judge a run."""
+from __future__ import annotations
+
+import json
+
+from nbcourse.grading import dask_asks
+from nbcourse.grading.dask_asks import Answers, asker, seal, unseal
+
+
+class FakeClient:
+    """What ``Answers`` uses of a Dask client: the topic's handler, and ``run``."""
+
+    def __init__(self):
+        self.handlers, self.runs = {}, []
+
+    def subscribe_topic(self, topic, handler):
+        self.handlers[topic] = handler
+
+    def unsubscribe_topic(self, topic):
+        self.handlers.pop(topic, None)
+
+    def run(self, function, *args, workers=None):
+        self.runs.append((args, workers))
+        return function(*args)
+
+
+class FakeWorker:
+    """What ``asker`` uses of a Dask worker: its address, and ``log_event``."""
+    address = "tls://10.0.0.7:4000"
+
+    def __init__(self, heard=None):
+        self.events, self.heard = [], heard
+
+    def log_event(self, topic, message):
+        self.events.append((topic, message))
+        if self.heard is not None:
+            self.heard((0.0, message))
+
+
+def test_a_sealed_message_opens_only_with_its_own_jobs_secret():
+    sealed = seal("s3", {"id": 3, "x": [1]})
+    assert unseal(sealed, {3: "s3"}.get) == {"id": 3, "x": [1]}
+    assert unseal(sealed, {3: "other"}.get) is None
+    assert unseal(sealed, {}.get) is None
+    outer = json.loads(sealed)
+    tampered = json.dumps({"text": outer["text"].replace("1", "2"), "mac": outer["mac"]})
+    assert unseal(tampered, {3: "s3"}.get) is None
+    # True equals 1 in Python: a job is named by an int and nothing else
+    assert unseal(seal("s1", {"id": True}), {1: "s1"}.get) is None
+    for garbage in ("not json", "[]", '{"text": 1, "mac": "x"}', '{"text": "[]", "mac": "x"}',
+                    json.dumps({"text": json.dumps({"id": 3}), "mac": 7}), None, 12,
+                    json.dumps({"text": json.dumps({"id": 3}), "mac": "\u00e9"})):
+        assert unseal(garbage, {3: "s3"}.get) is None, garbage
+
+
+def test_the_batch_answers_a_run_with_the_rule_local_grading_uses():
+    client, decided = FakeClient(), []
+    answers = Answers(client, "tok", lambda interim: decided.append(interim) or ["q4/swap"])
+    secret = answers.secret(5)
+    worker = FakeWorker(heard=client.handlers[dask_asks.topic("tok")])
+    try:
+        ask = asker(worker, "tok", 5, secret, seconds=60)
+        assert ask({"kernel": "ok", "probes": {}}) == ["q4/swap"]
+    finally:
+        answers.close()
+    assert decided == [{"kernel": "ok", "probes": {}}]  # the run's ordinary readings
+    ((mailbox, sent), workers), = client.runs
+    assert workers == [worker.address] and mailbox.startswith("nbcourse-asks-tok-5-")
+    assert set(unseal(sent, {5: secret}.get)) == {"id", "mailbox", "follow_through"}
+    assert dask_asks.topic("tok") not in client.handlers  # closed: it hears nothing more
+
+
+def test_a_question_that_is_not_its_jobs_own_is_not_answered():
+    client = FakeClient()
+    answers = Answers(client, "tok", lambda interim: ["q2"])
+    mine, other = answers.secret(1), answers.secret(2)
+    heard = client.handlers[dask_asks.topic("tok")]
+    question = {"id": 2, "mailbox": "nbcourse-asks-tok-2-ab", "address": "tls://w:1",
+                "interim": {}}
+    try:
+        heard((0.0, seal(mine, question)))  # job 2, sealed with job 1's secret
+        heard((0.0, seal(other, dict(question, mailbox="nbcourse-asks-tok-1-ab"))))
+        heard((0.0, seal(other, dict(question, interim=["not", "a", "report"]))))
+        heard((0.0, "garbage"))
+        heard("not an event")
+        answers.forget(2)  # its row is written
+        heard((0.0, seal(other, question)))
+    finally:
+        answers.close()
+    assert client.runs == []
+
+
+def test_without_an_answer_every_second_reading_is_made():
+    secret = "s"
+    ask = asker(FakeWorker(), "tok", 4, secret, seconds=0.05)  # nobody answers
+    assert ask({"kernel": "ok"}) is None
+    assert dask_asks._MAILBOXES == {}  # the run's mailbox is closed with it
+
+
+def test_a_forged_answer_is_passed_over_for_the_batchs_own():
+    secret, worker = "s", FakeWorker()
+
+    def heard(event):  # a forged answer arrives first, then the batch's own
+        mailbox = json.loads(json.loads(event[1])["text"])["mailbox"]
+        dask_asks.deliver(mailbox, seal("guessed", {"id": 4, "mailbox": mailbox,
+                                                    "follow_through": []}))
+        dask_asks.deliver(mailbox, seal(secret, {"id": 4, "mailbox": "elsewhere",
+                                                 "follow_through": []}))
+        dask_asks.deliver(mailbox, seal(secret, {"id": 4, "mailbox": mailbox,
+                                                 "follow_through": ["q3"]}))
+
+    worker.heard = heard
+    assert asker(worker, "tok", 4, secret, seconds=60)({"kernel": "ok"}) == ["q3"]
+    dask_asks.deliver("nobody-waits-here", "text")  # taken by no one, kept by no one
+    assert dask_asks._MAILBOXES == {}
