@@ -1,4 +1,4 @@
-"""The grading worker process: ``python -m nbcourse.grading.worker_main``.
+"""The grading worker process: ``python -I -m nbcourse.grading.worker_main``.
 
 ``execution/worker.py`` runs submissions and knows nothing of grading policy.  This
 entry point hands it the one piece of policy that must run next to the untrusted

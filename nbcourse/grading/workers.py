@@ -1,6 +1,6 @@
 """The grader's side of the worker protocol: one grading process, one job at a time.
 
-``Worker`` starts ``python -m nbcourse.grading.worker_main`` (the other side:
+``Worker`` starts ``python -I -m nbcourse.grading.worker_main`` (the other side:
 ``execution/worker.py``, given the forbidden-estimator scan), writes one job as a line
 of JSON to its stdin and reads one reply line: a ``RunReport`` of that submission.  A worker that dies, hangs past its deadline or answers out of turn is
 killed with everything below it and started afresh for the next job; its submission
@@ -54,8 +54,10 @@ class Worker:
         self.log_path = Path(tempfile.mkstemp(prefix="worker-", suffix=".log",
                                               dir=self.log_dir)[1])
         self._log = open(self.log_path, "wb")
+        # -I: isolated, so no folder named nbcourse where it starts (nor on PYTHONPATH, nor
+        # in the user's site-packages) is the package it imports; -P would need Python 3.11
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "nbcourse.grading.worker_main"],
+            [sys.executable, "-I", "-m", "nbcourse.grading.worker_main"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
             text=True, encoding="utf-8", bufsize=1,
             env={**os.environ, **ONE_THREAD, TOKEN_VARIABLE: self.token,

@@ -106,9 +106,10 @@ def _try_mounts() -> bool:
 
 def user_mounts_work() -> bool:
     """Can an ordinary user's worker give its channels a tmpfs on this machine?  Asked of
-    this module run as a program (``python -m``), as ``_try_mounts``."""
+    this module run as a program (``python -I -m``), as ``_try_mounts``."""
     try:
-        return subprocess.run([sys.executable, "-m", __name__], capture_output=True,
+        # -I (isolated, as in workers.Worker): no folder named nbcourse where it starts
+        return subprocess.run([sys.executable, "-I", "-m", __name__], capture_output=True,
                               env={**os.environ, **ONE_THREAD}, timeout=TRY_SECONDS).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
