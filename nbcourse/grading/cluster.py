@@ -423,7 +423,7 @@ def _collect(futures: dict, rows, jobs, room, finished=lambda index: None) -> No
         except Exception:  # noqa: BLE001 - TaskFailed, or a task cancelled meanwhile
             report = RunReport.failed(TASK_FAILED)
         else:
-            report, _ = report_from_worker(data)  # its isolation checked, in the report
+            report = report_from_worker(data)  # its isolation checked, in the report
         future.release()  # done: a worker that dies later need not compute it again
         finished(index)
         rows.finish(index, report)
@@ -431,14 +431,14 @@ def _collect(futures: dict, rows, jobs, room, finished=lambda index: None) -> No
             waiting.add(following)
 
 
-def report_from_worker(data) -> tuple[RunReport, dict | None]:
-    """(report, isolation) from what ``grade_remote`` returned: JSON text of a report
-    whose ``isolation`` is a flat table of words and numbers, or of its error in words
-    (``{"grader_error": text}``: the row's; ``{"sandbox_unavailable": text}``: raised
-    here as ``SandboxUnavailable``, which stops the batch).  Anything else is the row's
-    grader error (and no isolation), never an object built from the worker's data."""
-    def unreadable(why: str) -> tuple[RunReport, None]:
-        return RunReport.failed(f"the Dask worker sent an unreadable report ({why})"), None
+def report_from_worker(data) -> RunReport:
+    """The report ``grade_remote`` returned: JSON text of a report whose ``isolation`` is
+    a flat table of words and numbers (``Rows.isolation`` reads it there), or of its error
+    in words (``{"grader_error": text}``: the row's; ``{"sandbox_unavailable": text}``:
+    raised here as ``SandboxUnavailable``, which stops the batch).  Anything else is the
+    row's grader error, never an object built from the worker's data."""
+    def unreadable(why: str) -> RunReport:
+        return RunReport.failed(f"the Dask worker sent an unreadable report ({why})")
 
     if isinstance(data, (bytes, bytearray)):
         try:
@@ -458,13 +458,13 @@ def report_from_worker(data) -> tuple[RunReport, dict | None]:
             if key == "sandbox_unavailable":  # the worker cannot isolate: stop, as locally
                 from .execution.sandbox import SandboxUnavailable
                 raise SandboxUnavailable(parsed[key])
-            return RunReport.failed(parsed[key]), None
+            return RunReport.failed(parsed[key])
     isolation = parsed.get("isolation")
     if not (isinstance(isolation, dict) and all(
             isinstance(key, str) and (value is None or isinstance(value, (str, int, float)))
             for key, value in isolation.items())):
         return unreadable("no table of the isolation it enforced")
-    return RunReport.from_json(parsed), isolation
+    return RunReport.from_json(parsed)
 
 
 def _clean_up(client, token: str, warnings: list[str]) -> int:

@@ -368,16 +368,17 @@ class _Runs:
     (_Runs(Path("/nonexistent")), "_Runs instead of JSON text"),
 ])
 def test_a_report_that_is_not_json_text_of_the_right_shape_is_a_grader_error(data, why):
-    report, isolation = cluster.report_from_worker(data)
-    assert isolation is None
+    report = cluster.report_from_worker(data)
+    assert report.isolation == {}
     assert report.grader_error == f"the Dask worker sent an unreadable report ({why})"
 
 
 def test_a_report_as_json_text_is_read():
     text = json.dumps({"notebook": "ok", "code_cells": 3, "isolation": {"sandbox": "bwrap"}})
     for data in (text, text.encode()):
-        report, isolation = cluster.report_from_worker(data)
-        assert (report.code_cells, report.grader_error, isolation) == (3, "", {"sandbox": "bwrap"})
+        report = cluster.report_from_worker(data)
+        assert (report.code_cells, report.grader_error, report.isolation) == \
+            (3, "", {"sandbox": "bwrap"})
 
 
 
@@ -398,7 +399,7 @@ def test_a_report_with_a_field_of_another_type_is_a_grader_error_row(field, valu
 
     exercise = specs.load("01_weather")
     text = json.dumps({"notebook": "ok", "isolation": {"sandbox": "bwrap"}, field: value})
-    report, _ = cluster.report_from_worker(text)
+    report = cluster.report_from_worker(text)
     assert "sent an unreadable report" in report.grader_error, report
     rows = Rows(exercise, exercise.expected(), [Submission("eve", Path("eve.ipynb"))], None, None)
     assert rows.finish(0, report).status == "grader error"
