@@ -6,10 +6,12 @@ time (``in_flight``: the next is read and sent as one comes back).  The worker g
 it exactly as ``nbcourse grade`` does locally: a grading process of its own
 (``worker_main``, which also runs the forbidden-estimator scan there), a fresh kernel
 alone in a bubblewrap sandbox, the same limits, and the same start-up self-test on that
-machine (a worker that cannot isolate fails the batch instead of grading weaker).  What
-comes back is the run's report: the values the kernel returned.  The expected values
-never leave the instructor's process, where the rows are scored and the gradebook is
-written once.
+machine (a worker that cannot isolate fails the batch instead of grading weaker).  Midway,
+as a local run does, it asks the batch which second readings to make (``dask_asks``: the
+run's ordinary readings go out, the keys of the readings come back).  What comes back at
+the end is the run's report: the values the kernel returned.  The expected values never
+leave the instructor's process, where the rows are scored and the gradebook is written
+once.
 
 A worker that dies mid-submission loses no row: Dask gives its tasks to another worker;
 if a submission kills every worker it is given to (Dask's ``allowed_failures``), its row
@@ -104,7 +106,8 @@ def grade_remote(job: dict, notebook: bytes, mode: str, token: str, limits: dict
     """Run on a Dask worker: grade one notebook (its bytes), return the run's report as
     JSON text (``report_from_worker`` reads it).
 
-    ``job`` is what a local grading process is sent (id, plan), without a path;
+    ``job`` is what a local grading process is sent (id, plan), without a path, and
+    the job's secret for the batch's answer about its second readings (``dask_asks``);
     ``token`` names the batch (its state here, and the processes it may leave);
     ``limits`` (``GradingLimits.to_json``) make this machine's sandbox config once.
     Never raises: an error becomes JSON text too (no exception is pickled for the client)."""
