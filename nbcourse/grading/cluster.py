@@ -107,7 +107,7 @@ def grade_remote(job: dict, notebook: bytes, mode: str, token: str, limits: dict
     JSON text (``report_from_worker`` reads it).
 
     ``job`` is what a local grading process is sent (id, plan), without a path, and
-    the job's secret for the batch's answer about its second readings (``dask_asks``);
+    its ticket for the batch's answer about its second readings (``dask_asks``);
     ``token`` names the batch (its state here, and the processes it may leave);
     ``limits`` (``GradingLimits.to_json``) make this machine's sandbox config once.
     Never raises: an error becomes JSON text too (no exception is pickled for the client)."""
@@ -124,10 +124,11 @@ def grade_remote(job: dict, notebook: bytes, mode: str, token: str, limits: dict
 def _grade_here(job: dict, notebook: bytes, mode: str, token: str, limits: dict) -> str:
     state = _state(token, mode, limits)
     job = dict(job)
-    secret = job.pop("secret", None)  # for the batch's answer (dask_asks), not the grader's
+    ticket = job.pop("ask", None)  # for the batch's answer (dask_asks), not the grader's
     # the batch answers which second readings to make, as locally (``Rows.second_readings``)
-    ask = asker(get_worker(), token, job["id"], secret, state.config.limits.total_timeout) \
-        if isinstance(secret, str) else None
+    ask = asker(get_worker(), token, job["id"], ticket, state.config.limits.total_timeout) \
+        if isinstance(ticket, dict) and all(isinstance(ticket.get(key), str)
+                                            for key in ("topic", "secret")) else None
     handle, path = tempfile.mkstemp(prefix="submission-", suffix=".ipynb", dir=state.inbox)
     with os.fdopen(handle, "wb") as out:
         out.write(notebook)
@@ -376,7 +377,7 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
 
     def submit(index: int):
         """Send one submission (read only now: a batch is never all in memory)."""
-        job = {"id": index, "plan": plan, "secret": answers.secret(index)}
+        job = {"id": index, "plan": plan, "ask": answers.ticket(index)}
         notebook = _read_for_worker(rows.submissions[index].to_grade, limits.notebook_bytes)
         future = client.submit(grade_remote, job, notebook, mode, token, limits.to_json(),
                                pure=False, key=f"nbcourse-grade-{token}-{index}")

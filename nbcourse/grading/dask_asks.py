@@ -7,13 +7,15 @@ question and the answer, and only those readings are made.  On Dask the same
 ``Worker.grade`` runs on a Dask worker, and the ``ask`` it is given (``asker``) takes
 the question to the batch's process and brings the answer back, mid-task:
 
-- the question goes out as an event (distributed's ``Worker.log_event``) on the batch's
-  topic, to which the batch's client is subscribed (``Answers``): JSON text, the only
+- the question goes out as an event (distributed's ``Worker.log_event``) on the topic
+  named after the batch's client, to which that client is subscribed (``Answers``; the
+  scheduler forgets such a topic's events once its client is gone): JSON text, the only
   thing the client reads of it (its client unpickles nothing, see ``cluster``);
 - the answer goes back with ``Client.run`` to that one worker (``deliver``), into the
   mailbox the waiting run opened for it; a mailbox nobody waits at takes nothing.
 
-Each job is sent with a secret of its own (in the task's arguments, beside the job).
+Each job is sent with a ticket, the topic and a secret of its own (in the task's
+arguments, beside the job).
 Both messages carry an HMAC of their text made with it (``seal``) and name the job and
 the run's mailbox, so a message about one job neither answers nor influences another:
 a worker can speak only for the jobs it was given.  Only the keys of readings travel
@@ -38,9 +40,9 @@ _MAILBOXES: dict[str, queue.Queue] = {}
 _MAILBOXES_LOCK = threading.Lock()
 
 
-def topic(token: str) -> str:
-    """The batch's topic, on which its workers' questions go out."""
-    return f"nbcourse-asks-{token}"
+def _mailboxes(token: str, job_id: int) -> str:
+    """How the names of the mailboxes of job ``job_id`` of batch ``token`` begin."""
+    return f"nbcourse-asks-{token}-{job_id}-"
 
 
 def new_secret() -> str:
@@ -82,21 +84,23 @@ def _keys(answer: dict):
     return None
 
 
-def asker(worker, token: str, job_id: int, secret: str, seconds: float):
-    """``Worker.grade``'s ``ask`` for job ``job_id``, run in a task of the Dask ``worker``:
-    the batch's answer, or None if it has not come ``seconds`` after this call."""
+def asker(worker, token: str, job_id: int, ticket: dict, seconds: float):
+    """``Worker.grade``'s ``ask`` for job ``job_id`` (its ``ticket`` from ``Answers``), run
+    in a task of the Dask ``worker``: the batch's answer, or None if it has not come
+    ``seconds`` after this call."""
     until = time.monotonic() + seconds
+    secret = ticket["secret"]
 
     def own(job: int) -> str | None:
         return secret if job == job_id else None
 
     def ask(interim: dict):
-        mailbox = f"{topic(token)}-{job_id}-{secrets.token_hex(8)}"
+        mailbox = _mailboxes(token, job_id) + secrets.token_hex(8)
         box: queue.Queue = queue.Queue()
         with _MAILBOXES_LOCK:
             _MAILBOXES[mailbox] = box
         try:
-            worker.log_event(topic(token), seal(secret, {
+            worker.log_event(ticket["topic"], seal(secret, {
                 "id": job_id, "mailbox": mailbox, "address": worker.address,
                 "interim": interim}))
             while (left := until - time.monotonic()) > 0:
@@ -128,18 +132,19 @@ class Answers:
 
     def __init__(self, client, token: str, decide: Callable[[dict], list | None]):
         self.client, self.token, self.decide = client, token, decide
+        self.topic = client.id  # the scheduler forgets its events once the client is gone
         self._secrets: dict[int, str] = {}
         self._lock = threading.Lock()
         # answered off the client's event loop: scoring and Client.run take a moment
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="nbcourse-asks")
-        client.subscribe_topic(topic(token), self._heard)
+        client.subscribe_topic(self.topic, self._heard)
 
-    def secret(self, job_id: int) -> str:
-        """A new secret for job ``job_id``, which is about to be sent."""
+    def ticket(self, job_id: int) -> dict:
+        """What job ``job_id``, about to be sent, needs to ask: the topic and a new secret."""
         secret = new_secret()
         with self._lock:
             self._secrets[job_id] = secret
-        return secret
+        return {"topic": self.topic, "secret": secret}
 
     def forget(self, job_id: int) -> None:
         """Job ``job_id`` has its row: no question about it is answered any more."""
@@ -166,7 +171,7 @@ class Answers:
         secret = self._secret_of(job_id)
         if secret is None or not isinstance(address, str) or not isinstance(interim, dict) \
                 or not (isinstance(mailbox, str)
-                        and mailbox.startswith(f"{topic(self.token)}-{job_id}-")):
+                        and mailbox.startswith(_mailboxes(self.token, job_id))):
             return
         answer = seal(secret, {"id": job_id, "mailbox": mailbox,
                                "follow_through": self.decide(interim)})
@@ -177,7 +182,7 @@ class Answers:
 
     def close(self) -> None:
         try:
-            self.client.unsubscribe_topic(topic(self.token))
+            self.client.unsubscribe_topic(self.topic)
         except Exception:  # noqa: BLE001 - a client already gone hears nothing more
             pass
         self._pool.shutdown(wait=True, cancel_futures=True)

@@ -12,6 +12,8 @@ from nbcourse.grading.dask_asks import Answers, asker, seal, unseal
 class FakeClient:
     """What ``Answers`` uses of a Dask client: the topic's handler, and ``run``."""
 
+    id = "Client-1"
+
     def __init__(self):
         self.handlers, self.runs = {}, []
 
@@ -58,10 +60,12 @@ def test_a_sealed_message_opens_only_with_its_own_jobs_secret():
 def test_the_batch_answers_a_run_with_the_rule_local_grading_uses():
     client, decided = FakeClient(), []
     answers = Answers(client, "tok", lambda interim: decided.append(interim) or ["q4/swap"])
-    secret = answers.secret(5)
-    worker = FakeWorker(heard=client.handlers[dask_asks.topic("tok")])
+    ticket = answers.ticket(5)
+    secret = ticket["secret"]
+    assert ticket["topic"] == client.id  # its events go when the client goes
+    worker = FakeWorker(heard=client.handlers[client.id])
     try:
-        ask = asker(worker, "tok", 5, secret, seconds=60)
+        ask = asker(worker, "tok", 5, ticket, seconds=60)
         assert ask({"kernel": "ok", "probes": {}}) == ["q4/swap"]
     finally:
         answers.close()
@@ -69,14 +73,14 @@ def test_the_batch_answers_a_run_with_the_rule_local_grading_uses():
     ((mailbox, sent), workers), = client.runs
     assert workers == [worker.address] and mailbox.startswith("nbcourse-asks-tok-5-")
     assert set(unseal(sent, {5: secret}.get)) == {"id", "mailbox", "follow_through"}
-    assert dask_asks.topic("tok") not in client.handlers  # closed: it hears nothing more
+    assert client.id not in client.handlers  # closed: it hears nothing more
 
 
 def test_a_question_that_is_not_its_jobs_own_is_not_answered():
     client = FakeClient()
     answers = Answers(client, "tok", lambda interim: ["q2"])
-    mine, other = answers.secret(1), answers.secret(2)
-    heard = client.handlers[dask_asks.topic("tok")]
+    mine, other = answers.ticket(1)["secret"], answers.ticket(2)["secret"]
+    heard = client.handlers[client.id]
     question = {"id": 2, "mailbox": "nbcourse-asks-tok-2-ab", "address": "tls://w:1",
                 "interim": {}}
     try:
@@ -85,6 +89,7 @@ def test_a_question_that_is_not_its_jobs_own_is_not_answered():
         heard((0.0, seal(other, dict(question, interim=["not", "a", "report"]))))
         heard((0.0, "garbage"))
         heard("not an event")
+        heard((0.0, {"action": "retry", "count": 1}))  # the scheduler's own, on that topic
         answers.forget(2)  # its row is written
         heard((0.0, seal(other, question)))
     finally:
@@ -93,8 +98,7 @@ def test_a_question_that_is_not_its_jobs_own_is_not_answered():
 
 
 def test_without_an_answer_every_second_reading_is_made():
-    secret = "s"
-    ask = asker(FakeWorker(), "tok", 4, secret, seconds=0.05)  # nobody answers
+    ask = asker(FakeWorker(), "tok", 4, {"topic": "t", "secret": "s"}, seconds=0.05)
     assert ask({"kernel": "ok"}) is None
     assert dask_asks._MAILBOXES == {}  # the run's mailbox is closed with it
 
@@ -112,6 +116,7 @@ def test_a_forged_answer_is_passed_over_for_the_batchs_own():
                                                  "follow_through": ["q3"]}))
 
     worker.heard = heard
-    assert asker(worker, "tok", 4, secret, seconds=60)({"kernel": "ok"}) == ["q3"]
+    ticket = {"topic": "t", "secret": secret}
+    assert asker(worker, "tok", 4, ticket, seconds=60)({"kernel": "ok"}) == ["q3"]
     dask_asks.deliver("nobody-waits-here", "text")  # taken by no one, kept by no one
     assert dask_asks._MAILBOXES == {}
