@@ -100,9 +100,12 @@ def asker(worker, token: str, job_id: int, ticket: dict, seconds: float):
         with _MAILBOXES_LOCK:
             _MAILBOXES[mailbox] = box
         try:
-            worker.log_event(ticket["topic"], seal(secret, {
-                "id": job_id, "mailbox": mailbox, "address": worker.address,
-                "interim": interim}))
+            try:
+                worker.log_event(ticket["topic"], seal(secret, {
+                    "id": job_id, "mailbox": mailbox, "address": worker.address,
+                    "interim": interim}))
+            except Exception:  # noqa: BLE001 - not sent (not JSON, worker closing): ask nothing
+                return None
             while (left := until - time.monotonic()) > 0:
                 try:
                     answer = unseal(box.get(timeout=left), own)

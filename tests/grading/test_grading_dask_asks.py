@@ -101,6 +101,8 @@ def test_without_an_answer_every_second_reading_is_made():
     ask = asker(FakeWorker(), "tok", 4, {"topic": "t", "secret": "s"}, seconds=0.05)
     assert ask({"kernel": "ok"}) is None
     assert dask_asks._MAILBOXES == {}  # the run's mailbox is closed with it
+    # a question that cannot be sent (readings that are not JSON): every reading too
+    assert asker(FakeWorker(), "tok", 4, {"topic": "t", "secret": "s"}, 60)({"x": {1j}}) is None
 
 
 def test_a_forged_answer_is_passed_over_for_the_batchs_own():
