@@ -29,6 +29,7 @@ import json
 import os
 import platform
 import shutil
+import string
 import subprocess
 import sys
 import tempfile
@@ -190,33 +191,35 @@ CLOCK: CpuClock | None = None
 
 
 # ----------------------------------------------------------------------------- the run
-def one_exercise(name: str, limit: int, jobs: int, sandbox: str, repeats: int) -> dict:
-    """The class graded once, the class twice over graded, and the floor of the latter,
-    ``repeats`` times in turn; the best (least) time of each is kept.
+def one_exercise(name: str, limit: int, jobs: int, sandbox: str, repeats: int,
+                 copies: int = 2) -> dict:
+    """The class graded once, the class ``copies`` times over graded, and the floor of the
+    latter, ``repeats`` times in turn; the best (least) time of each is kept.
 
     Two batch sizes separate what a batch pays once (starting grading workers and their
-    kernel servers, the sandbox's self-test, the gradebook) from what each submission adds."""
+    kernel servers, the sandbox's self-test, the gradebook) from what each submission adds;
+    more copies make that difference larger against the runs' noise."""
     with tempfile.TemporaryDirectory() as tmp:
-        once, twice = Path(tmp, "once"), Path(tmp, "twice")
+        once, larger = Path(tmp, "once"), Path(tmp, "larger")
         once.mkdir()
-        twice.mkdir()
+        larger.mkdir()
         os.chmod(tmp, 0o755)
         kinds = make_class(name, once, limit)
         for stem in kinds:
-            for copy in ("a", "b"):
-                shutil.copyfile(once / f"{stem}.ipynb", twice / f"{stem}-{copy}.ipynb")
+            for copy in string.ascii_lowercase[:copies]:
+                shutil.copyfile(once / f"{stem}.ipynb", larger / f"{stem}-{copy}.ipynb")
         load = os.getloadavg()[0]
-        runs = {"graded": [], "graded_twice": [], "floor": []}
+        runs = {"graded": [], "graded_larger": [], "floor": []}
         for _ in range(repeats):
             runs["graded"].append(graded(name, once, jobs, sandbox))
-            runs["graded_twice"].append(graded(name, twice, jobs, sandbox))
-            runs["floor"].append(floor(twice, sorted(p.stem for p in twice.glob("*.ipynb")),
+            runs["graded_larger"].append(graded(name, larger, jobs, sandbox))
+            runs["floor"].append(floor(larger, sorted(p.stem for p in larger.glob("*.ipynb")),
                                        jobs))
-    row = {"exercise": name, "submissions": len(kinds), "kinds": dict(Counter(kinds.values())),
+    row = {"exercise": name, "submissions": len(kinds), "copies": copies, "kinds": dict(Counter(kinds.values())),
            "load": load, "load_after": os.getloadavg()[0], "runs": runs}
     row.update({key: _best(values) for key, values in runs.items()})
     row["same_scores"] = all(r["scores"] == runs[key][0]["scores"]
-                             for key in ("graded", "graded_twice") for r in runs[key])
+                             for key in ("graded", "graded_larger") for r in runs[key])
     return row
 
 
@@ -244,11 +247,12 @@ def per_submission(row: dict, kind: str) -> dict:
     """Seconds (``kind``: wall or cpu) per submission: the larger batch's average, what each
     submission adds to a batch, the floor, the grader's overhead on each submission
     (added - floor) and what a batch pays once."""
-    n = row["submissions"]
-    small, large, plain = (row["graded"][kind], row["graded_twice"][kind], row["floor"][kind])
+    n, copies = row["submissions"], row["copies"]
+    small, large, plain = (row["graded"][kind], row["graded_larger"][kind], row["floor"][kind])
     if None in (small, large, plain):
         return {}
-    added, average, bottom = (large - small) / n, large / (2 * n), plain / (2 * n)
+    added = (large - small) / ((copies - 1) * n)
+    average, bottom = large / (copies * n), plain / (copies * n)
     return {"average": average, "floor": bottom, "above": average - bottom, "added": added,
             "overhead": added - bottom, "fixed": small - n * added}
 
@@ -264,7 +268,8 @@ def table(results: dict) -> list[str]:
             cells.append(s and [f"{s['average']:.2f}", f"{s['floor']:.2f}", f"{s['above']:+.2f}",
                                 f"{s['added']:.2f}", f"{s['overhead']:+.2f}", f"{s['fixed']:.1f}"])
         both = [f"{w} / {c}" for w, c in zip(*cells)] if cells[1] else cells[0]
-        lines.append(f"| {row['exercise']} | {row['submissions']} x 2 | {row['load']:.1f} | "
+        lines.append(f"| {row['exercise']} | {row['submissions']} x {row['copies']} | "
+                     f"{row['load']:.1f} | "
                      + " | ".join(both) + " |")
     return lines
 
@@ -283,7 +288,8 @@ def section(results: dict) -> str:
         f"Per exercise, a class of at most {results['per_exercise']} submissions (the solution, "
         "the released notebook untouched, one known mistake per question, the first answer "
         f"deleted) is graded with `--jobs {results['jobs']} --sandbox {results['sandbox']}`, "
-        "then the class twice over (each notebook two times), and that larger batch is run "
+        f"then the class {results['copies']} times over (each notebook {results['copies']} "
+        "times), and that larger batch is run "
         f"again in {results['jobs']} plain kernels started and warmed up beforehand, with no "
         f"grading (the floor); the three runs {results['repeats']} times in turn, the least "
         "time of each kept. Seconds per submission, wall / CPU of every process: *average* "
@@ -313,6 +319,8 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=2,
                         help="runs of each batch and of the floor, in turn; the best is kept")
+    parser.add_argument("--copies", type=int, default=2,
+                        help="the larger batch holds the class this many times (2 to 26)")
     parser.add_argument("--sandbox", default="bwrap", choices=("bwrap", "off"))
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
     parser.add_argument("--write-results", action="store_true",
@@ -323,6 +331,8 @@ def main(argv=None) -> int:
         return floor_worker()
     if min(args.per_exercise, args.jobs, args.repeats) < 1:
         parser.error("--per-exercise, --jobs and --repeats must be at least 1")
+    if not 2 <= args.copies <= 26:
+        parser.error("--copies must be 2 to 26 (the overhead is the larger batch's excess)")
     use_default_data()
     global CLOCK
     CLOCK = CpuClock()
@@ -331,13 +341,14 @@ def main(argv=None) -> int:
                               f"{platform.python_version()}",
                    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load": _load(),
                    "jobs": args.jobs, "sandbox": args.sandbox,
-                   "per_exercise": args.per_exercise, "repeats": args.repeats, "start": server_start(args.sandbox),
+                   "per_exercise": args.per_exercise, "repeats": args.repeats,
+                   "copies": args.copies, "start": server_start(args.sandbox),
                    "rows": []}
         names = args.exercises or specs.available(SOURCE)
         warm_up(names[0], args.sandbox)
         for name in names:
             results["rows"].append(one_exercise(name, args.per_exercise, args.jobs, args.sandbox,
-                                                args.repeats))
+                                                args.repeats, args.copies))
             row = results["rows"][-1]
             print(f"{name}: graded {row['graded']['wall']:.1f} s, floor {row['floor']['wall']:.1f} s"
                   f" for {row['submissions']}; {row['graded']['statuses']}; load "

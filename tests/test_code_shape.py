@@ -185,23 +185,33 @@ PYTHON_EXEMPTIONS = {
 }
 
 
+#: a process's own program: ``/proc/self/exe``, ``/proc/thread-self/exe``, ``/proc/123/exe``
+OWN_PROGRAM = re.compile(r".*/exe/*")
+
+
 def _python_word(node: ast.AST) -> bool:
     """A python named in a string: by its name, or as the running process's own
     program (``/proc/self/exe``, review 5)."""
     return (isinstance(node, ast.Constant) and isinstance(node.value, str)
             and (PYTHON_NAME.fullmatch(node.value) is not None
-                 or node.value.rstrip("/").endswith("/exe")))
+                 or OWN_PROGRAM.fullmatch(node.value) is not None))
 
 
 def _interpreter(node: ast.AST, aliases: set[str]) -> bool:
     """``sys.executable`` (whatever ``sys`` is called here: any ``.executable``), the
-    program of the command line it was started with (``sys.orig_argv[0]``), a name
-    imported as it, or a python found by name (``shutil.which("python3")``)."""
+    command line it was started with (any ``.orig_argv``: its first word is this python,
+    however it is indexed), the process's own program (``"/proc/self/exe"``, any
+    ``/proc/.../exe``), a name imported as one of them, or a python found by name
+    (``shutil.which("python3")``).  Each must be the first word of a literal command, or
+    the check reports it (review 6: ``os.readlink("/proc/self/exe")``,
+    ``sys.orig_argv[-len(sys.orig_argv)]``)."""
     if isinstance(node, ast.Subscript):
         return (isinstance(node.value, ast.Attribute) and node.value.attr == "orig_argv"
                 and isinstance(node.slice, ast.Constant) and node.slice.value == 0)
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and OWN_PROGRAM.fullmatch(node.value) is not None
     if isinstance(node, ast.Attribute):
-        return node.attr in ("executable", "_base_executable")
+        return node.attr in ("executable", "_base_executable", "orig_argv")
     if isinstance(node, ast.Name):
         return node.id in aliases
     return (isinstance(node, ast.Call) and ast.unparse(node.func).rpartition(".")[2] == "which"
@@ -256,7 +266,7 @@ def _python_offenders(statement: ast.AST, sources: set[str], aliases: set[str],
         if isinstance(node, (ast.List, ast.Tuple)):
             for i, word in enumerate(node.elts):
                 if _interpreter(word, aliases) or _python_word(word):
-                    in_lists.add(id(word))
+                    in_lists |= {id(part) for part in ast.walk(word)}  # sys.orig_argv[0]
                     what = _program_offender(word, node.elts[i + 1:], sources, runnable)
                     if what:
                         found.append((node.lineno, what))
@@ -445,6 +455,13 @@ NOT_ALLOWED = "(not -m MODULE or -c SOURCE)"
      f"sys.orig_argv[0] '-' {NOT_ALLOWED}"),
     ('def run():\n    subprocess.run(["/proc/self/exe"], input=CODE)\n',
      f"'/proc/self/exe' {NO_PROGRAM}"),
+    # review 6, finding 2: the same interpreter reached another way
+    ('def run():\n    subprocess.run([os.readlink("/proc/self/exe"), "-m", "timeit", "-s", CODE,'
+     ' "pass"])\n', "'/proc/self/exe' outside a literal command list"),
+    ('def run():\n    subprocess.run([sys.orig_argv[-len(sys.orig_argv)], "-"], input=CODE)\n',
+     ["sys.orig_argv outside a literal command list"] * 2),
+    ('def run():\n    subprocess.run([os.path.realpath("/proc/thread-self/exe"), "-"])\n',
+     "'/proc/thread-self/exe' outside a literal command list"),
 ])
 def test_the_program_check_sees_each_way_around_it(tmp_path, trick, flagged):
     """A shell script beside the module, a module outside the package, a program on
@@ -453,7 +470,7 @@ def test_the_program_check_sees_each_way_around_it(tmp_path, trick, flagged):
     Python must be a literal list whose program is ``-m MODULE`` or ``-c SOURCE``."""
     (tmp_path / "setup.sh").write_text("echo a script\n", encoding="utf-8")
     fake = tmp_path / "fake.py"
-    fake.write_text("import json, shlex, shutil, subprocess, sys\nfrom pathlib import Path\n"
+    fake.write_text("import json, os, shlex, shutil, subprocess, sys\nfrom pathlib import Path\n"
                     + trick, encoding="utf-8")
     found = _programs_in_strings({"nbcourse.fake": fake})
     assert [line.partition(": ")[2] for line in found] == (

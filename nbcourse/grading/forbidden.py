@@ -26,7 +26,8 @@ forbids helpers, an answer (or what it uses) that looks a name up at run time
 ``DYNAMIC``, with a fixed reason (``DYNAMIC_WHY``): the grader cannot tell which function
 it calls.  ``getattr(model, "to_linear")`` with a plain string is read as the attribute,
 and so is ``getattr(X, stat)`` where ``stat`` is bound only by a loop over literal strings
-(``for stat in ("mean", "var")``) or ``stat = "mean"``: it reads each of those attributes.
+(``for stat in ("mean", "var")``) or ``stat = "mean"``, in the scope that looks it up or a
+function around it (``_literal_scopes``): it reads each of those attributes.
 """
 from __future__ import annotations
 
@@ -83,42 +84,113 @@ def _strings(node: ast.AST) -> set[str] | None:
     return None
 
 
-def _literal_names(node: ast.AST) -> dict[str, set[str]]:
-    """{variable: the strings it can hold} for each variable of ``node`` bound only by
-    ``for v in ("mean", "var")`` (a loop or comprehension over literal strings) or
-    ``v = "mean"``: a ``getattr(x, v)`` then reads one of those attributes, no computed
-    name.  A variable bound any other way too (an argument, an assignment, a global) is
-    left out."""
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _parts(node: ast.AST) -> tuple[list, list]:
+    """(what ``node`` evaluates in the scope around it, what in a scope of its own): a
+    function's decorators and defaults belong outside, its arguments and body inside; a
+    comprehension's first iterable outside, the rest inside (Python's own rules).  A node
+    that opens no scope has everything outside."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        args = node.args
+        names = [*args.posonlyargs, *args.args, *args.kwonlyargs,
+                 *(a for a in (args.vararg, args.kwarg) if a is not None)]
+        outside = [*getattr(node, "decorator_list", []), *args.defaults,
+                   *(d for d in args.kw_defaults if d is not None),
+                   *(a.annotation for a in names if a.annotation is not None),
+                   *([node.returns] if getattr(node, "returns", None) is not None else [])]
+        body = node.body if isinstance(node.body, list) else [node.body]
+        return outside, [*names, *body]
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *node.keywords], list(node.body)
+    if isinstance(node, _COMPREHENSIONS):
+        first, *rest = node.generators
+        inside = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        for generator in node.generators:
+            inside += [generator.target, *generator.ifs]
+        return [first.iter], inside + [generator.iter for generator in rest]
+    return list(ast.iter_child_nodes(node)), []
+
+
+def _in_scope(parts: list):
+    """Every node evaluated in one scope, given its parts: nested scopes' own nodes left
+    out, their outside parts (``_parts``) kept."""
+    todo = list(parts)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, ast.arg):  # its annotation is evaluated outside
+            todo.extend(_parts(node)[0])
+
+
+def _literal_bindings(scope: ast.AST | None, nodes: list) -> tuple[dict, set]:
+    """({variable: strings it can hold}, every variable bound) in one scope: a variable
+    bound only by ``for v in ("mean", "var")`` (a loop, or this comprehension's own
+    ``for``) or ``v = "mean"`` can hold only those strings."""
     strings: dict[str, set[str]] = {}
-    literal_targets, other = set(), set()
-    for child in ast.walk(node):
-        if isinstance(child, (ast.For, ast.AsyncFor, ast.comprehension)) \
-                and isinstance(child.target, ast.Name) and _strings(child.iter) is not None:
-            strings.setdefault(child.target.id, set()).update(_strings(child.iter))
-            literal_targets.add(id(child.target))
-        elif isinstance(child, ast.Assign) and len(child.targets) == 1 \
-                and isinstance(child.targets[0], ast.Name) \
-                and isinstance(child.value, ast.Constant) and isinstance(child.value.value, str):
-            strings.setdefault(child.targets[0].id, set()).add(child.value.value)
-            literal_targets.add(id(child.targets[0]))
-        elif isinstance(child, (ast.Global, ast.Nonlocal)):
-            other.update(child.names)
-        elif isinstance(child, ast.arg):
-            other.add(child.arg)
+    literal_targets = set()
+    loops = [n for n in nodes if isinstance(n, (ast.For, ast.AsyncFor))]
+    loops += scope.generators if isinstance(scope, _COMPREHENSIONS) else []
+    for child in loops + [n for n in nodes if isinstance(n, ast.Assign)]:
+        target, found = ((child.target, _strings(child.iter)) if not isinstance(child, ast.Assign)
+                         else (child.targets[0] if len(child.targets) == 1 else None,
+                               {child.value.value} if isinstance(child.value, ast.Constant)
+                               and isinstance(child.value.value, str) else None))
+        if isinstance(target, ast.Name) and found is not None:
+            strings.setdefault(target.id, set()).update(found)
+            literal_targets.add(id(target))
+    bound = set()
+    for child in nodes:
+        if isinstance(child, ast.arg):
+            bound.add(child.arg)
         elif isinstance(child, ast.alias):
-            other.add((child.asname or child.name).split(".")[0])
+            bound.add((child.asname or child.name).split(".")[0])
         elif isinstance(child, (ast.ExceptHandler, ast.FunctionDef, ast.AsyncFunctionDef,
-                                ast.ClassDef)) and child.name:
-            other.add(child.name)
+                                ast.ClassDef, ast.MatchAs, ast.MatchStar)) and child.name:
+            bound.add(child.name)
+        elif isinstance(child, ast.MatchMapping) and child.rest:
+            bound.add(child.rest)
         elif isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load) \
                 and id(child) not in literal_targets:
-            other.add(child.id)
-    return {name: found for name, found in strings.items() if name not in other}
+            bound.add(child.id)
+    return {name: found for name, found in strings.items() if name not in bound}, \
+        bound | set(strings)
+
+
+def _literal_scopes(root: ast.AST) -> dict[int, dict[str, set[str]]]:
+    """{id(node): {variable: the strings it can hold}} for the nodes of ``root`` (an answer's
+    function, or the value assigned to a graded name): a ``getattr(x, v)`` there reads one
+    of those attributes, no computed name.  Python's scopes are followed, so a literal
+    binding vouches only for the scope that makes it and the functions and comprehensions
+    inside it: ``[0 for v in ("mean",)]`` says nothing of a global ``v``.  A variable ever
+    named by ``global``, ``nonlocal`` or ``:=`` is never literal (they bind across scopes);
+    nor is any variable of the notebook's own level (another cell can set it)."""
+    across = {name for node in ast.walk(root) for name in (
+        node.names if isinstance(node, (ast.Global, ast.Nonlocal)) else
+        [node.target.id] if isinstance(node, ast.NamedExpr)
+        and isinstance(node.target, ast.Name) else [])}
+    visible_at: dict[int, dict[str, set[str]]] = {}
+
+    def enter(scope, parts: list, around: dict) -> None:
+        nodes = list(_in_scope(parts))
+        literal, bound = _literal_bindings(scope, nodes) if scope is not None else ({}, set())
+        visible = {name: found for name, found in {
+            **{n: v for n, v in around.items() if n not in bound}, **literal}.items()
+            if name not in across}
+        for node in nodes:
+            visible_at[id(node)] = visible
+            inside = _parts(node)[1]
+            if inside:  # a class body's names are not seen by what is inside it
+                enter(node, inside, {} if isinstance(scope, ast.ClassDef) else visible)
+
+    enter(None, [root], {})  # the notebook's level: nothing there is literal
+    return visible_at
 
 
 def _dynamic(child: ast.AST, literal: dict[str, set[str]] | None = None) -> str | set | None:
     """The attribute a node reads if it is ``getattr(x, "literal")`` (the set of them for
-    a variable in ``literal``, see ``_literal_names``); ``DYNAMIC`` if it looks a name up
+    a variable in ``literal``, see ``_literal_scopes``); ``DYNAMIC`` if it looks a name up
     at run time; else None."""
     called = getattr(child.func, "id", getattr(child.func, "attr", None)) \
         if isinstance(child, ast.Call) else None
@@ -187,9 +259,9 @@ class _Notebook:
         """(forbidden names used, names loaded, names stored) within ``node``."""
         loaded, stored, attributes = set(), set(), set()
         dynamic = set()
-        literal = _literal_names(node)
+        literal = _literal_scopes(node)
         for child in ast.walk(node):
-            read = _dynamic(child, literal)
+            read = _dynamic(child, literal.get(id(child), {}))
             if isinstance(read, set):
                 attributes |= read
             elif read is not None:

@@ -28,19 +28,20 @@ def test_bench_exercises_grades_a_class_and_runs_its_floor(tmp_path):
     before = (BENCHMARKS / "results.md").read_text(encoding="utf-8")
     out = tmp_path / "numbers.json"
     printed = _run("bench_exercises.py", "--exercises", "01_weather", "--per-exercise", "2",
-                   "--repeats", "1", "--json", str(out))
+                   "--repeats", "1", "--copies", "3", "--json", str(out))
     results = json.loads(out.read_text())
     [row] = results["rows"]
     assert row["exercise"] == "01_weather" and row["submissions"] == 2
     # the class is the solution and the solution with an answer deleted, in both batches
     scores = row["graded"]["scores"]
     assert set(scores) == {"solution", "answer-deleted"}
-    assert set(row["graded_twice"]["scores"]) == {"solution-a", "solution-b",
-                                                  "answer-deleted-a", "answer-deleted-b"}
+    # the larger batch holds the class three times (--copies 3)
+    assert set(row["graded_larger"]["scores"]) == {f"{stem}-{copy}" for copy in "abc"
+                                                   for stem in ("solution", "answer-deleted")}
     assert scores["solution"] > scores["answer-deleted"]
     # the floor ran every notebook of the larger batch, outside the grader
-    assert set(row["floor"]["each"]) == set(row["graded_twice"]["scores"])
-    assert "| 01_weather | 2 x 2 |" in printed and "overhead per submission" in printed
+    assert set(row["floor"]["each"]) == set(row["graded_larger"]["scores"])
+    assert "| 01_weather | 2 x 3 |" in printed and "overhead per submission" in printed
     sys.path.insert(0, str(BENCHMARKS))
     try:
         import bench_exercises
@@ -48,7 +49,7 @@ def test_bench_exercises_grades_a_class_and_runs_its_floor(tmp_path):
     finally:
         sys.path.remove(str(BENCHMARKS))
     assert section.startswith(bench_exercises.BEGIN) and section.endswith(bench_exercises.END)
-    assert "| 01_weather | 2 x 2 |" in section
+    assert "| 01_weather | 2 x 3 |" in section
     # without --write-results the committed results are left alone
     assert (BENCHMARKS / "results.md").read_text(encoding="utf-8") == before
 

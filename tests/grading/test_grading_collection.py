@@ -492,7 +492,8 @@ def test_code_too_large_for_the_kernels_channel_is_a_verdict_not_a_grader_error(
     from nbcourse.grading import specs
     from nbcourse.grading.batch import grade_batch
     from nbcourse.grading.execution.limits import MB, GradingLimits
-    from nbcourse.grading.execution.notebook_file import read_notebook
+    from nbcourse.grading.execution.notebook_file import (for_the_kernel, read_cells,
+                                                              read_notebook)
 
     limits = GradingLimits.from_options()
     assert limits.kernel_bytes < limits.channel_mb * MB < limits.notebook_bytes
@@ -504,13 +505,18 @@ def test_code_too_large_for_the_kernels_channel_is_a_verdict_not_a_grader_error(
     path = _write(tmp_path / "submitted" / "big_code.ipynb", json.dumps(notebook))
     verdict, reason, cells, handed = read_notebook(path, limits)
     assert (verdict, cells, handed) == ("not a notebook", [], "")
-    assert "code cells hold 4.0 MB" in reason and "more than the 4 MB" in reason
+    # the size as handed to the kernel (JSON, with its escapes), in bytes: never "4.0 MB,
+    # more than the 4 MB" (review 6)
+    handed_size = len(for_the_kernel(read_cells(path, limits.notebook_bytes)[2]).encode())
+    assert f"code cells come to {handed_size:,} bytes" in reason
+    assert f"more than the {limits.kernel_bytes:,} (4 MB)" in reason
     assert read_notebook(fixture, limits)[0] == "ok"  # an honest notebook is handed on
     for mode in ("off", "bwrap"):
         result = grade_batch("01_weather", [tmp_path / "submitted"], tmp_path / mode, jobs=1,
                              sandbox=mode, progress=None,
                              source_dir=specs.default_source_dir()).results[0]
-        assert result.status == "not a notebook" and "MB of text" in " ".join(result.reasons)
+        assert result.status == "not a notebook" and "bytes as the grader hands them" in \
+            " ".join(result.reasons)
 
 
 def test_the_flags_that_refuse_links_and_pipes_are_written_once():

@@ -188,6 +188,42 @@ def test_a_name_bound_any_other_way_is_still_flagged(change, flag):
     assert flagged_answers([code], plan) == {"q1": [flag]}, code
 
 
+# ------------------------------------- a literal binding vouches only for its own scope
+SCOPED = "import nbcourse\ndef f(X):\n{body}\n"
+
+#: (what the answer's body does, what the scan finds): review 6 hid a computed global behind
+#: a literal binding of the same name in another scope (the first three)
+SCOPE_CASES = [
+    ("    [0 for helper in ('mean', 'var')]\n    return getattr(nbcourse, helper)()", DYNAMIC),
+    ("    def g():\n        helper = 'mean'\n    return getattr(nbcourse, helper)()", DYNAMIC),
+    ("    for helper in ('mean',):\n        pass\n    match X:\n        case helper:\n"
+     "            pass\n    return getattr(nbcourse, helper)()", DYNAMIC),
+    ("    helper = 'mean'\n    match X:\n        case {'a': 1, **helper}:\n            pass\n"
+     "    return getattr(nbcourse, helper)()", DYNAMIC),
+    ("    helper = 'mean'\n    [(helper := str(x)) for x in X]\n    return getattr(X, helper)()",
+     DYNAMIC),
+    ("    helper = 'mean'\n    def g():\n        nonlocal helper\n        helper = str(X)\n"
+     "    g()\n    return getattr(X, helper)()", DYNAMIC),
+    ("    g = lambda s='mean': getattr(X, s)()\n    return g()", DYNAMIC),
+    ("    for s in ('mean',):\n        pass\n    def g(a=getattr(nbcourse, s)):\n"
+     "        pass\n    return g", DYNAMIC),  # a default is evaluated where g is defined
+    ("    class K:\n        s = 'mean'\n        def m(self):\n            return getattr(X, s)()\n"
+     "    return K().m()", DYNAMIC),  # a class body's names are not seen by its methods
+    ("    for s in ('mean', 'GaussianNB'):\n        getattr(nbcourse, s)", "GaussianNB"),
+    # what a student writes, and what stays allowed
+    ("    return {s: getattr(X, s)() for s in ('mean', 'var')}", None),
+    ("    s = 'mean'\n    g = lambda: getattr(X, s)()\n    return g()", None),
+    ("    out = {}\n    for s in ('mean', 'var'):\n"
+     "        out[s] = [getattr(X[c], s)(axis=0) for c in X]\n    return out", None),
+]
+
+
+@pytest.mark.parametrize("body, flag", SCOPE_CASES)
+def test_a_literal_binding_vouches_only_for_the_scope_that_sees_it(body, flag):
+    from nbcourse.grading.forbidden import find
+    assert find([SCOPED.format(body=body)], "f", ["GaussianNB"]) == ([flag] if flag else []), body
+
+
 # ------------------------------------------------------------------------------- wording
 @pytest.mark.parametrize("withheld, words", [(1, "the 1 point withheld here comes back."),
                                              (2, "the 2 points withheld here come back.")])

@@ -68,10 +68,11 @@ def _read(path: Path, max_bytes: int, kernel_bytes: int | None
     notebook = for_the_kernel(cells)
     size = len(notebook.encode("utf-8"))
     if kernel_bytes is not None and size > kernel_bytes:
-        return (NotebookVerdict.NOT_A_NOTEBOOK, f"its code cells hold {size / MB:.1f} MB of "
-                f"text, more than the {kernel_bytes / MB:g} MB the grader hands a kernel; a "
-                "notebook for this exercise has far less: remove the data typed or pasted "
-                "into code cells and hand it in again", [], "")
+        return (NotebookVerdict.NOT_A_NOTEBOOK, f"its code cells come to {size:,} bytes as "
+                f"the grader hands them to a kernel, more than the {kernel_bytes:,} "
+                f"({kernel_bytes / MB:g} MB) it hands one; a notebook for this exercise has far "
+                "less: remove the data typed or pasted into code cells and hand it in again",
+                [], "")
     return verdict, reason, cells, notebook
 
 
