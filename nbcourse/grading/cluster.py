@@ -371,9 +371,7 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
     warnings: list[str] = []
     if security == NO_TLS:
         warnings.append(f"graded with --insecure: {INSECURE}")
-    address, n_workers = client.scheduler.address, len(client.scheduler_info().get("workers", {}))
-    futures = {}
-    answers = Answers(client, token, rows.second_readings)  # before any job is sent
+    futures, answers = {}, None
 
     def submit(index: int):
         """Send one submission (read only now: a batch is never all in memory)."""
@@ -384,7 +382,10 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
         futures[future] = index
         return future
 
-    try:
+    try:  # from here on the client is closed whatever happens
+        address = client.scheduler.address
+        n_workers = len(client.scheduler_info().get("workers", {}))
+        answers = Answers(client, token, rows.second_readings)  # before any job is sent
         for index, submission in enumerate(rows.submissions):
             if submission.refused:
                 rows.finish(index, refused_report(submission))
@@ -394,7 +395,8 @@ def grade_on_cluster(scheduler, rows, plan, limits: GradingLimits, mode: str,
     finally:
         for future in futures:
             future.cancel()
-        answers.close()
+        if answers is not None:
+            answers.close()
         leftovers = _clean_up(client, token, warnings)
         close()
     warnings += leftover_warnings(leftovers)

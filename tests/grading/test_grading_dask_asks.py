@@ -122,3 +122,31 @@ def test_a_forged_answer_is_passed_over_for_the_batchs_own():
     assert asker(worker, "tok", 4, ticket, seconds=60)({"kernel": "ok"}) == ["q3"]
     dask_asks.deliver("nobody-waits-here", "text")  # taken by no one, kept by no one
     assert dask_asks._MAILBOXES == {}
+
+
+def test_the_client_is_closed_when_the_cluster_fails_before_any_job(monkeypatch):
+    """``grade_on_cluster`` closes its client (and what it started) even when the
+    scheduler cannot say who its workers are, before any job is sent."""
+    from types import SimpleNamespace
+
+    from nbcourse.grading import cluster
+    from nbcourse.grading.execution.limits import GradingLimits
+
+    class Unreachable(FakeClient):
+        scheduler = SimpleNamespace(address="tls://10.0.0.1:8786")
+
+        def scheduler_info(self):
+            raise OSError("the scheduler went away")
+
+    closed = []
+    monkeypatch.setattr(cluster, "connect",
+                        lambda *args: (Unreachable(), lambda: closed.append(True), "tls"))
+    monkeypatch.setattr(cluster, "_clean_up", lambda client, token, warnings: 0)
+    rows = SimpleNamespace(submissions=[], second_readings=lambda interim: None)
+    try:
+        cluster.grade_on_cluster("tls://10.0.0.1:8786", rows, {}, GradingLimits(), "bwrap")
+    except OSError as error:
+        assert "went away" in str(error)
+    else:
+        raise AssertionError("the scheduler's error was swallowed")
+    assert closed == [True]
