@@ -48,10 +48,10 @@ def making_mistake(name: str, question, index: int = 0, source: Path = SOURCE) -
 
 
 def encoded_value(value) -> dict:
-    """A value as an honest probe's reply carries it."""
-    from nbcourse.grading.values import encode_input
-    return {"value": encode_input(value) if not isinstance(value, dict) else
-            {"$dict": [[k, encode_input(x)] for k, x in value.items()]}}
+    """A value as an honest probe's reply carries it (the kernel's own encoder: a tuple
+    comes back as a list, as JSON has no tuples)."""
+    from nbcourse.grading.execution.probe_source import _Encoder
+    return {"value": _Encoder().encode(value)}
 
 
 def perfect_probes(exercise) -> dict:

@@ -340,6 +340,8 @@ EXERCISE = Exercise(
                  # the cell combines class_priors and word_probabilities: right given them,
                  # it earns its points, and a mistake of theirs is blamed on them
                  calls=("class_priors", "word_probabilities"),
+                 # the notebook asks to compute it: numbers typed in are flagged
+                 computed=True,
                  mistakes=[
                      Mistake("a word a class never used skipped",
                              lambda: p_ham_documents(word_ignored=True),

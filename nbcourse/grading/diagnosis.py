@@ -82,6 +82,15 @@ def case_hint_applies(message: str) -> bool:
         FORM_NOTES + ("expected ", "the result ", AnswerStatus.NOT_ANSWERED.value))
 
 
+def case_hints_apply(verdicts) -> bool:
+    """Whether the public cases' own hints may be shown, from every case's verdict: a
+    case's hint says what sets that case apart, so it can be the cause only when the
+    answer passes some other case (or has no other case).  An answer that fails them all
+    has a mistake the hint does not name (a sign, a missing step)."""
+    verdicts = list(verdicts)
+    return len(verdicts) < 2 or any(verdicts)
+
+
 #: numpy's words when an in-place operation (``z *= idf``) would write floats into integers
 _FLOATS_INTO_INTEGERS = re.compile(
     r"Cannot cast ufunc '\w+' output from dtype\('(?:float|complex)\d*'\) to "

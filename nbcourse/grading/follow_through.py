@@ -9,14 +9,17 @@ instructor's solutions of them, taken from the source notebook, and the answer i
 evaluated again on the same cases (a value: its cell is run again).  Nothing it does
 then can change an answer already read.
 
-Scoring (``credit``) uses that second reading only where it may: the answer failed, and
-a function it calls failed too.  Right on every case with the solutions in place, the
-answer earns ``Question.follow_through`` of its points (all of them by default) and its
-feedback names the function to blame; still wrong, it has a mistake of its own and is
-marked on that second reading, its own logic alone (so a second mistake in a callee can
-neither raise nor lower its mark), where its mistake is also diagnosed.  Every
-message this adds is fixed text made of the spec's names: what the kernel sends back
-in this phase is never shown.
+Scoring (``credit``) uses that second reading wherever a function the answer calls
+failed, whether the answer itself passed or failed the ordinary way.  A failed answer
+right on every case with the solutions in place earns ``Question.follow_through`` of its
+points (all of them by default) and its feedback names the function to blame; still
+wrong, it has a mistake of its own and is marked on that second reading, its own logic
+alone (so a second mistake in a callee can neither raise nor lower its mark), where its
+mistake is also diagnosed.  An answer that passed with a wrong callee but fails with
+the solutions in place passed only because its own mistake makes up for the callee's
+(``predict`` taking the smallest of scores that ``joint_scores`` negates): it is marked
+on its own logic too, and its feedback says so.  Every message this adds is fixed text
+made of the spec's names: what the kernel sends back in this phase is never shown.
 
 What the kernel receives: the solutions of the called functions only (never the
 calling answer's own, never an expected value), each defined in a namespace of its own
@@ -133,6 +136,9 @@ def plan(exercise) -> list[dict]:
 #: failed (through the function it calls, if it is right that way).  An answer that timed
 #: out, could not be read or is still the stub keeps its reading.
 _WRONG = (AnswerStatus.FAILED, AnswerStatus.PARTLY_PASSED, AnswerStatus.MISSING)
+#: ... and the ordinary readings it may lower: a right answer, if it is right only with
+#: the student's wrong callee.
+_READ_AGAIN = _WRONG + (AnswerStatus.PASSED,)
 
 
 def _failed(result) -> bool:
@@ -146,11 +152,11 @@ def _named(questions) -> str:
 
 def _may_credit(exercise, question, by_id: dict) -> bool:
     """Whether ``credit`` reads ``question``'s second reading: its ordinary reading is
-    wrong and a function it calls is not right.  ``credit`` changes an answer's status only
-    on its own turn, and a callee's only from wrong to follow-through (still not right), so
-    the ordinary statuses decide this before and during ``credit`` alike."""
+    wrong or right (not stopped, unreadable or the stub) and a function it calls is not
+    right.  ``credit`` decides this on the ordinary readings alone (``read_again``), as
+    the batch does before asking the worker for the second readings."""
     callees = exercise.callees(question)
-    return bool(callees) and by_id[question.id].status in _WRONG and \
+    return bool(callees) and by_id[question.id].status in _READ_AGAIN and \
         any(by_id[c.id].status != AnswerStatus.PASSED for c in callees)
 
 
@@ -170,9 +176,10 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
     """
     replies = report.follow_through if isinstance(report.follow_through, dict) else {}
     by_id = {r.id: r for r in results}
+    wanted = read_again(exercise, results)  # on the ordinary readings, before any change
     for question in _order(exercise):
         result = by_id[question.id]
-        if not _may_credit(exercise, question, by_id):
+        if question.id not in wanted:
             continue
         callees = exercise.callees(question)
         reply = replies.get(question.id)
@@ -184,6 +191,10 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
             continue  # not judged the second time (stopped, unreadable): ordinary marking
         blamed = [c for c in callees if _failed(by_id[c.id])] or \
             [c for c in callees if by_id[c.id].status != AnswerStatus.PASSED]
+        if result.status == AnswerStatus.PASSED:
+            if again.status != AnswerStatus.PASSED:  # right only with the wrong callee
+                _made_up_for(question, result, again, blamed, penalty, points_text)
+            continue
         ordinary_words = {result.diagnosis, *(n for n in result.notes if n.startswith("hint: "))}
         result.notes = [n for n in result.notes if n not in ordinary_words]
         for case, other in zip(result.cases, again.cases):
@@ -250,5 +261,33 @@ def _own_logic(question, result, again, blamed, penalty, points_text) -> None:
         "some tests, so it has a mistake of its own as well: it is marked on its own "
         f"logic, with the right {'function' if len(blamed) == 1 else 'functions'} in "
         f"place ({right} of {cases} tests passed that way).")
+    result.notes += [n for n in again.notes if n == again.diagnosis or
+                     n.startswith("hint: ")]
+
+
+def _made_up_for(question, result, again, blamed, penalty, points_text) -> None:
+    """Right with the student's wrong callees, wrong with the solutions in place: its own
+    mistake makes up for theirs, so it is marked on its own logic (that second reading).
+    A case that fails that way says so in fixed words (what the kernel sent is not shown)."""
+    cases = len(again.cases) or 1
+    right = sum(case.passed for case in again.cases)
+    share = Fraction(str(again.score)) / Fraction(str(question.points)) \
+        * Fraction(str(question.follow_through))
+    result.score = _earned(question, result, share, penalty)
+    result.status = again.status
+    result.mistakes, result.diagnosis = again.mistakes, again.diagnosis
+    ids = " and ".join(c.id for c in blamed)
+    for case, other in zip(result.cases, again.cases):
+        if not other.passed:
+            case.passed, case.mistakes, case.hint = False, list(other.mistakes), other.hint
+            case.message = (f"passes only with your {_named(blamed)}: with the right "
+                            f"{'one' if len(blamed) == 1 else 'ones'} in place it fails")
+    result.notes.append(
+        f"With the right {_named(blamed)} in place your `{question.name}` fails: it only "
+        f"passed because it makes up for {ids}'s mistake. It is marked on its own logic, "
+        f"with the right {'function' if len(blamed) == 1 else 'functions'} in place "
+        f"({right} of {cases} tests passed that way), and earns "
+        f"{points_text(result.score)} of its {points_text(question.points)} "
+        f"point{'' if question.points == 1 else 's'}.")
     result.notes += [n for n in again.notes if n == again.diagnosis or
                      n.startswith("hint: ")]

@@ -13,7 +13,8 @@ from fractions import Fraction
 
 from . import follow_through
 from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, STILL_THE_STUB, case_hint_applies,
-                        diagnose, diagnose_in_part, explain, input_changed, raised_hint)
+                        case_hints_apply, diagnose, diagnose_in_part, explain, input_changed,
+                        raised_hint)
 from .execution.limits import MB
 from .execution.probe_source import INPUT_CHANGED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
@@ -261,6 +262,9 @@ def _judge_cases(question, outcomes: list, expected: list, result: QuestionResul
         if not ok and not case.hidden:
             hint = raised_hint(message or "", hint)
         result.cases.append(CaseResult(case.name, case.hidden, ok, message or "", hint=hint))
+    if not case_hints_apply(verdicts):  # as check() does: not the cause of failing them all
+        for case, judged in zip(question.cases, result.cases):
+            judged.hint = "" if judged.hint == case.hint else judged.hint
     if question.kind == "value":  # one value: right or not, whatever checks it passes
         earned = points if passed == len(question.cases) else Fraction(0)
     else:

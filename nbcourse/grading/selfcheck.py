@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import forbidden as forbidden_names
-from .diagnosis import (FORM_NOTES, NO_VALUE, STILL_THE_STUB, case_hint_applies, diagnose,
-                        explain, form_note, input_changed, raised_hint)
+from .diagnosis import (FORM_NOTES, NO_VALUE, STILL_THE_STUB, case_hint_applies,
+                        case_hints_apply, diagnose, explain, form_note, input_changed,
+                        raised_hint)
 from .execution.probe_source import changed_input, input_snapshot, raised_by_stub
 from .judges import from_json
 from .values import (Tolerance, both_nan, compare, decimal_problem, decode_input, describe_value,
@@ -256,6 +257,10 @@ class Checker:
             outcome, actual = self._run_case(spec, case, answer)
             outcomes.append(outcome)
             actuals.append(actual)
+        if not case_hints_apply(o.passed for o in outcomes):  # then the question's own hint
+            for outcome, case in zip(outcomes, spec.cases):
+                if case.get("hint") and outcome.hint == case["hint"]:
+                    outcome.hint = spec.hint
         result = CheckResult(question, spec.name, outcomes,
                              flags=_forbidden_uses(spec, answer, sources),
                              graded_later=spec.graded_later)

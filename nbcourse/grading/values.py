@@ -255,8 +255,13 @@ def as_list(actual, expected: list, where: str = "") -> tuple:
     """``(actual as a list, None)`` where a list or an array is asked, or ``(actual, why
     not)``: one rule for every question.  A Series with the default index 0, 1, 2, ...
     is its values; one with labels, or an (n, 1) column where n values are asked, is
-    refused with the conversion that fixes it."""
-    if isinstance(actual, dict) and list(actual) == list(range(len(actual))):
+    refused with the conversion that fixes it.  A DataFrame is its rows in its own order,
+    as ``df.to_numpy()`` gives them (a row per class, a column per feature)."""
+    if isinstance(actual, FromPandas) and actual.form == "DataFrame":
+        columns = list(actual.values())
+        actual = [[column[label] for column in columns] for label in
+                  (columns[0] if columns else {})]
+    elif isinstance(actual, dict) and list(actual) == list(range(len(actual))):
         actual = list(actual.values())  # a Series with the default index 0, 1, 2, ...
     elif isinstance(actual, dict):
         return actual, (f"expected a list or array{where}, got a dict or Series with the keys "

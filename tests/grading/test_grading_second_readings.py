@@ -68,15 +68,22 @@ def _readings(exercise):
     yield "every answer wrong", {q.id: _broken(q, "wrong") for q in exercise.questions}
 
 
-def _second(exercise, ordinary, right: bool, swapped_right: bool) -> dict:
-    """Every second reading a run could make: the follow-through readings right (the answer
-    as the solutions give it) or as wrong as the ordinary one; the swaps followed or not."""
+#: how a follow-through reading comes back: right (the answer as the solutions give it),
+#: as the ordinary one, or wrong whatever the ordinary one was (a right answer that made up
+#: for a wrong callee's mistake)
+SECOND = ("right", "as ordinary", "wrong")
+
+
+def _second(exercise, ordinary, right: str, swapped_right: bool) -> dict:
+    """Every second reading a run could make: the follow-through readings as ``right``
+    says (``SECOND``); the swaps followed or not."""
     replies = {}
     perfect = perfect_probes(exercise)
     for request in exercise.probe_plan()["follow_through"]:
         if "key" not in request:  # a follow-through reading (a swap's has a key)
             qid = request["question"]
-            replies[qid] = perfect[qid] if right else ordinary[qid]
+            replies[qid] = perfect[qid] if right == "right" else ordinary[qid] \
+                if right == "as ordinary" else _broken(exercise.question(qid), "wrong")
     swaps = perfect_swaps(exercise)
     if not swapped_right:  # a value typed in: the same whatever the functions
         for reply in swaps.values():
@@ -99,7 +106,7 @@ def test_leaving_out_the_second_readings_the_batch_does_not_ask_for_changes_noth
     compared = 0
     for label, ordinary in _readings(exercise):
         wanted = set(second_readings(exercise, expected, _report(ordinary)))
-        for right in (True, False):
+        for right in SECOND:
             for swapped_right in (True, False):
                 every = _second(exercise, ordinary, right, swapped_right)
                 asked = {k: v for k, v in every.items() if k in wanted}

@@ -1,0 +1,194 @@
+"""Issue 34, a fifth student's probes: two mistakes that cancel, and three smaller findings.
+
+A caller was read again with the solutions of the functions it calls only when it failed
+with the student's own.  A wrong caller that makes up for a wrong callee (``predict``
+taking the smallest of the scores ``joint_scores`` negates) passed with it and kept full
+marks.  It is now read again whenever a function it calls failed, and marked on its own
+logic when it fails that way.
+"""
+from __future__ import annotations
+
+import pytest
+
+from nbcourse.grading import specs
+from nbcourse.grading.execution.report import RunReport
+from nbcourse.grading.scoring import score, second_readings
+from nbcourse.grading.statuses import AnswerStatus
+from submission_support import lost_marks, perfect_probes, perfect_swaps
+from test_grading_marks_probes import SOURCE, grade_probes
+
+#: {exercise: (the caller's id, the wrong callee's id, a cell defining both wrong functions)}
+CANCELLING = {
+    "01_weather": ("q3", "q2", '''def joint_scores(table, query, target):
+    out = {}
+    for label in table[target].unique():
+        s = Fraction(int((table[target] == label).sum()), len(table))
+        for f, v in query.items():
+            s *= likelihood(table, f, v, target, label)
+        out[label] = -s
+    return out
+
+def predict(table, query, target):
+    scores = joint_scores(table, query, target)
+    return min(scores, key=scores.get)
+'''),
+    "02_smoothing": ("q2", "q1", '''def posterior_parameters(a, b, heads, tails):
+    return (b + tails, a + heads)
+
+def map_estimate(a, b, heads, tails):
+    a2, b2 = posterior_parameters(a, b, heads, tails)
+    return Fraction(b2 - 1) / (a2 + b2 - 2)
+'''),
+    "05_spam": ("q3", "q2", '''def fraction_correct(y_true, y_pred):
+    return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))
+
+def choose_alpha(X_train, y_train, X_validation, y_validation, alphas):
+    best, smallest = None, 2.0
+    for a in alphas:
+        m = MultinomialNB(alpha=a).fit(X_train, y_train)
+        error = fraction_correct(y_validation, m.predict(X_validation))
+        if error < smallest:
+            best, smallest = a, error
+    return best
+'''),
+    "06_gaussian": ("q6", "q5", '''def reliability_bins(is_positive, p, n_bins):
+    pos = np.asarray(is_positive, dtype=bool)
+    p = np.asarray(p, dtype=float)
+    b = np.minimum(np.floor(p * n_bins).astype(int), n_bins - 1)
+    rows = []
+    for j in range(n_bins):
+        m = b == j
+        if m.any():
+            rows.append([j, int(m.sum()), float(p[m].mean()), float(pos[m].mean())])
+    return rows
+
+def calibration_error(is_positive, p, n_bins):
+    rows = reliability_bins(is_positive, p, n_bins)
+    N = sum(r[1] for r in rows)
+    return float(sum(r[1] / N * abs(r[3] - r[2]) for r in rows))
+'''),
+}
+MADE_UP_FOR = "it only passed because it makes up for"
+
+
+_GRADED: dict = {}
+
+
+def _graded(name, tmp_path_factory):
+    """The solution and the cancelling pair of exercise ``name``, graded once."""
+    if name not in _GRADED:
+        caller, callee, code = CANCELLING[name]
+        rows, pages = grade_probes(name, {"solution": "", "cancelling": code},
+                                   tmp_path_factory.mktemp(name))
+        _GRADED[name] = name, caller, callee, rows, pages
+    return _GRADED[name]
+
+
+@pytest.fixture(scope="module", params=sorted(CANCELLING))
+def cancelling(request, tmp_path_factory):
+    return _graded(request.param, tmp_path_factory)
+
+
+def test_a_caller_right_only_with_its_wrong_callee_loses_its_points(cancelling):
+    name, caller, callee, rows, pages = cancelling
+    row = rows["cancelling"]
+    assert row[callee]["score"] < row[callee]["points"], row[callee]
+    assert row[caller]["score"] < row[caller]["points"], (name, row[caller])
+    assert row[caller]["status"] != "passed"
+    page = pages["cancelling"].replace("&#x27;", "'").replace("&#39;", "'")
+    assert MADE_UP_FOR + f" {callee}'s mistake" in page, name
+
+
+def test_the_solutions_keep_every_mark_next_to_the_cancelling_pairs(cancelling):
+    _, _, _, rows, _ = cancelling
+    assert not lost_marks(rows["solution"].values()), lost_marks(rows["solution"].values())
+
+
+# ----------------------------------------------------- the rule, without a kernel
+def _report(ordinary, second=None) -> RunReport:
+    return RunReport.from_json({"notebook": "ok", "problems": [], "kernel": "ok",
+                                "memory_error": False, "probes": ordinary, "forbidden": {},
+                                "output_bytes": 0, "follow_through": second or {}})
+
+
+def _wrong(question):
+    return {"question": question.id, "name": question.name,
+            "cases": [{"error": "ZeroDivisionError: division by zero"}] * len(question.cases)}
+
+
+def test_a_passing_caller_of_a_failed_callee_is_read_again():
+    exercise = specs.load("01_weather", SOURCE)
+    ordinary = perfect_probes(exercise)
+    ordinary["q2"] = _wrong(exercise.question("q2"))
+    wanted = second_readings(exercise, exercise.expected(), _report(ordinary))
+    assert {"q3", "q4"} <= set(wanted), wanted  # predict and p_no both call joint_scores
+
+
+def test_a_passing_caller_wrong_with_the_solutions_is_marked_on_that_reading():
+    exercise = specs.load("01_weather", SOURCE)
+    expected = exercise.expected()
+    ordinary = perfect_probes(exercise)
+    ordinary["q2"] = _wrong(exercise.question("q2"))
+    second = dict(perfect_swaps(exercise), q3=_wrong(exercise.question("q3")),
+                  q4=perfect_probes(exercise)["q4"])
+    result = score(exercise, expected, _report(ordinary, second), "s", "s.ipynb")
+    q = {r.id: r for r in result.questions}
+    assert q["q3"].score == 0 and q["q3"].status == AnswerStatus.FAILED
+    assert any(MADE_UP_FOR + " q2's mistake" in note for note in q["q3"].notes), q["q3"].notes
+    assert all(not case.passed for case in q["q3"].cases)
+    assert "ZeroDivisionError" not in repr(q["q3"])  # the second reading's words: not shown
+    assert q["q4"].score == q["q4"].points and q["q4"].status == AnswerStatus.PASSED
+    assert q["q4"].notes == []  # right both ways: nothing to say
+
+
+# ------------------------------------------- a case's own hint only where it can be the cause
+LABELS_HINT = "take the labels from the target column"
+RIGHT_LIKELIHOOD = '''def likelihood(table, feature, value, target, label):
+    rows = table[table[target] == label]
+    return Fraction(int((rows[feature] == value).sum()), len(rows))
+'''
+FIXED_LABELS = '''def joint_scores(table, query, target):
+    out = {}
+    for label in ["yes", "no"]:
+        s = Fraction(int((table[target] == label).sum()), len(table))
+        for f, v in query.items():
+            s *= likelihood(table, f, v, target, label)
+        out[label] = s
+    return out
+'''
+
+
+def _defined(code: str, name: str):
+    from fractions import Fraction
+
+    namespace = {"__name__": "__main__", "Fraction": Fraction}
+    exec(compile(RIGHT_LIKELIHOOD + code, "<cell>", "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
+def test_check_shows_a_cases_hint_only_where_it_can_be_the_cause():
+    from test_grading_marks_probes import check
+
+    negated = _defined(CANCELLING["01_weather"][2], "joint_scores")
+    report = str(check("01_weather", "q2", negated))
+    assert "✘ a table with four labels" in report and LABELS_HINT not in report, report
+    report = str(check("01_weather", "q2", _defined(FIXED_LABELS, "joint_scores")))
+    assert LABELS_HINT in report, report  # right on the yes/no tables: the hint fits
+
+
+def test_grading_shows_a_cases_hint_only_where_it_can_be_the_cause():
+    from nbcourse.grading.hidden import grade_answer
+
+    exercise = specs.load("01_weather", SOURCE)
+    negated = grade_answer(exercise, "q2", _defined(CANCELLING["01_weather"][2], "joint_scores"))
+    assert not any(case.passed for case in negated.cases)
+    assert not any(LABELS_HINT in case.hint for case in negated.cases), negated.cases
+    fixed = grade_answer(exercise, "q2", _defined(FIXED_LABELS, "joint_scores"))
+    assert any(LABELS_HINT in case.hint for case in fixed.cases), fixed.cases
+
+
+def test_the_feedback_page_leaves_out_the_hint_of_a_case_that_is_not_the_cause(
+        tmp_path_factory):
+    _, _, _, rows, pages = _graded("01_weather", tmp_path_factory)
+    assert not any(case["passed"] for case in rows["cancelling"]["q2"]["cases"])
+    assert LABELS_HINT not in pages["cancelling"]
