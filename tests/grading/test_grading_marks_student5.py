@@ -71,15 +71,37 @@ def calibration_error(is_positive, p, n_bins):
 MADE_UP_FOR = "it only passed because it makes up for"
 
 
+DATAFRAMES = '''def class_means_variances(X, y, var_smoothing):
+    df = pd.DataFrame(np.asarray(X, dtype=float))
+    g = df.groupby(np.asarray(y))
+    eps = var_smoothing * df.var(ddof=0).max()
+    return g.mean(), g.var(ddof=0) + eps
+'''
+
+
+def _typed_p_ham() -> str:
+    """03 q6's right numbers, typed in."""
+    value = specs.load("03_mle", SOURCE).question("q6").reference()
+    return "p_ham_documents = {" + ", ".join(f"{k!r}: {float(v)!r}" for k, v in value.items()) \
+        + "}"
+
+
+#: {exercise: {probe: its cell}} graded next to the cancelling pair (if any)
+OTHERS = {"06_gaussian": {"dataframes": DATAFRAMES}, "03_mle": {"typed": None}}
 _GRADED: dict = {}
 
 
 def _graded(name, tmp_path_factory):
-    """The solution and the cancelling pair of exercise ``name``, graded once."""
+    """The solution, the cancelling pair and the other probes of exercise ``name``,
+    graded once."""
     if name not in _GRADED:
-        caller, callee, code = CANCELLING[name]
-        rows, pages = grade_probes(name, {"solution": "", "cancelling": code},
-                                   tmp_path_factory.mktemp(name))
+        caller, callee, code = CANCELLING.get(name, (None, None, None))
+        probes = {"solution": ""}
+        if code:
+            probes["cancelling"] = code
+        for probe, cell in OTHERS.get(name, {}).items():
+            probes[probe] = cell if cell is not None else _typed_p_ham()
+        rows, pages = grade_probes(name, probes, tmp_path_factory.mktemp(name))
         _GRADED[name] = name, caller, callee, rows, pages
     return _GRADED[name]
 
@@ -192,3 +214,82 @@ def test_the_feedback_page_leaves_out_the_hint_of_a_case_that_is_not_the_cause(
     _, _, _, rows, pages = _graded("01_weather", tmp_path_factory)
     assert not any(case["passed"] for case in rows["cancelling"]["q2"]["cases"])
     assert LABELS_HINT not in pages["cancelling"]
+
+
+# --------------------------------------- 06 q1: DataFrames (a row per class) are accepted
+def _function(code: str, name: str):
+    import numpy as np
+    import pandas as pd
+
+    namespace = {"__name__": "__main__", "np": np, "pd": pd}
+    exec(compile(code, "<cell>", "exec"), namespace)  # noqa: S102 - the probe's own text
+    return namespace[name]
+
+
+BINS_AS_A_FRAME = """def reliability_bins(is_positive, p, n_bins):
+    pos = np.asarray(is_positive, dtype=bool)
+    p = np.asarray(p, dtype=float)
+    b = np.minimum(np.floor(p * n_bins).astype(int), n_bins - 1)
+    rows = [[j, float(p[b == j].mean()), float(pos[b == j].mean()), int((b == j).sum())]
+            for j in range(n_bins) if (b == j).any()]
+    return pd.DataFrame(rows, columns=["bin", "mean p", "observed", "count"])
+"""
+
+
+@pytest.mark.parametrize("question, code, name", [
+    ("q1", DATAFRAMES, "class_means_variances"),
+    ("q5", BINS_AS_A_FRAME, "reliability_bins")])
+def test_check_and_grading_accept_a_dataframe_where_rows_are_asked(question, code, name):
+    from nbcourse.grading.hidden import grade_answer
+    from test_grading_marks_probes import check
+
+    answer = _function(code, name)
+    report = check("06_gaussian", question, answer)
+    assert report.all_passed, str(report)
+    result = grade_answer(specs.load("06_gaussian", SOURCE), question, answer)
+    assert result.score == result.points, result.cases
+
+
+def test_a_wrong_dataframe_still_fails():
+    from test_grading_marks_probes import check
+
+    ddof1 = DATAFRAMES.replace("g.var(ddof=0)", "g.var()")
+    report = check("06_gaussian", "q1", _function(ddof1, "class_means_variances"))
+    assert not report.all_passed and report.mistakes, str(report)
+
+
+def test_the_grader_gives_dataframes_of_the_right_numbers_full_marks(tmp_path_factory):
+    _, _, _, rows, _ = _graded("06_gaussian", tmp_path_factory)
+    q1 = rows["dataframes"]["q1"]
+    assert q1["score"] == q1["points"], q1
+
+
+# ------------------------------------------- 03 q6: the posteriors are computed, not typed
+def test_check_and_grading_flag_03_q6_typed_in():
+    from nbcourse.grading import forbidden
+    from nbcourse.grading.selfcheck import Checker
+    from test_grading_marks_probes import REPO
+
+    exercise = specs.load("03_mle", SOURCE)
+    assert exercise.question("q6").computed
+    flags = forbidden.flagged_answers([_typed_p_ham()], exercise.probe_plan())
+    assert flags == {"q6": [forbidden.TYPED_IN]}
+    value = exercise.question("q6").reference()
+    checker = Checker("03_mle", REPO / "exercises" / "03_mle.checks.json")
+    assert "typed in" in str(checker.run("q6", value, sources=[_typed_p_ham()]))
+    solution = [next(c for c in _cells("03_mle") if "p_ham_documents = {}" in c)]
+    assert forbidden.flagged_answers(solution, exercise.probe_plan()) == {}
+    assert "typed in" not in str(checker.run("q6", value, sources=solution))
+
+
+def _cells(name):
+    import json
+
+    notebook = json.loads((SOURCE / f"{name}.ipynb").read_text(encoding="utf-8"))
+    return ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
+
+
+def test_the_grader_gives_03_q6_typed_in_nothing(tmp_path_factory):
+    _, _, _, rows, _ = _graded("03_mle", tmp_path_factory)
+    assert rows["typed"]["q6"]["score"] == 0, rows["typed"]["q6"]
+    assert not lost_marks(rows["solution"].values()), lost_marks(rows["solution"].values())
