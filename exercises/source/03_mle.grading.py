@@ -9,7 +9,7 @@ import numpy as np
 
 from nbcourse.datasets import load_picnic, load_weather
 from nbcourse.grading.judges import AsDict, Optimum, SameKeys
-from nbcourse.grading.specs import Case, Exercise, Mistake, NotApplicable, Question
+from nbcourse.grading.specs import Case, Exercise, Mistake, NotApplicable, Question, Swap
 from nbcourse.mle import categorical_log_likelihood, class_prior_mle, multinomial_mle
 
 WEATHER = load_weather()
@@ -162,6 +162,12 @@ def p_ham_documents(word_ignored=False, laplace=False, equal_priors=False):
         answer[letter] = scores["ham"] / (scores["ham"] + scores["spam"])
     return answer
 
+
+#: a class_priors that gives every class the same prior, for 03 q6's swap
+EQUAL_PRIORS = """
+def class_priors(labels):
+    return {label: 0.5 for label in set(labels)}
+"""
 
 LAPLACE = ("Your estimate adds one pseudo-count to every outcome: that is Laplace smoothing "
            "(lesson 02), a posterior mean. The maximum-likelihood estimate uses the counts "
@@ -340,8 +346,16 @@ EXERCISE = Exercise(
                  # the cell combines class_priors and word_probabilities: right given them,
                  # it earns its points, and a mistake of theirs is blamed on them
                  calls=("class_priors", "word_probabilities"),
-                 # the notebook asks to compute it: numbers typed in are flagged
+                 # the notebook asks to compute it: numbers typed in are flagged, and the
+                 # values must follow the priors class_priors gives
                  computed=True,
+                 swaps=[Swap("the posteriors computed from class_priors", ("class_priors",),
+                             EQUAL_PRIORS, lambda: p_ham_documents(equal_priors=True),
+                             "Your `p_ham_documents` does not come from your `class_priors`: "
+                             "run with a `class_priors` that gives other priors, your cell "
+                             "still gives the same values. Multiply each class's prior from "
+                             "`class_priors` by its word probabilities, then divide ham's "
+                             "score by the sum of both.")],
                  mistakes=[
                      Mistake("a word a class never used skipped",
                              lambda: p_ham_documents(word_ignored=True),

@@ -79,15 +79,20 @@ DATAFRAMES = '''def class_means_variances(X, y, var_smoothing):
 '''
 
 
-def _typed_p_ham() -> str:
-    """03 q6's right numbers, typed in."""
+def _typed_p_ham(call: bool = False) -> str:
+    """03 q6's right numbers, typed in (as a dict literal, or through ``dict(a=...)``, which
+    the source rule does not see: the swap of ``class_priors`` catches it)."""
     value = specs.load("03_mle", SOURCE).question("q6").reference()
+    if call:
+        return "p_ham_documents = dict(" + ", ".join(f"{k}={float(v)!r}"
+                                                     for k, v in value.items()) + ")"
     return "p_ham_documents = {" + ", ".join(f"{k!r}: {float(v)!r}" for k, v in value.items()) \
         + "}"
 
 
 #: {exercise: {probe: its cell}} graded next to the cancelling pair (if any)
-OTHERS = {"06_gaussian": {"dataframes": DATAFRAMES}, "03_mle": {"typed": None}}
+OTHERS = {"06_gaussian": {"dataframes": DATAFRAMES},
+          "03_mle": {"typed": None, "typed_dict_call": None}}
 _GRADED: dict = {}
 
 
@@ -100,7 +105,7 @@ def _graded(name, tmp_path_factory):
         if code:
             probes["cancelling"] = code
         for probe, cell in OTHERS.get(name, {}).items():
-            probes[probe] = cell if cell is not None else _typed_p_ham()
+            probes[probe] = cell if cell is not None else _typed_p_ham(probe != "typed")
         rows, pages = grade_probes(name, probes, tmp_path_factory.mktemp(name))
         _GRADED[name] = name, caller, callee, rows, pages
     return _GRADED[name]
@@ -144,6 +149,10 @@ def test_a_passing_caller_of_a_failed_callee_is_read_again():
     ordinary["q2"] = _wrong(exercise.question("q2"))
     wanted = second_readings(exercise, exercise.expected(), _report(ordinary))
     assert {"q3", "q4"} <= set(wanted), wanted  # predict and p_no both call joint_scores
+    # what the batch answers a worker, local or on Dask (``dask_asks.Answers``): the same
+    from nbcourse.grading.scheduling import Rows
+    rows = Rows(exercise, exercise.expected(), [], None, None)
+    assert rows.second_readings(_report(ordinary).to_json()) == wanted
 
 
 def test_a_passing_caller_wrong_with_the_solutions_is_marked_on_that_reading():
@@ -292,4 +301,6 @@ def _cells(name):
 def test_the_grader_gives_03_q6_typed_in_nothing(tmp_path_factory):
     _, _, _, rows, _ = _graded("03_mle", tmp_path_factory)
     assert rows["typed"]["q6"]["score"] == 0, rows["typed"]["q6"]
+    q6 = rows["typed_dict_call"]["q6"]
+    assert q6["score"] == 0 and "does not come from your `class_priors`" in " ".join(q6["notes"])
     assert not lost_marks(rows["solution"].values()), lost_marks(rows["solution"].values())
