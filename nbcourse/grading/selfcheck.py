@@ -114,7 +114,13 @@ class CheckResult:
                 lines.append(f"      hint: {outcome.hint}")
         if self.diagnosis:
             lines.append(f"  {self.diagnosis}")
-        if self.callees_failing:
+        if self.callees_failing and self.all_passed:
+            lines.append(f"  note: {self.name} passes with your {self.callees_failing}, which "
+                         f"{'fail their' if ' and ' in self.callees_failing else 'fails its'} "
+                         f"own public tests. When graded, {self.name} is also run with the "
+                         "right functions in place: if it passes only because it makes up for "
+                         "their mistake, it loses its points.")
+        elif self.callees_failing:
             lines.append(f"  {self.name} calls your {self.callees_failing}, which "
                          f"{'fail their' if ' and ' in self.callees_failing else 'fails its'} "
                          "own public tests: fix that first. Until then these results cannot tell "
@@ -274,9 +280,10 @@ class Checker:
                          lambda a, b, i: spec.same(a, b), skip=(missing,))
         result.mistakes = names
         result.diagnosis = explain(names, spec.feedback)
-        failing = self._failing_callees(spec, answer) if not result.all_passed else []
-        if failing:  # the mistake may be theirs: naming one here would blame the wrong code
-            result.mistakes, result.diagnosis = [], ""
+        failing = self._failing_callees(spec, answer)
+        if failing and not result.all_passed:  # the mistake may be theirs: naming one here
+            result.mistakes, result.diagnosis = [], ""  # would blame the wrong code
+        if failing:  # (passing, it may only make up for their mistake: said too)
             result.callees_failing = " and ".join(f"`{q.name}` ({q.id})" for q in failing)
         places = _value_rounded_to(spec, _plain(answer)) \
             if spec.graded_later and spec.kind == "value" \

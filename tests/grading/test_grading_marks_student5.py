@@ -304,3 +304,17 @@ def test_the_grader_gives_03_q6_typed_in_nothing(tmp_path_factory):
     q6 = rows["typed_dict_call"]["q6"]
     assert q6["score"] == 0 and "does not come from your `class_priors`" in " ".join(q6["notes"])
     assert not lost_marks(rows["solution"].values()), lost_marks(rows["solution"].values())
+
+
+def test_check_says_a_pass_over_a_failing_callee_is_judged_again_when_graded():
+    """``check()`` has no solutions to put in place, but it can say that the pass may not hold."""
+    from test_grading_marks_probes import check
+
+    predict = _defined(CANCELLING["01_weather"][2], "predict")
+    report = check("01_weather", "q3", predict)
+    assert report.all_passed
+    assert "passes with your `joint_scores` (q2), which fails its own public tests" in \
+        str(report) and "makes up for" in str(report), str(report)
+    right = _defined(CANCELLING["01_weather"][2].replace("out[label] = -s", "out[label] = s")
+                     .replace("min(scores", "max(scores"), "predict")
+    assert "makes up for" not in str(check("01_weather", "q3", right))
