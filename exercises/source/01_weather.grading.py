@@ -32,6 +32,12 @@ FRUIT = pd.DataFrame({
 UMBRELLA = WEATHER.assign(umbrella=["yes" if o == "rainy" else "no" for o in WEATHER.outlook])
 # The fruit table with its class column first and its columns in another order.
 FRUIT_CLASS_FIRST = FRUIT[["label", "size", "colour"]]
+# A value and a label that begin other ones ("red" and "reddish", "cat" and "catfish"): an
+# answer that matches by prefix (str.startswith) or by substring counts the longer ones too.
+PREFIXES = pd.DataFrame({
+    "colour": ["red", "reddish", "red", "reddish", "red", "reddish", "red", "red"],
+    "kind": ["cat", "catfish", "catfish", "cat", "cat", "catfish", "cat", "catfish"],
+})
 
 
 def _model(table: pd.DataFrame, features, target: str) -> CategoricalNB:
@@ -253,6 +259,10 @@ EXERCISE = Exercise(
                 Case("a table whose class column comes first",
                      (FRUIT_CLASS_FIRST, "colour", "red", "label", "cherry")),
                 Case("a table with three classes", (FRUIT, "colour", "yellow", "label", "banana")),
+                Case("a value whose name begins another value's name",
+                     (PREFIXES, "colour", "red", "kind", "catfish")),
+                Case("a label whose name begins another label's name",
+                     (PREFIXES, "colour", "reddish", "kind", "cat")),
                 # the weather table again, with another column as the class: an answer that
                 # reads "play" whenever the table has it fails here
                 Case("the weather table with windy as the class",
