@@ -225,7 +225,7 @@ class AsDict(Judge):
                     f"for a dict, and it is used as one by {self.used_by} (its keys in a "
                     f"loop, .values(), max(d, key=d.get)), which a {actual.form} breaks: "
                     f"return {how}")
-        return decimal_problem(actual, expected)
+        return decimal_problem(actual, expected, floats=True)  # used by later cells
 
 
 JUDGES = {cls.kind: cls for cls in (Within, OneOf, SameKeys, ZerosAndOnes, Numbers, Table,

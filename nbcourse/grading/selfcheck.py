@@ -145,6 +145,7 @@ class PublicQuestion:
     calls: Sequence[str] = ()  # ids of the graded functions it calls
     computed: bool = False  # a number typed in is flagged (forbidden.TYPED_IN)
     keep_inputs: bool = False  # a call that changes its inputs in place fails
+    used_by: Sequence[str] = ()  # ids of the questions that call it (Decimal refused)
 
     @classmethod
     def from_json(cls, data: dict) -> "PublicQuestion":
@@ -154,7 +155,8 @@ class PublicQuestion:
                    from_json(data.get("judge")),
                    {m["name"]: m["feedback"] for m in data.get("mistakes", ())},
                    bool(data.get("graded_later", False)), tuple(data.get("calls", ())),
-                   bool(data.get("computed", False)), data.get("keep_inputs") is True)
+                   bool(data.get("computed", False)), data.get("keep_inputs") is True,
+                   tuple(data.get("used_by", ())))
 
     def compare(self, actual, expected, judge=None) -> str | None:
         judge = judge or self.judge
@@ -163,7 +165,8 @@ class PublicQuestion:
         problem = compare(actual, expected, self.tolerance, exact=self.exact,
                           strip=self.kind == "value")  # as the grader (specs.judge_case)
         if problem is None:
-            return decimal_problem(actual, expected) if self.kind == "function" else None
+            return decimal_problem(actual, expected, floats=bool(self.used_by)) \
+                if self.kind == "function" else None
         return form_note(actual, expected, self.tolerance) or problem
 
     def same(self, actual, value) -> bool:
