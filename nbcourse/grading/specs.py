@@ -133,7 +133,8 @@ class Question:
     ``joint_scores``; a value, the functions its cell calls): when one of them fails, the
     answer is graded again with their references in place (follow-through marking, see
     ``grading/follow_through.py``), and right that way it earns ``follow_through`` of
-    its points (1.0: all of them).  ``swaps`` (a computed value only) are hidden
+    its points (1.0: all of them) when a function it calls directly is wrong itself, and
+    all of them when the mistake is deeper down (in a function that one calls).  ``swaps`` (a computed value only) are hidden
     judgements that its cell really uses those functions (``Swap``).
 
     ``computed=True`` (a value the notebook asks to compute, not to type in) flags an
