@@ -40,6 +40,7 @@ import ast
 import json
 from fractions import Fraction
 
+from .diagnosis import CHANGED_IN_PLACE, LOOKS_ROUNDED
 from .execution.cells import parse_cell
 from .statuses import AnswerStatus
 
@@ -191,9 +192,12 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
             # a case's hint from the first reading may describe the callee's mistake: keep
             # the second reading's (none, when the answer is right with the solutions)
             case.mistakes, case.hint = [], other.hint
-        marked = _right_given_callees if again.status == AnswerStatus.PASSED else _own_logic
-        marked(question, result, again, blamed, penalty, points_text,
-               _share(exercise, question, by_id))
+        share = _share(exercise, question, by_id)
+        if again.status == AnswerStatus.PASSED:
+            _right_given_callees(question, result, again, blamed, penalty, points_text, share)
+        else:
+            _own_logic(question, result, again, blamed, penalty, points_text, share,
+                       [c for c in blamed if _changed_an_input(by_id[c.id])])
 
 
 def _share(exercise, question, by_id: dict) -> Fraction:
@@ -223,6 +227,14 @@ def _earned(question, result, share: Fraction, penalty: float) -> float:
     return float(round(earned, 2))
 
 
+#: Part of what a hidden case says of a value that looks rounded (``scoring.HIDDEN_ROUNDED``)
+ROUNDED_IN_HIDDEN = "if you rounded it"
+#: A failed case's message, in place of "looks rounded", when the answer is right with the
+#: right functions it calls: the rounding is theirs, not this answer's
+THROUGH_A_CALLEE = ("the value is not the expected one, because of a function it calls (see "
+                    "the note on follow-through marking)")
+
+
 def _right_given_callees(question, result, again, blamed, penalty, points_text,
                          share: Fraction) -> None:
     """Right with the solutions of the functions it calls: its ``share`` of the points."""
@@ -232,6 +244,9 @@ def _right_given_callees(question, result, again, blamed, penalty, points_text,
     result.score = max(result.score, _earned(question, result, share, penalty))
     result.status = AnswerStatus.FOLLOW_THROUGH
     result.mistakes, result.diagnosis = [], ""
+    for case in result.cases:  # the rounding is the called function's (said below)
+        if LOOKS_ROUNDED in case.message or ROUNDED_IN_HIDDEN in case.message:
+            case.message = THROUGH_A_CALLEE
     result.follow_through = [c.id for c in blamed]
     # a value is computed with the function, in its own cell or from a name an earlier
     # cell computed with it (04's w0, w): the words hold for both
@@ -255,10 +270,18 @@ def _right_given_callees(question, result, again, blamed, penalty, points_text,
         f"{'that function' if len(blamed) == 1 else 'those functions'} instead.")
 
 
+def _changed_an_input(result) -> bool:
+    """Whether a graded function was seen changing an input it was given, in place."""
+    return any(case.message.startswith(CHANGED_IN_PLACE) for case in result.cases)
+
+
 def _own_logic(question, result, again, blamed, penalty, points_text,
-               share: Fraction) -> None:
+               share: Fraction, changed=()) -> None:
     """Still wrong with the solutions in place: a mistake of its own, marked and named on
-    that reading (a second mistake in a function it calls can neither raise nor lower it)."""
+    that reading (a second mistake in a function it calls can neither raise nor lower it).
+    Unless a function it calls, ``changed``, changes its input in place: an earlier cell
+    that called it may have changed what this answer works on, so the page says that this
+    can be the cause, and gives no hint that would blame this answer's own method."""
     cases = len(again.cases) or 1
     right = sum(case.passed for case in again.cases)
     share *= Fraction(str(again.score)) / Fraction(str(question.points))
@@ -268,10 +291,21 @@ def _own_logic(question, result, again, blamed, penalty, points_text,
     result.mistakes, result.diagnosis = again.mistakes, again.diagnosis
     for case, other in zip(result.cases, again.cases):
         case.mistakes = list(other.mistakes)
+    function = 'function' if len(blamed) == 1 else 'functions'
+    if changed:
+        result.notes.append(
+            f"With the right {_named(blamed)} in place, `{question.name}` still fails some "
+            f"tests ({right} of {cases} passed that way), and it is marked so. That need not "
+            f"be a mistake of its own: your {_named(changed)} changes an input in place (see "
+            "that question), so a cell that called it earlier may have changed what "
+            f"`{question.name}` works on (a table, a query). Fix that first, then run "
+            "the notebook again from the top.")
+        result.notes += [n for n in again.notes if n == again.diagnosis]
+        return
     result.notes.append(
         f"With the right {_named(blamed)} in place, `{question.name}` still fails "
         "some tests, so it has a mistake of its own as well: it is marked on its own "
-        f"logic, with the right {'function' if len(blamed) == 1 else 'functions'} in "
-        f"place ({right} of {cases} tests passed that way).")
+        f"logic, with the right {function} in place ({right} of {cases} tests passed "
+        "that way).")
     result.notes += [n for n in again.notes if n == again.diagnosis or
                      n.startswith("hint: ")]
