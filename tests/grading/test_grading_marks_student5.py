@@ -65,8 +65,8 @@ def test_a_likelihood_matching_by_prefix_loses_marks():
     result = graded("01_weather", "q1", likelihood_by_prefix)
     assert result.score < result.points
     assert [c.name for c in result.cases if not c.passed] == [
-        "a value whose name begins another value's name",
-        "a label whose name begins another label's name"]
+        "a table with other column names, and a value whose name begins another value's name",
+        "another feature and class, whose name begins another label's name"]
     assert graded("01_weather", "q1", _module("01_weather").ref_likelihood).score == 2
 
 
