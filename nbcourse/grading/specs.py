@@ -134,8 +134,9 @@ class Question:
     answer is graded again with their references in place (follow-through marking, see
     ``grading/follow_through.py``), and right that way it earns ``follow_through`` of
     its points (1.0: all of them) when a function it calls directly is wrong itself, and
-    all of them when the mistake is deeper down (in a function that one calls).  ``swaps`` (a computed value only) are hidden
-    judgements that its cell really uses those functions (``Swap``).
+    all of them when the mistake is deeper down (in a function that one calls).
+    ``swaps`` (a computed value only) are hidden judgements that its cell really uses
+    those functions (``Swap``).
 
     ``computed=True`` (a value the notebook asks to compute, not to type in) flags an
     answer that is, or hides, a number typed in (``forbidden.typed_in``: ``TYPED_IN``),
