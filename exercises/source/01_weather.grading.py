@@ -32,6 +32,12 @@ FRUIT = pd.DataFrame({
 UMBRELLA = WEATHER.assign(umbrella=["yes" if o == "rainy" else "no" for o in WEATHER.outlook])
 # The fruit table with its class column first and its columns in another order.
 FRUIT_CLASS_FIRST = FRUIT[["label", "size", "colour"]]
+# A value and a label that begin other ones ("red" and "reddish", "cat" and "catfish"): an
+# answer that matches by prefix (str.startswith) or by substring counts the longer ones too.
+PREFIXES = pd.DataFrame({
+    "colour": ["red", "reddish", "red", "reddish", "red", "reddish", "red", "red"],
+    "kind": ["cat", "catfish", "catfish", "cat", "cat", "catfish", "cat", "catfish"],
+})
 
 
 def _model(table: pd.DataFrame, features, target: str) -> CategoricalNB:
@@ -233,12 +239,10 @@ EXERCISE = Exercise(
                      hint="no matching row means a likelihood of exactly 0"),
                 Case("a likelihood that is zero in a smaller table",
                      (SHUFFLED, "outlook", "overcast", "play", "no")),
-                Case("another feature and the other class", (WEATHER, "windy", "true", "play", "no")),
                 Case("a shuffled table with fewer rows", (SHUFFLED, "humidity", "normal", "play", "yes")),
                 Case("the picnic table, whose class column is 'enjoy' (the `target` argument)",
                      (PICNIC, "sky", "sunny", "enjoy", "yes"), hidden=False,
                      hint="this table's class column is not 'play': look it up with the `target` argument, and the labels with `label`"),
-                Case("a table with other column names", (PICNIC, "water", "warm", "enjoy", "no")),
                 Case("a feature that is not the table's first column: P(humidity = normal | "
                      "play = yes)", (WEATHER, "humidity", "normal", "play", "yes"), hidden=False,
                      hint="count the column the `feature` argument names (rows[feature]), not "
@@ -253,6 +257,10 @@ EXERCISE = Exercise(
                 Case("a table whose class column comes first",
                      (FRUIT_CLASS_FIRST, "colour", "red", "label", "cherry")),
                 Case("a table with three classes", (FRUIT, "colour", "yellow", "label", "banana")),
+                Case("a table with other column names, and a value whose name begins "
+                     "another value's name", (PREFIXES, "colour", "red", "kind", "catfish")),
+                Case("another feature and class, whose name begins another label's name",
+                     (PREFIXES, "colour", "reddish", "kind", "cat")),
                 # the weather table again, with another column as the class: an answer that
                 # reads "play" whenever the table has it fails here
                 Case("the weather table with windy as the class",

@@ -549,6 +549,7 @@ EXERCISE = Exercise(
                  title="precision of spam on the test part",
                  reference=lambda: spam_scores()["precision"],
                  forbidden=COUNTING,
+                 computed=True,  # "count them yourself": a number typed in is flagged
                  mistakes=_score_mistakes("precision", "recall"),
                  cases=[Case("a share between 0 and 1", hidden=False,
                              judge=Within(0, 1, "spam_precision should be a share between 0 "
@@ -558,6 +559,7 @@ EXERCISE = Exercise(
                  title="recall of spam on the test part",
                  reference=lambda: spam_scores()["recall"],
                  forbidden=COUNTING,
+                 computed=True,  # "count them yourself": a number typed in is flagged
                  mistakes=_score_mistakes("recall", "precision"),
                  cases=[Case("a share between 0 and 1", hidden=False,
                              judge=Within(0, 1, "spam_recall should be a share between 0 "

@@ -128,6 +128,15 @@ class CheckResult:
 
 
 @dataclass
+class PublicCall:
+    """A public case's call as a judge reads it: the fields of the grader's ``specs.Case``
+    that a judge may look at."""
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    hidden: bool = False
+
+
+@dataclass
 class PublicQuestion:
     """One question as ``check()`` sees it: the public part of its spec."""
     id: str
@@ -145,6 +154,7 @@ class PublicQuestion:
     calls: Sequence[str] = ()  # ids of the graded functions it calls
     computed: bool = False  # a number typed in is flagged (forbidden.TYPED_IN)
     keep_inputs: bool = False  # a call that changes its inputs in place fails
+    used_by: Sequence[str] = ()  # ids of the questions that call it (Decimal refused)
 
     @classmethod
     def from_json(cls, data: dict) -> "PublicQuestion":
@@ -154,16 +164,20 @@ class PublicQuestion:
                    from_json(data.get("judge")),
                    {m["name"]: m["feedback"] for m in data.get("mistakes", ())},
                    bool(data.get("graded_later", False)), tuple(data.get("calls", ())),
-                   bool(data.get("computed", False)), data.get("keep_inputs") is True)
+                   bool(data.get("computed", False)), data.get("keep_inputs") is True,
+                   tuple(data.get("used_by", ())))
 
-    def compare(self, actual, expected, judge=None) -> str | None:
+    def compare(self, actual, expected, judge=None, case=None) -> str | None:
+        """``case``: the public call (its ``args``, ``kwargs``), for a judge that reads
+        them as the grader's does (``judges.Optimum``'s floor)."""
         judge = judge or self.judge
         if judge is not None:
-            return judge(actual, expected, None)
+            return judge(actual, expected, case)
         problem = compare(actual, expected, self.tolerance, exact=self.exact,
                           strip=self.kind == "value")  # as the grader (specs.judge_case)
         if problem is None:
-            return decimal_problem(actual, expected) if self.kind == "function" else None
+            return decimal_problem(actual, expected, floats=bool(self.used_by)) \
+                if self.kind == "function" else None
         return form_note(actual, expected, self.tolerance) or problem
 
     def same(self, actual, value) -> bool:
@@ -336,7 +350,8 @@ class Checker:
                                spec.hint), NO_VALUE
         expected = decode_input(case["expected"])
         try:
-            problem = spec.compare(actual, expected, from_json(case.get("judge")))
+            call = PublicCall(args, kwargs) if spec.kind == "function" else None
+            problem = spec.compare(actual, expected, from_json(case.get("judge")), call)
         except Exception as error:  # noqa: BLE001
             problem = f"the result could not be compared ({type(error).__name__})"
         if problem and problem.startswith(FORM_NOTES):

@@ -133,8 +133,10 @@ class Question:
     ``joint_scores``; a value, the functions its cell calls): when one of them fails, the
     answer is graded again with their references in place (follow-through marking, see
     ``grading/follow_through.py``), and right that way it earns ``follow_through`` of
-    its points (1.0: all of them).  ``swaps`` (a computed value only) are hidden
-    judgements that its cell really uses those functions (``Swap``).
+    its points (1.0: all of them) when a function it calls directly is wrong itself, and
+    all of them when the mistake is deeper down (in a function that one calls).
+    ``swaps`` (a computed value only) are hidden judgements that its cell really uses
+    those functions (``Swap``).
 
     ``computed=True`` (a value the notebook asks to compute, not to type in) flags an
     answer that is, or hides, a number typed in (``forbidden.typed_in``: ``TYPED_IN``),
@@ -166,6 +168,9 @@ class Question:
     computed: bool = False
     changes_inputs: bool = False
     origin: tuple = field(default_factory=_origin, repr=False, compare=False)
+    #: the ids of the questions that call this one (``Exercise`` fills it in): a right
+    #: value given as a Decimal is refused where they would mix it with floats
+    used_by: tuple = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if isinstance(self.calls, str):
@@ -268,7 +273,8 @@ class Question:
         problem = compare(actual, expected, self.tolerance, exact=self.exact,
                           strip=self.kind == "value")
         if problem is None:
-            return decimal_problem(actual, expected) if self.kind == "function" else None
+            return decimal_problem(actual, expected, floats=bool(self.used_by)) \
+                if self.kind == "function" else None
         # "rounded" would tell a hidden case's answer is near: public cases only (a hidden
         # value's page gets a note made from the student's value alone: scoring)
         return form_note(actual, expected, self.tolerance, rounded=not case.hidden) or problem
@@ -369,6 +375,8 @@ class Exercise:
             if question in self.callees(question):
                 raise ValueError(f"question {question.id}: its calls lead back to "
                                  f"{question.name!r} (a cycle)")
+        for question in self.questions:
+            question.used_by = tuple(q.id for q in self.questions if question.name in q.calls)
 
     def callees(self, question: Question) -> list[Question]:
         """The graded functions ``question`` calls, directly or through one another, in
@@ -414,6 +422,8 @@ class Exercise:
             callees = self.callees(question)
             if callees:  # check() says when one of them is why this answer fails
                 entry["calls"] = [q.id for q in callees]
+            if question.used_by:  # check() refuses a Decimal as the grader does
+                entry["used_by"] = list(question.used_by)
             questions.append(entry)
         return {"format": 1, "exercise": self.name, "title": self.title,
                 "questions": questions}
