@@ -167,9 +167,11 @@ LAPLACE = ("Your estimate adds one pseudo-count to every outcome: that is Laplac
            "(lesson 02), a posterior mean. The maximum-likelihood estimate uses the counts "
            "alone: see lesson 03, §4.")
 
-LIKELIHOODS = ("categorical_log_likelihood", "gaussian_log_likelihood")
+#: "nbcourse.mle ... already do this": the whole module, under whatever name it is reached
+MLE_MODULE = ("nbcourse.mle.*", "nbcourse._numerics.*")
+LIKELIHOODS = ("categorical_log_likelihood", "gaussian_log_likelihood") + MLE_MODULE
 CLOSED_FORMS = ("multinomial_mle", "class_prior_mle", "lagrange_multiplier", "lidstone",
-                "laplace", "numeric_simplex_mle", "MultinomialNB", "CategoricalNB")
+                "laplace", "numeric_simplex_mle", "MultinomialNB", "CategoricalNB") + MLE_MODULE
 
 EXERCISE = Exercise(
     title="Exercise 3: maximum likelihood",

@@ -268,7 +268,8 @@ NO_W0 = ("Your score leaves out w0, the difference of the log-priors. An empty d
          "shows it: its score is w0 alone, so the class prior decides it. See lesson 04, §1.")
 
 LINEAR_HELPERS = ("to_linear", "decision_function", "predict", "predict_proba",
-                  "predict_log_proba", "predict_joint_log_proba", "LogisticRegression")
+                  "predict_log_proba", "predict_joint_log_proba", "LogisticRegression",
+                  "nbcourse.linear.*", "nbcourse._numerics.*")
 
 EXERCISE = Exercise(
     title="Exercise 4: naive Bayes is a linear classifier",
