@@ -18,10 +18,12 @@ base classes (``nbcourse._checks``, ``nbcourse._estimator``) compute no answer.
 """
 from __future__ import annotations
 
+import ast
 import functools
 import importlib
 import inspect
 import pkgutil
+from pathlib import Path
 from typing import Iterable
 
 #: The private module whose functions the public modules offer as their own.
@@ -29,6 +31,10 @@ _SHARED = "nbcourse._numerics"
 
 #: Parts of the package that hold no course helpers: the grader and the command line.
 _SKIPPED = ("nbcourse.grading", "nbcourse.cli", "nbcourse.__main__")
+
+#: Layers above the grader's (matplotlib, ipywidgets): read, never imported, for the
+#: library's functions they import and so offer under their own names.
+_READ_ONLY = ("nbcourse.plotting", "nbcourse.widgets")
 
 
 def qualified(entry: str) -> bool:
@@ -42,13 +48,18 @@ def _modules() -> dict[str, object]:
     """Every module of the library a student can import, by name."""
     import nbcourse
     found = {"nbcourse": nbcourse}
-    for info in pkgutil.walk_packages(nbcourse.__path__, "nbcourse."):
-        if info.name.startswith(_SKIPPED):
-            continue
-        try:
-            found[info.name] = importlib.import_module(info.name)
-        except ImportError:  # an optional dependency missing: nobody reaches it either
-            continue
+    todo = [nbcourse]
+    while todo:  # not pkgutil.walk_packages: it would import the skipped packages too
+        package = todo.pop()
+        for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+            if info.name.startswith(_SKIPPED + _READ_ONLY):
+                continue
+            try:
+                found[info.name] = importlib.import_module(info.name)
+            except ImportError:  # an optional dependency missing: nobody reaches it either
+                continue
+            if info.ispkg:
+                todo.append(found[info.name])
     return found
 
 
@@ -67,13 +78,41 @@ def _members(module) -> dict[str, object]:
     return members
 
 
+def _read_only_imports() -> list[tuple[str, str, str]]:
+    """(module, local name, the library path it imports) for every ``from ... import``
+    of the plotting and widget modules, read from their source."""
+    import nbcourse
+    root = Path(nbcourse.__file__).parent
+    found = []
+    for top in _READ_ONLY:
+        base = root.joinpath(*top.split(".")[1:])
+        for path in sorted([*base.rglob("*.py"), base.with_suffix(".py")]):
+            if not path.is_file():
+                continue
+            parts = ["nbcourse", *path.relative_to(root).with_suffix("").parts]
+            module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            package = parts[:-1]
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom):
+                    start = package[:len(package) - node.level + 1] if node.level else []
+                    source = ".".join(start + ([node.module] if node.module else []))
+                    found += [(module, alias.asname or alias.name, f"{source}.{alias.name}")
+                              for alias in node.names if alias.name != "*"]
+    return found
+
+
 @functools.lru_cache(maxsize=1)
 def _places() -> dict[int, list[str]]:
     """{id(object): every ``module.name`` of the library that holds it}."""
     places: dict[int, list[str]] = {}
+    by_path = {}
     for module_name, module in _modules().items():
         for name, value in _members(module).items():
             places.setdefault(id(value), []).append(f"{module_name}.{name}")
+            by_path[f"{module_name}.{name}"] = value
+    for module_name, local, imported in _read_only_imports():
+        if imported in by_path:
+            places[id(by_path[imported])].append(f"{module_name}.{local}")
     return places
 
 
