@@ -257,3 +257,25 @@ def test_the_sandboxed_grader_withholds_the_points_of_helpers_reached_under_othe
         row = rows[who][who.split("_")[0]]
         assert row["score"] == 0 and row["points"] > 0, (who, row)
         assert flag in pages[who], who
+
+
+# ------------------------------------------------- the notebook's rule says what is flagged
+#: how a notebook's rule covers every helper of the library without naming each module
+ALL_OF_THE_LIBRARY = ("use numpy only", "Count with pandas and plain Python")
+
+
+@pytest.mark.parametrize("name", specs.available(SOURCE))
+def test_each_notebook_names_every_library_module_its_questions_forbid(name):
+    """A module a question forbids (``nbcourse.scale.*``) is named in the notebook's rule,
+    or the rule allows nothing of the library inside the answers ("use numpy only")."""
+    import json
+    cells = json.loads((SOURCE / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
+    text = " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    text = " ".join(text.split())
+    modules = {entry[:-2] for question in specs.load(name, SOURCE).questions
+               for entry in question.forbidden if entry.endswith(".*")}
+    assert "nbcourse._numerics" in modules, name  # wherever helpers are forbidden
+    if any(words in text for words in ALL_OF_THE_LIBRARY):
+        return
+    missing = [module for module in sorted(modules) if f"`{module}" not in text]
+    assert not missing, (name, missing)
