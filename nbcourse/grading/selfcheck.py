@@ -428,7 +428,24 @@ def _compiled_uses(answer, forbidden: set[str]) -> set[str]:
         own = {n: namespace.get(n) for n in names
                if inspect.isfunction(namespace.get(n)) and namespace[n].__globals__ is namespace}
         found |= (names & forbidden) - set(own)  # the student's own logsumexp is theirs
+        found |= _library_objects(names, namespace) & forbidden
         todo.extend(own.values())
+    return found
+
+
+def _library_objects(names: set[str], namespace: dict) -> set[str]:
+    """The library paths a compiled function reaches through its globals: a function of
+    nbcourse by its home (``nbcourse._numerics.sigmoid``), and ``module.attribute`` for a
+    global bound to a module of nbcourse (``_s.combine_moments``)."""
+    found = set()
+    for name in names:
+        value = namespace.get(name)
+        home = str(getattr(value, "__module__", "") or "")
+        if inspect.ismodule(value) and value.__name__.split(".")[0] == "nbcourse":
+            found |= {f"{value.__name__}.{attribute}" for attribute in names}
+        elif (inspect.isfunction(value) or inspect.isclass(value)) \
+                and home.split(".")[0] == "nbcourse":
+            found.add(f"{home}.{value.__name__}")
     return found
 
 

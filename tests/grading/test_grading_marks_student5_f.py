@@ -140,6 +140,18 @@ def test_the_grader_flags_a_library_helper_reached_under_another_name(name, ques
     assert flagged_answers([code], spec.probe_plan()) == {question: [flag]}
 
 
+@pytest.mark.parametrize("name, question, code, flag", [
+    FINDINGS[0], FINDINGS[7], FINDINGS[9]], ids=lambda v: str(v)[:40])
+def test_check_warns_from_the_compiled_answer_when_no_cell_text_can_be_read(name, question,
+                                                                            code, flag):
+    """Outside IPython (code run by ``exec``), check() reads the function's globals: the
+    library function it holds, or the library module it reads an attribute of."""
+    spec = specs.load(name, SOURCE).question(question)
+    report = _checker(name).run(question, _answer(code, spec.name))
+    assert report.flags, str(report)
+    assert all(found in expand(spec.forbidden) for found in report.flags), report.flags
+
+
 def test_the_probes_are_right_in_value_so_only_the_flag_costs_them():
     """The probes pass every public case: the flag, not a wrong value, is what they lose."""
     for name, question, code, _ in FINDINGS:
