@@ -377,7 +377,15 @@ def find(sources: Iterable, name: str, forbidden: Iterable[str]) -> list[str]:
             for used in loaded - stored:
                 if used in notebook.functions or used in notebook.assignments:
                     todo.append(used)
-    return sorted(found)
+    return fewest_names(found)
+
+
+def fewest_names(found: Iterable[str]) -> list[str]:
+    """The names found, sorted, without a library path whose plain name is among them
+    (``m_estimate`` and ``nbcourse.smoothing.m_estimate`` are one use, said once)."""
+    plain = {name for name in found if "." not in name}
+    return sorted(name for name in set(found)
+                  if "." not in name or name.rpartition(".")[2] not in plain)
 
 
 #: What a value typed in is flagged as, in the place of a forbidden name.

@@ -291,3 +291,46 @@ def test_each_notebook_names_every_library_module_its_questions_forbid(name):
         return
     missing = [module for module in sorted(modules) if f"`{module}" not in text]
     assert not missing, (name, missing)
+
+
+# ------------------------------------ check() outside IPython warns where the grader flags
+#: (exercise, question, code): the student's harness ran cells with ``exec``, so check()
+#: read the compiled answer only, and missed what the grader then withheld
+SILENT_IN_CHECK = [
+    ("02_smoothing", "q7", "from nbcourse.smoothing import m_estimate as me\n"
+                           "def m_smoothed(n_vc, n_c, m, Q):\n"
+                           "    return me(n_vc, n_c, m, Q, exact=True)\n"),
+    ("02_smoothing", "q3", "import nbcourse.smoothing as sm\n"
+                           "def posterior_mean(a, b, heads, tails):\n"
+                           "    f = getattr(sm, 'beta_' + 'mean')\n"
+                           "    return f(a + heads, b + tails, exact=True)\n"),
+    ("03_mle", "q1", "from nbcourse.mle import categorical_log_likelihood as cll\n"
+                     "def log_likelihood(counts, theta):\n"
+                     "    return float(cll(counts, theta))\n"),
+    ("05_spam", "q2", "import nbcourse.evaluation as ev\n"
+                      "def fraction_correct(y_true, y_pred):\n"
+                      "    return getattr(ev, 'accu' + 'racy')(y_true, y_pred)\n"),
+    ("06_gaussian", "q8", "from nbcourse.mle import logsumexp as lse\n"
+                          "def stable_posterior(log_scores):\n"
+                          "    s = np.asarray(log_scores, float)\n"
+                          "    return np.exp(s - lse(s, axis=1)[:, None])\n"),
+]
+
+
+@pytest.mark.parametrize("name, question, code", SILENT_IN_CHECK, ids=lambda v: str(v)[:30])
+def test_check_without_cell_text_warns_about_aliased_and_looked_up_helpers(name, question,
+                                                                           code):
+    spec = specs.load(name, SOURCE)
+    assert flagged_answers([code], spec.probe_plan()).get(question), "the grader flags it"
+    report = _checker(name).run(question, _answer(code, spec.question(question).name))
+    assert report.flags, str(report)
+    assert "the grader will flag it" in str(report) or "earn no points" in str(report)
+
+
+def test_check_without_cell_text_leaves_the_students_own_class_alone():
+    """The grader's rule: a class the notebook defines is the student's, whatever its name."""
+    code = ("class CountTable:\n    pass\n"
+            "def merge_counts(a, b):\n    CountTable()\n"
+            "    return {k: a.get(k, 0) + b.get(k, 0) for k in sorted(set(a) | set(b))}\n")
+    report = _checker("07_merging").run("q1", _answer(code, "merge_counts"))
+    assert report.flags == [], str(report)
