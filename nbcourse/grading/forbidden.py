@@ -288,11 +288,11 @@ class _Notebook:
         ``from nbcourse.x import *``."""
         paths = set()
         if isinstance(child, (ast.Name, ast.Attribute)) and \
-                not isinstance(getattr(child, "ctx", None), ast.Store):
+                not isinstance(child.ctx, ast.Store):
             paths.add(self.path(child))
-        if isinstance(child, ast.Name) and child.id not in self.paths \
-                and child.id not in self.functions:
-            paths.update(f"{module}.{child.id}" for module in self.star_modules)
+            if isinstance(child, ast.Name) and child.id not in self.paths \
+                    and child.id not in self.functions:
+                paths.update(f"{module}.{child.id}" for module in self.star_modules)
         if isinstance(read, (str, set)) and read != DYNAMIC:
             base = self.path(child.args[0]) if isinstance(child, ast.Call) else None
             if base is not None:
