@@ -334,3 +334,22 @@ def test_check_without_cell_text_leaves_the_students_own_class_alone():
             "    return {k: a.get(k, 0) + b.get(k, 0) for k in sorted(set(a) | set(b))}\n")
     report = _checker("07_merging").run("q1", _answer(code, "merge_counts"))
     assert report.flags == [], str(report)
+
+
+def test_validate_names_a_forbidden_module_the_library_does_not_have(tmp_path):
+    from nbcourse.cli import main
+    from nbcourse.grading.validate import errors, validate
+    main(["new", "06_laplace", "--source", str(tmp_path)])
+    spec = tmp_path / "06_laplace.grading.py"
+    text = spec.read_text(encoding="utf-8")
+    assert '# forbidden=("laplace",),' in text
+    spec.write_text(text.replace('# forbidden=("laplace",),',
+                                 'forbidden=("laplace", "nbcourse.smoothing.*"),'),
+                    encoding="utf-8")
+    assert not errors(validate("06_laplace", tmp_path))  # a module the library has
+    spec.write_text(text.replace('# forbidden=("laplace",),',
+                                 'forbidden=("nbcourse.smoothnig.*",),'), encoding="utf-8")
+    found = errors(validate("06_laplace", tmp_path))
+    assert [p.message for p in found] == [
+        "q1: forbidden entry 'nbcourse.smoothnig.*': nbcourse.smoothnig is not a module of "
+        "nbcourse"], found
