@@ -353,3 +353,17 @@ def test_validate_names_a_forbidden_module_the_library_does_not_have(tmp_path):
     assert [p.message for p in found] == [
         "q1: forbidden entry 'nbcourse.smoothnig.*': nbcourse.smoothnig is not a module of "
         "nbcourse"], found
+
+
+def test_the_scan_reads_the_plans_strings_and_imports_no_library():
+    """The worker's scan flags an expanded name without importing numpy or the library's
+    modules: the expansion happened on the instructor's side."""
+    import subprocess
+    import sys
+    code = ("import sys\nfrom nbcourse.grading.forbidden import find\n"
+            "found = find(['import nbcourse.scale as s\\ndef f(x):\\n    return "
+            "s.union_words(x)\\n'], 'f', ['nbcourse.scale.union_words'])\n"
+            "print(found, 'numpy' in sys.modules, 'nbcourse.scale' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "['nbcourse.scale.union_words'] False False", out
