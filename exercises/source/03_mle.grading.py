@@ -342,6 +342,8 @@ EXERCISE = Exercise(
                  # the cell combines class_priors and word_probabilities: right given them,
                  # it earns its points, and a mistake of theirs is blamed on them
                  calls=("class_priors", "word_probabilities"),
+                 # computed with them: a helper they use is flagged here as well (issue 34)
+                 forbidden=CLOSED_FORMS,
                  mistakes=[
                      Mistake("a word a class never used skipped",
                              lambda: p_ham_documents(word_ignored=True),

@@ -367,3 +367,27 @@ def test_the_scan_reads_the_plans_strings_and_imports_no_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "['nbcourse.scale.union_words'] False False", out
+
+
+#: (exercise, a graded function written with a forbidden helper, the questions flagged)
+CALLED_WITH_A_HELPER = [
+    ("03_mle", "from nbcourse.mle import class_prior_mle\n"
+               "def class_priors(labels):\n    return class_prior_mle(labels).to_dict()\n",
+     {"q4": ["class_prior_mle"], "q6": ["class_prior_mle"]}),
+    ("04_linearity", "from nbcourse.linear import decision_function\n"
+                     "def decide(w0, w, X):\n"
+                     "    return (decision_function(w0, w, X) >= 0).astype(int)\n",
+     {"q2": ["decision_function"], "q4": ["decision_function"]}),
+    ("07_merging", UNION, {"q3": ["nbcourse.scale.union_words"],
+                           "q4": ["nbcourse.scale.union_words"]}),
+]
+
+
+@pytest.mark.parametrize("name, code, flags", CALLED_WITH_A_HELPER, ids=lambda v: str(v)[:20])
+def test_a_value_computed_with_a_flagged_function_is_flagged_under_the_same_name(name, code,
+                                                                                 flags):
+    """As in 05: a value whose cell calls a graded function (its ``calls``) is flagged with
+    it, under the same name, so the note on it says that fixing the function gives the
+    points back."""
+    cells = _solution_code(name) + [code]
+    assert flagged_answers(cells, specs.load(name, SOURCE).probe_plan()) == flags
