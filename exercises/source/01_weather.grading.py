@@ -189,6 +189,9 @@ def joint_scores(table, query, target):
     return {label: Fraction(rank + 1) for rank, label in enumerate(labels)}
 """
 
+#: "count with pandas and plain Python": the estimator, and the library's shared numerics
+NOT_THE_LIBRARY = ("CategoricalNB", "nbcourse._numerics.*")
+
 TYPED_P_NO = ("Your `p_no` does not come from your `joint_scores`: run with a `joint_scores` "
               "that gives other scores, your cell still gives the same number. Compute it "
               "from the scores: the score of 'no' divided by the sum of the scores.")
@@ -206,7 +209,7 @@ EXERCISE = Exercise(
     questions=[
         Question(
             "q1", "likelihood", points=2, title="a likelihood P(feature = value | class) by counting",
-            reference=ref_likelihood, forbidden=("CategoricalNB",),
+            reference=ref_likelihood, forbidden=NOT_THE_LIBRARY,
             hint="count only the rows of the class, both above and below the fraction bar",
             mistakes=[
                 Mistake("divided by the whole table", likelihood_over_the_whole_table,
@@ -268,7 +271,7 @@ EXERCISE = Exercise(
             ]),
         Question(
             "q2", "joint_scores", points=3, title="the joint scores P(y) * prod P(x_k | y)",
-            reference=ref_joint_scores, forbidden=("CategoricalNB",),
+            reference=ref_joint_scores, forbidden=NOT_THE_LIBRARY,
             calls=("likelihood",),
             # predict and p_no use the scores as a dict: a Series or joint_proba's one-row
             # DataFrame is told the conversion here rather than breaking them silently
@@ -304,7 +307,7 @@ EXERCISE = Exercise(
             ]),
         Question(
             "q3", "predict", points=2, title="the predicted class for a query",
-            reference=ref_predict, forbidden=("CategoricalNB",),
+            reference=ref_predict, forbidden=NOT_THE_LIBRARY,
             calls=("joint_scores",),
             hint="the prediction is the label whose joint score (prior included) is largest",
             mistakes=[
@@ -365,7 +368,7 @@ EXERCISE = Exercise(
             ]),
         Question(
             "q4", "p_no", points=1, kind="value", title="the posterior P(play = no | the lesson's day)",
-            reference=ref_p_no, forbidden=("CategoricalNB",), computed=True,
+            reference=ref_p_no, forbidden=NOT_THE_LIBRARY, computed=True,
             calls=("joint_scores",),
             swaps=[Swap("the posterior computed from joint_scores", ("joint_scores",),
                         RANKED_JOINT_SCORES, lambda: Fraction(1, 3), TYPED_P_NO)],

@@ -337,7 +337,7 @@ def p_no_with_half_and_quarter():
 
 
 SMOOTHING = ("beta_posterior", "beta_mode", "beta_mean", "beta_summary", "laplace",
-             "lidstone", "m_estimate")
+             "lidstone", "m_estimate", "nbcourse.smoothing.*", "nbcourse._numerics.*")
 
 EXERCISE = Exercise(
     title="Exercise 2: smoothing as pseudo-counts",

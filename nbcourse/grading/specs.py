@@ -27,6 +27,7 @@ from typing import Any, Callable, Sequence
 
 from .diagnosis import form_note
 from .judges import Judge
+from .library_names import expand
 from .values import Tolerance, both_nan, compare, decimal_problem, encode_input, normalise
 from ..resources import CHECKS_SUFFIX, SPEC_SUFFIX, exercise_matches
 PROBABILITY = Tolerance(rel=1e-6, abs_=1e-9)
@@ -126,7 +127,10 @@ class Question:
     default comparison and returns None or a reason.  A value question's cases all
     look at the same value, each with its own judge if it has one (for example a
     public "is it a probability" case and a hidden exact one).  ``forbidden`` lists
-    names the answer must not use (the estimator it re-implements); see
+    names the answer must not use (the estimator it re-implements), or library modules
+    and objects by their full name (``"nbcourse.linear.*"``, ``"nbcourse.adversary.
+    good_word_attack"``), which the plan and the checks file list under every name of the
+    library that reaches them (``library_names.expand``); see
     ``Exercise.forbidden_penalty``.  ``mistakes`` are the known wrong answers.
 
     ``calls`` names the graded functions this answer calls (``predict`` calls
@@ -293,7 +297,7 @@ class Question:
     def probe_request(self) -> dict:
         """What the kernel is told: names and hidden inputs only, never expected values."""
         request = {"question": self.id, "name": self.name, "kind": self.kind,
-                   "forbidden": list(self.forbidden), "computed": self.computed}
+                   "forbidden": expand(self.forbidden), "computed": self.computed}
         if self.kind == "function":
             request["keep_inputs"] = self.keeps_inputs
             request["cases"] = [{"args": encode_input(tuple(case.args)),
@@ -326,7 +330,7 @@ class Question:
                 entry["kwargs"] = encode_input(dict(case.kwargs))
             cases.append(entry)
         return {"id": self.id, "name": self.name, "title": self.title, "kind": self.kind,
-                "forbidden": list(self.forbidden), "computed": self.computed,
+                "forbidden": expand(self.forbidden), "computed": self.computed,
                 "keep_inputs": self.keeps_inputs, "hint": self.hint,
                 "tolerance": [self.tolerance.rel, self.tolerance.abs_], "exact": self.exact,
                 "judge": self.judge.to_json() if isinstance(self.judge, Judge) else None,
