@@ -275,6 +275,12 @@ COUNT_CASES = [  # (number of values of each attribute, K classes)
          hint="return exact counts: multiply Python integers (numpy's integers, np.prod "
               "included, overflow without a word past 2**63)"),
     Case("twenty ten-valued attributes, three classes", ([10] * 20, 3)),
+    # 2 * 3**40 - 1 needs 65 bits: a float keeps 53 of them (2**71 above is exact in a float)
+    Case("forty three-valued attributes: a count no float holds exactly", ([3] * 40, 2),
+         hidden=False,
+         hint="multiply Python integers, never floats: a float keeps about 16 significant "
+              "digits, so a large count computed in floats (float(K), 3.0 ** 40, math.prod "
+              "of floats) comes out a little off"),
 ]
 
 # Question 9: four coins, (prior a, prior b, heads, tails). The mode formula holds in (b) and
@@ -331,7 +337,7 @@ def p_no_with_half_and_quarter():
 
 
 SMOOTHING = ("beta_posterior", "beta_mode", "beta_mean", "beta_summary", "laplace",
-             "lidstone", "m_estimate")
+             "lidstone", "m_estimate", "nbcourse.smoothing.*", "nbcourse._numerics.*")
 
 EXERCISE = Exercise(
     title="Exercise 2: smoothing as pseudo-counts",
@@ -527,6 +533,7 @@ EXERCISE = Exercise(
         Question("q8", "parameter_counts", points=2,
                  title="free numbers: naive Bayes against the full joint table",
                  reference=ref_parameter_counts, cases=COUNT_CASES,
+                 exact=True,  # counts: a float a few units off 2 * 3**40 - 1 is wrong
                  hint="naive Bayes: K - 1 for the prior, plus (number of values - 1) per "
                       "attribute and per class; the full table: one cell per combination of "
                       "attribute values and class, minus 1 because all cells sum to one",

@@ -268,7 +268,8 @@ NO_W0 = ("Your score leaves out w0, the difference of the log-priors. An empty d
          "shows it: its score is w0 alone, so the class prior decides it. See lesson 04, §1.")
 
 LINEAR_HELPERS = ("to_linear", "decision_function", "predict", "predict_proba",
-                  "predict_log_proba", "predict_joint_log_proba", "LogisticRegression")
+                  "predict_log_proba", "predict_joint_log_proba", "LogisticRegression",
+                  "nbcourse.linear.*", "nbcourse._numerics.*")
 
 EXERCISE = Exercise(
     title="Exercise 4: naive Bayes is a linear classifier",
@@ -341,7 +342,11 @@ EXERCISE = Exercise(
                  ]),
         Question("q4", "agreement", points=1, kind="value",
                  title="the share of messages where both rules agree",
-                 reference=lambda: 1.0, forbidden=("to_linear",), computed=True,
+                 # the model's own predict is how the cell compares: allowed here; the
+                 # library's linear helpers are not, in the cell or in what it calls
+                 reference=lambda: 1.0, computed=True,
+                 forbidden=("to_linear", "decision_function", "nbcourse.linear.*",
+                            "nbcourse._numerics.*"),
                  calls=("linear_weights", "decide"),
                  swaps=[Swap("the share computed from decide's answers", ("decide",),
                              ODD_DECIDE, share_of_odd_messages,

@@ -319,11 +319,13 @@ LEAKY = ("Your vocabulary was built from every message, the validation and test 
 # the library's evaluation helpers and their scikit-learn counterparts (issue 34)
 EVALUATION = ("stratified_split", "accuracy", "binary_scores", "confusion_matrix",
               "accuracy_score", "balanced_accuracy_score", "precision_score", "recall_score",
-              "precision_recall_fscore_support", "classification_report")
+              "precision_recall_fscore_support", "classification_report",
+              "nbcourse.evaluation.*", "nbcourse._numerics.*")
 
 #: q7 and q8 ask to count the test part's spam by hand
 COUNTING = ("binary_scores", "confusion_matrix", "precision_score", "recall_score",
-            "precision_recall_fscore_support", "classification_report")
+            "precision_recall_fscore_support", "classification_report",
+            "nbcourse._numerics.*")
 
 EXERCISE = Exercise(
     title="Exercise 5: a personal spam detector",
@@ -488,6 +490,8 @@ EXERCISE = Exercise(
                  title="the alpha chosen for the SMS corpus",
                  reference=lambda: sms_result("best_alpha"),
                  calls=("spam_experiment",),
+                 # computed through q1-q4: a helper they use is flagged here as well
+                 forbidden=EVALUATION,
                  computed=True,
                  swaps=[Swap("the alpha your recipe returns", ("spam_experiment",),
                              FIRST_ALPHA_RECIPE, lambda: ALPHAS[0],
@@ -518,6 +522,8 @@ EXERCISE = Exercise(
                  title="the test accuracy of the chosen model",
                  reference=lambda: sms_result("test_accuracy"),
                  calls=("spam_experiment",),
+                 # computed through q1-q4: a helper they use is flagged here as well
+                 forbidden=EVALUATION,
                  computed=True,
                  swaps=[Swap("the accuracy your recipe returns", ("spam_experiment",),
                              FIRST_ALPHA_RECIPE, lambda: 0.25,
@@ -549,6 +555,7 @@ EXERCISE = Exercise(
                  title="precision of spam on the test part",
                  reference=lambda: spam_scores()["precision"],
                  forbidden=COUNTING,
+                 computed=True,  # "count them yourself": a number typed in is flagged
                  mistakes=_score_mistakes("precision", "recall"),
                  cases=[Case("a share between 0 and 1", hidden=False,
                              judge=Within(0, 1, "spam_precision should be a share between 0 "
@@ -558,6 +565,7 @@ EXERCISE = Exercise(
                  title="recall of spam on the test part",
                  reference=lambda: spam_scores()["recall"],
                  forbidden=COUNTING,
+                 computed=True,  # "count them yourself": a number typed in is flagged
                  mistakes=_score_mistakes("recall", "precision"),
                  cases=[Case("a share between 0 and 1", hidden=False,
                              judge=Within(0, 1, "spam_recall should be a share between 0 "

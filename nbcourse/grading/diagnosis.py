@@ -51,7 +51,11 @@ def _leaves(actual, expected):
 #: How every ``form_note`` begins: a message that starts so already says what is wrong
 #: (no hint is added to it, and ``check()`` shows it as it is).  (A float that is a whole
 #: number needs no note: ``values.compare`` takes 9.0 for 9 everywhere.)
-FORM_NOTES = ("the numbers are right but", "the value looks rounded", "the function changed",
+#: How the note on a call that changed its input in place begins (``input_changed``)
+CHANGED_IN_PLACE = "the function changed"
+#: How the note on a value that looks rounded begins (``form_note``)
+LOOKS_ROUNDED = "the value looks rounded"
+FORM_NOTES = ("the numbers are right but", LOOKS_ROUNDED, CHANGED_IN_PLACE,
               "the text is right but")
 
 
@@ -68,7 +72,7 @@ def input_changed(where: str, positions: int = 0, keywords=()) -> str:
         words = f"its argument {name} (of {positions})"
     elif kind == "keyword" and name in keywords:
         words = f"its argument {name}="
-    return (f"the function changed {words} in place: this question does not ask for that, "
+    return (f"{CHANGED_IN_PLACE} {words} in place: this question does not ask for that, "
             "and whatever calls it (a later question too) would then work on the changed "
             "input. Work on a copy (table.copy(), list(values), dict(counts), "
             "np.array(x, copy=True)) and leave what you are given as it was.")
@@ -127,7 +131,7 @@ def form_note(actual, expected, tolerance, *, rounded: bool = True) -> str | Non
                for a, e in pairs) and any(
                 not math.isclose(float(a), float(e), rel_tol=tolerance.rel, abs_tol=tolerance.abs_)
                 for a, e in pairs):
-            return (f"the value looks rounded to {places} decimal place"
+            return (f"{LOOKS_ROUNDED} to {places} decimal place"
                     f"{'s' if places > 1 else ''}: return it unrounded (round only what you "
                     "print)")
     return None

@@ -12,7 +12,8 @@ then can change an answer already read.
 Scoring (``credit``) uses that second reading wherever a function the answer calls
 failed, whether the answer itself passed or failed the ordinary way.  A failed answer
 right on every case with the solutions in place earns ``Question.follow_through`` of its
-points (all of them by default) and its feedback names the function to blame; still
+points (all of them by default, and always when the functions it calls directly are
+right given theirs: ``_share``) and its feedback names the function to blame; still
 wrong, it has a mistake of its own and is marked on that second reading, its own logic
 alone (so a second mistake in a callee can neither raise nor lower its mark), where its
 mistake is also diagnosed.  An answer that passed with a wrong callee but fails with
@@ -42,6 +43,7 @@ import ast
 import json
 from fractions import Fraction
 
+from .diagnosis import CHANGED_IN_PLACE, LOOKS_ROUNDED
 from .execution.cells import parse_cell
 from .statuses import AnswerStatus
 
@@ -191,9 +193,11 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
             continue  # not judged the second time (stopped, unreadable): ordinary marking
         blamed = [c for c in callees if _failed(by_id[c.id])] or \
             [c for c in callees if by_id[c.id].status != AnswerStatus.PASSED]
+        changed = [c for c in blamed if _changed_an_input(by_id[c.id])]
         if result.status == AnswerStatus.PASSED:
             if again.status != AnswerStatus.PASSED:  # right only with the wrong callee
-                _made_up_for(question, result, again, blamed, penalty, points_text)
+                _own_logic(question, result, again, blamed, penalty, points_text,
+                           _share(exercise, question, by_id), changed, made_up=True)
             continue
         ordinary_words = {result.diagnosis, *(n for n in result.notes if n.startswith("hint: "))}
         result.notes = [n for n in result.notes if n not in ordinary_words]
@@ -201,8 +205,24 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
             # a case's hint from the first reading may describe the callee's mistake: keep
             # the second reading's (none, when the answer is right with the solutions)
             case.mistakes, case.hint = [], other.hint
-        marked = _right_given_callees if again.status == AnswerStatus.PASSED else _own_logic
-        marked(question, result, again, blamed, penalty, points_text)
+        share = _share(exercise, question, by_id)
+        if again.status == AnswerStatus.PASSED:
+            _right_given_callees(question, result, again, blamed, penalty, points_text, share)
+        else:
+            _own_logic(question, result, again, blamed, penalty, points_text, share, changed)
+
+
+def _share(exercise, question, by_id: dict) -> Fraction:
+    """The share of its points a follow-through reading may earn: ``follow_through`` when a
+    function the answer calls itself (its ``calls``) is wrong, all of them when those are
+    right, or right given the functions they call (the mistake is deeper down: 05's
+    `test_accuracy` with a wrong `fraction_correct` under a right `spam_experiment` is
+    marked as that `spam_experiment` is)."""
+    direct = [q for q in exercise.questions if q.name in question.calls]
+    if all(by_id[q.id].status in (AnswerStatus.PASSED, AnswerStatus.FOLLOW_THROUGH)
+           for q in direct):
+        return Fraction(1)
+    return Fraction(str(question.follow_through))
 
 
 def missing_note(question) -> str:
@@ -219,75 +239,102 @@ def _earned(question, result, share: Fraction, penalty: float) -> float:
     return float(round(earned, 2))
 
 
-def _right_given_callees(question, result, again, blamed, penalty, points_text) -> None:
-    """Right with the solutions of the functions it calls: its share of the points."""
+#: Part of what a hidden case says of a value that looks rounded (``scoring.HIDDEN_ROUNDED``)
+ROUNDED_IN_HIDDEN = "if you rounded it"
+#: A failed case's message, in place of "looks rounded", when the answer is right with the
+#: right functions it calls: the rounding is theirs, not this answer's
+THROUGH_A_CALLEE = ("the value is not the expected one, because of a function it calls (see "
+                    "the note on follow-through marking)")
+
+
+def _right_given_callees(question, result, again, blamed, penalty, points_text,
+                         share: Fraction) -> None:
+    """Right with the solutions of the functions it calls: its ``share`` of the points."""
     was_missing = result.status == AnswerStatus.MISSING
     if was_missing:  # its cell failed: said once, in the note below
         result.notes = [n for n in result.notes if n != missing_note(question)]
-    result.score = max(result.score,
-                       _earned(question, result, Fraction(str(question.follow_through)), penalty))
+    result.score = max(result.score, _earned(question, result, share, penalty))
     result.status = AnswerStatus.FOLLOW_THROUGH
     result.mistakes, result.diagnosis = [], ""
+    for case in result.cases:  # the rounding is the called function's (said below)
+        if LOOKS_ROUNDED in case.message or ROUNDED_IN_HIDDEN in case.message:
+            case.message = THROUGH_A_CALLEE
     result.follow_through = [c.id for c in blamed]
     # a value is computed with the function, in its own cell or from a name an earlier
     # cell computed with it (04's w0, w): the words hold for both
     how = "it fails only because it calls" if question.kind == "function" else \
         "its cell failed only because it is computed with" if was_missing else \
         "it is wrong only because it is computed with"
+    function = 'function' if len(blamed) == 1 else 'functions'
+    earns = (f"it earns {points_text(result.score)} of its {points_text(question.points)} "
+             f"point{'' if question.points == 1 else 's'} (follow-through marking)")
+    if share < 1:  # not simply "right": say why part of the points stays out
+        result.notes.append(
+            f"Your `{question.name}` follows from your {_named(blamed)}: with the right "
+            f"{function} in place it passes every test. But the function it calls directly "
+            "is wrong itself, and this answer is little more than a call of it, so the "
+            f"exercise gives it only part of its points: {earns}; fix "
+            f"{'that function' if len(blamed) == 1 else 'those functions'} to earn them all.")
+        return
     result.notes.append(
         f"Your `{question.name}` is right: {how} your {_named(blamed)}. With the right "
-        f"{'function' if len(blamed) == 1 else 'functions'} in place it passes every "
-        f"test, so it earns {points_text(result.score)} of its "
-        f"{points_text(question.points)} "
-        f"point{'' if question.points == 1 else 's'} (follow-through marking); fix "
+        f"{function} in place it passes every test, so {earns}; fix "
         f"{'that function' if len(blamed) == 1 else 'those functions'} instead.")
 
 
-def _own_logic(question, result, again, blamed, penalty, points_text) -> None:
+def _changed_an_input(result) -> bool:
+    """Whether a graded function was seen changing an input it was given, in place."""
+    return any(case.message.startswith(CHANGED_IN_PLACE) for case in result.cases)
+
+
+def _own_logic(question, result, again, blamed, penalty, points_text,
+               share: Fraction, changed=(), made_up: bool = False) -> None:
     """Still wrong with the solutions in place: a mistake of its own, marked and named on
-    that reading (a second mistake in a function it calls can neither raise nor lower it)."""
+    that reading (a second mistake in a function it calls can neither raise nor lower it).
+    Unless a function it calls, ``changed``, changes its input in place: an earlier cell
+    that called it may have changed what this answer works on, so the page says that this
+    can be the cause, and gives no hint that would blame this answer's own method.
+    ``made_up``: the answer passed with the student's wrong callees, so its own mistake
+    makes up for theirs; each case that fails the second way says so in fixed words."""
     cases = len(again.cases) or 1
     right = sum(case.passed for case in again.cases)
-    share = Fraction(str(again.score)) / Fraction(str(question.points)) \
-        * Fraction(str(question.follow_through))
+    share *= Fraction(str(again.score)) / Fraction(str(question.points))
     result.score = _earned(question, result, share, penalty)
     if result.status != AnswerStatus.MISSING:  # a value whose cell failed stays missing
         result.status = again.status
     result.mistakes, result.diagnosis = again.mistakes, again.diagnosis
+    one = len(blamed) == 1
     for case, other in zip(result.cases, again.cases):
         case.mistakes = list(other.mistakes)
-    result.notes.append(
-        f"With the right {_named(blamed)} in place, `{question.name}` still fails "
-        "some tests, so it has a mistake of its own as well: it is marked on its own "
-        f"logic, with the right {'function' if len(blamed) == 1 else 'functions'} in "
-        f"place ({right} of {cases} tests passed that way).")
-    result.notes += [n for n in again.notes if n == again.diagnosis or
-                     n.startswith("hint: ")]
-
-
-def _made_up_for(question, result, again, blamed, penalty, points_text) -> None:
-    """Right with the student's wrong callees, wrong with the solutions in place: its own
-    mistake makes up for theirs, so it is marked on its own logic (that second reading).
-    A case that fails that way says so in fixed words (what the kernel sent is not shown)."""
-    cases = len(again.cases) or 1
-    right = sum(case.passed for case in again.cases)
-    share = Fraction(str(again.score)) / Fraction(str(question.points)) \
-        * Fraction(str(question.follow_through))
-    result.score = _earned(question, result, share, penalty)
-    result.status = again.status
-    result.mistakes, result.diagnosis = again.mistakes, again.diagnosis
-    ids = " and ".join(c.id for c in blamed)
-    for case, other in zip(result.cases, again.cases):
-        if not other.passed:
-            case.passed, case.mistakes, case.hint = False, list(other.mistakes), other.hint
+        if made_up and not other.passed:  # (what the kernel sent is not shown)
+            case.passed, case.hint = False, other.hint
             case.message = (f"passes only with your {_named(blamed)}: with the right "
-                            f"{'one' if len(blamed) == 1 else 'ones'} in place it fails")
-    result.notes.append(
-        f"With the right {_named(blamed)} in place your `{question.name}` fails: it only "
-        f"passed because it makes up for {ids}'s mistake. It is marked on its own logic, "
-        f"with the right {'function' if len(blamed) == 1 else 'functions'} in place "
-        f"({right} of {cases} tests passed that way), and earns "
-        f"{points_text(result.score)} of its {points_text(question.points)} "
-        f"point{'' if question.points == 1 else 's'}.")
+                            f"{'one' if one else 'ones'} in place it fails")
+    function = 'function' if one else 'functions'
+    if changed:
+        result.notes.append(
+            f"With the right {_named(blamed)} in place, `{question.name}` still fails some "
+            f"tests ({right} of {cases} passed that way), and it is marked so. That need not "
+            f"be a mistake of its own: your {_named(changed)} changes an input in place (see "
+            "that question), so a cell that called it earlier may have changed what "
+            f"`{question.name}` works on (a table, a query). Fix that first, then run "
+            "the notebook again from the top.")
+        result.notes += [n for n in again.notes if n == again.diagnosis]
+        return
+    if made_up:
+        result.notes.append(
+            f"With the right {_named(blamed)} in place your `{question.name}` fails: it only "
+            f"passed because it makes up for {' and '.join(c.id for c in blamed)}'s "
+            f"mistake. It is marked on its own logic, with the right {function} in place "
+            f"({right} of {cases} tests passed that way), and earns "
+            f"{points_text(result.score)} of its {points_text(question.points)} "
+            f"point{'' if question.points == 1 else 's'}.")
+    else:
+        result.notes.append(
+            f"With the right {_named(blamed)} in place, `{question.name}` still fails "
+            "some tests, so it has a mistake of its own as well: it is marked on its own "
+            f"logic, with the right {function} in place ({right} of {cases} tests passed "
+            "that way).")
     result.notes += [n for n in again.notes if n == again.diagnosis or
                      n.startswith("hint: ")]
+

@@ -9,6 +9,13 @@ imported (``from nbcourse import CategoricalNB as C``, or re-bound as ``NB = C``
 student's own variable that happens to be called ``accuracy`` is not mistaken for the
 library's function.
 
+An entry with a module (``nbcourse.scale.combine_moments``: the spec's ``"nbcourse.scale.*"``,
+expanded by ``library_names`` into every module and name that reaches the same object)
+counts only when the name really comes from the library: imported from an nbcourse
+module, an attribute of a name bound to one (``import nbcourse.scale as s``,
+``s.combine_moments``, ``nbcourse._numerics.sigmoid``), or a literal ``getattr`` on it.
+A bare attribute is not enough (``np.log`` is not ``nbcourse._numerics.log``).
+
 A forbidden name that is also the name of a function the notebook defines (the answer
 ``laplace`` when the library's ``laplace`` is forbidden) counts only when reached as an
 attribute (``smoothing.laplace``): a bare ``laplace`` is then the student's own.
@@ -219,11 +226,17 @@ class _Notebook:
         self.assignments: dict[str, list[ast.AST]] = {}
         self.imported: dict[str, str] = {}  # local name -> forbidden name
         self.star = False
+        # local name -> the library path it stands for (``_s`` -> ``nbcourse.scale``)
+        self.paths: dict[str, str] = {"nbcourse": "nbcourse"}
+        self.star_modules: list[str] = []  # ``from nbcourse.x import *``
         for tree in _trees(sources):
             for node in ast.walk(tree):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     self.functions[node.name] = node
+                elif isinstance(node, ast.Import):
+                    self._note_import(node)
                 elif isinstance(node, ast.ImportFrom):
+                    self._note_import(node)
                     for alias in node.names:
                         if alias.name in _DYNAMIC_NAMES:
                             self.imported[alias.asname or alias.name] = DYNAMIC
@@ -239,12 +252,68 @@ class _Notebook:
                             self.assignments.setdefault(name, []).append(node.value)
         self._resolve_aliases()
 
+    def _note_import(self, node: ast.Import | ast.ImportFrom) -> None:
+        """Record the library path each name an import binds stands for: ``import
+        nbcourse.scale as _s``, ``from nbcourse import _numerics``, ``from nbcourse.linear
+        import sigmoid``; relative imports and other packages are not the library's."""
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "nbcourse":
+                    local = alias.asname or alias.name.split(".")[0]
+                    self.paths[local] = alias.name if alias.asname else local
+            return
+        module = node.module or ""
+        if node.level or module.split(".")[0] != "nbcourse":
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                self.star_modules.append(module)
+            else:
+                self.paths[alias.asname or alias.name] = f"{module}.{alias.name}"
+
+    def path(self, node: ast.AST) -> str | None:
+        """The library path a name or an attribute chain stands for (``_s.combine_moments``
+        -> ``nbcourse.scale.combine_moments``), or None: only a name bound to the library
+        starts one, so ``np.log`` never stands for ``nbcourse._numerics.log``."""
+        if isinstance(node, ast.Name):
+            return None if node.id in self.functions else self.paths.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.path(node.value)
+            return None if base is None else f"{base}.{node.attr}"
+        return None
+
+    def _library_uses(self, child: ast.AST, read) -> set[str]:
+        """The qualified forbidden entries (``nbcourse.x.name``) one node reaches: a name or
+        attribute chain, a literal ``getattr`` on a library module, or a bare name after
+        ``from nbcourse.x import *``."""
+        paths = set()
+        if isinstance(child, (ast.Name, ast.Attribute)) and \
+                not isinstance(child.ctx, ast.Store):
+            paths.add(self.path(child))
+            if isinstance(child, ast.Name) and child.id not in self.paths \
+                    and child.id not in self.functions:
+                paths.update(f"{module}.{child.id}" for module in self.star_modules)
+        if isinstance(read, (str, set)) and read != DYNAMIC:
+            base = self.path(child.args[0]) if isinstance(child, ast.Call) else None
+            if base is not None:
+                paths.update(f"{base}.{name}" for name in ({read} if isinstance(read, str)
+                                                            else read))
+        return paths & self.forbidden
+
     def _resolve_aliases(self) -> None:
-        """``NB = CategoricalNB`` makes NB an alias too (until nothing changes)."""
+        """``NB = CategoricalNB`` makes NB an alias too, and ``m = nbcourse._numerics``
+        binds m to that module (until nothing changes)."""
         changed = True
         while changed:
             changed = False
             for target, values in self.assignments.items():
+                if target not in self.paths and target not in self.functions:
+                    for value in values:
+                        found = self.path(value)
+                        if found is not None:
+                            self.paths[target] = found
+                            changed = True
+                            break
                 if target in self.imported:
                     continue
                 for value in values:
@@ -260,8 +329,10 @@ class _Notebook:
         loaded, stored, attributes = set(), set(), set()
         dynamic = set()
         literal = _literal_scopes(node)
+        library = set()
         for child in ast.walk(node):
             read = _dynamic(child, literal.get(id(child), {}))
+            library |= self._library_uses(child, read)
             if isinstance(read, set):
                 attributes |= read
             elif read is not None:
@@ -276,7 +347,7 @@ class _Notebook:
         # library's (the answer ``laplace`` when ``laplace`` is forbidden)
         own = set(self.functions)
         found = {self.imported[n] for n in loaded if n in self.imported and n not in own}
-        found |= attributes & self.forbidden
+        found |= (attributes & self.forbidden) | library
         own_dynamic = (loaded & _DYNAMIC_NAMES) - own - stored - set(self.assignments)
         if dynamic or own_dynamic:
             found.add(DYNAMIC)
@@ -306,7 +377,15 @@ def find(sources: Iterable, name: str, forbidden: Iterable[str]) -> list[str]:
             for used in loaded - stored:
                 if used in notebook.functions or used in notebook.assignments:
                     todo.append(used)
-    return sorted(found)
+    return fewest_names(found)
+
+
+def fewest_names(found: Iterable[str]) -> list[str]:
+    """The names found, sorted, without a library path whose plain name is among them
+    (``m_estimate`` and ``nbcourse.smoothing.m_estimate`` are one use, said once)."""
+    plain = {name for name in found if "." not in name}
+    return sorted(name for name in set(found)
+                  if "." not in name or name.rpartition(".")[2] not in plain)
 
 
 #: What a value typed in is flagged as, in the place of a forbidden name.

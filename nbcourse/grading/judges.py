@@ -178,8 +178,11 @@ class Close(Judge):
 class Optimum(Judge):
     """Probabilities found by an optimiser: within ``abs_`` of the optimum, and if not,
     whether they are probabilities at all and whether the optimiser climbed or went
-    downhill (less likely than the uniform start under the optimum's own shares)."""
+    downhill (less likely than the uniform start under the optimum's own shares).
+    ``floor_at`` is the position of the case's floor argument (``smallest``), if it has one:
+    values that do not add up to 1 under a floor are told the map that keeps both."""
     abs_: float = 1e-4
+    floor_at: int = -1
     kind = "optimum"
 
     def __call__(self, actual, expected, case=None):
@@ -189,8 +192,7 @@ class Optimum(Judge):
                 not all(_number(a) for a in actual):
             return f"expected a list of {len(expected)} probabilities, got {describe_value(actual)}"
         if any(a < -self.abs_ for a in actual) or abs(sum(actual) - 1) > self.abs_:
-            return (f"your values are not probabilities (they add up to {sum(actual):.4g}): "
-                    "map the scores with exp(z) / sum(exp(z))")
+            return self._not_probabilities(actual, self._floor(case))
         import math
         uniform = sum(e * math.log(1 / len(expected)) for e in expected if e > 0)
         if all(a > 0 for a in actual) and sum(
@@ -199,6 +201,24 @@ class Optimum(Judge):
                     "went downhill. minimize finds a minimum, so give it the *negative* "
                     "log-likelihood")
         return f"not within {self.abs_:g} of the maximum (got {describe_value(actual)})"
+
+    def _floor(self, case) -> float:
+        """The case's floor (0 without one), from its arguments as the answer got them."""
+        args = getattr(case, "args", ()) or ()
+        floor = args[self.floor_at] if 0 <= self.floor_at < len(args) else 0
+        return float(floor) if _number(floor) else 0.0
+
+    def _not_probabilities(self, actual, floor: float) -> str:
+        total = sum(actual)
+        said = f"your values are not probabilities (they add up to {total:.4g})"
+        if floor <= 0:
+            return f"{said}: map the scores with exp(z) / sum(exp(z))"
+        if abs(total - 1 - len(actual) * floor) <= self.abs_ * len(actual):
+            return (f"{said}: the floor is added to shares that already add up to 1; "
+                    "scale those shares by (1 - J * smallest) to leave room for it: "
+                    "smallest + (1 - J * smallest) * exp(z) / sum(exp(z))")
+        return (f"{said}: with a floor, map the scores with smallest + (1 - J * smallest) "
+                "* exp(z) / sum(exp(z)), which adds up to 1 and keeps every value above it")
 
 
 @dataclass
@@ -225,7 +245,7 @@ class AsDict(Judge):
                     f"for a dict, and it is used as one by {self.used_by} (its keys in a "
                     f"loop, .values(), max(d, key=d.get)), which a {actual.form} breaks: "
                     f"return {how}")
-        return decimal_problem(actual, expected)
+        return decimal_problem(actual, expected, floats=True)  # used by later cells
 
 
 JUDGES = {cls.kind: cls for cls in (Within, OneOf, SameKeys, ZerosAndOnes, Numbers, Table,

@@ -22,7 +22,8 @@ from .forbidden import DYNAMIC, DYNAMIC_WHY, TYPED_IN
 from .specs import FAILED, Exercise
 from .statuses import PRECEDENCE, AnswerStatus, Status
 from .swaps import judge_swaps, swaps_read
-from .values import Unsupported, decode_answer, describe_value, kind_of, rounded_places
+from .values import (DECIMAL_REFUSED, Unsupported, decode_answer, describe_value, kind_of,
+                     rounded_places)
 
 # what IPython calls a cell's code: /tmp/ipykernel_12/836573701.py, <ipython-input-3-...>
 _CELL_LINE = re.compile(r"\((?:[^()\s]*/)?\d{5,}\.py, line (\d+)\)")
@@ -363,9 +364,11 @@ def _judge(question, case, outcome, expected):
             return "the result could not be compared", actual
         return (f"the result could not be compared ({type(error).__name__}: "
                 f"{student_message(error, 120)}); got {describe_value(actual)}"), actual
-    if message and case.hidden and not (question.kind == "value"
-                                        and message.startswith(FORM_NOTES)):
-        verdict = _hidden_verdict(actual, expected)  # (a form note is grader-made text)
+    # a form note is grader-made text; a value's, or a right number given as a Decimal
+    # (constant words), says on a hidden case too what is wrong, not "not the expected one"
+    if message and case.hidden and not (message.startswith(FORM_NOTES) and (
+            question.kind == "value" or message.startswith(DECIMAL_REFUSED))):
+        verdict = _hidden_verdict(actual, expected)
         places = rounded_places(actual, question.tolerance, expected=expected)
         if places:  # the expected value rounded to the student's places, nothing else
             verdict += f"; your value has only {places} {HIDDEN_ROUNDED}"

@@ -135,6 +135,15 @@ class CheckResult:
 
 
 @dataclass
+class PublicCall:
+    """A public case's call as a judge reads it: the fields of the grader's ``specs.Case``
+    that a judge may look at."""
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    hidden: bool = False
+
+
+@dataclass
 class PublicQuestion:
     """One question as ``check()`` sees it: the public part of its spec."""
     id: str
@@ -152,6 +161,7 @@ class PublicQuestion:
     calls: Sequence[str] = ()  # ids of the graded functions it calls
     computed: bool = False  # a number typed in is flagged (forbidden.TYPED_IN)
     keep_inputs: bool = False  # a call that changes its inputs in place fails
+    used_by: Sequence[str] = ()  # ids of the questions that call it (Decimal refused)
 
     @classmethod
     def from_json(cls, data: dict) -> "PublicQuestion":
@@ -161,16 +171,20 @@ class PublicQuestion:
                    from_json(data.get("judge")),
                    {m["name"]: m["feedback"] for m in data.get("mistakes", ())},
                    bool(data.get("graded_later", False)), tuple(data.get("calls", ())),
-                   bool(data.get("computed", False)), data.get("keep_inputs") is True)
+                   bool(data.get("computed", False)), data.get("keep_inputs") is True,
+                   tuple(data.get("used_by", ())))
 
-    def compare(self, actual, expected, judge=None) -> str | None:
+    def compare(self, actual, expected, judge=None, case=None) -> str | None:
+        """``case``: the public call (its ``args``, ``kwargs``), for a judge that reads
+        them as the grader's does (``judges.Optimum``'s floor)."""
         judge = judge or self.judge
         if judge is not None:
-            return judge(actual, expected, None)
+            return judge(actual, expected, case)
         problem = compare(actual, expected, self.tolerance, exact=self.exact,
                           strip=self.kind == "value")  # as the grader (specs.judge_case)
         if problem is None:
-            return decimal_problem(actual, expected) if self.kind == "function" else None
+            return decimal_problem(actual, expected, floats=bool(self.used_by)) \
+                if self.kind == "function" else None
         return form_note(actual, expected, self.tolerance) or problem
 
     def same(self, actual, value) -> bool:
@@ -348,7 +362,8 @@ class Checker:
                                spec.hint), NO_VALUE
         expected = decode_input(case["expected"])
         try:
-            problem = spec.compare(actual, expected, from_json(case.get("judge")))
+            call = PublicCall(args, kwargs) if spec.kind == "function" else None
+            problem = spec.compare(actual, expected, from_json(case.get("judge")), call)
         except Exception as error:  # noqa: BLE001
             problem = f"the result could not be compared ({type(error).__name__})"
         if problem and problem.startswith(FORM_NOTES):
@@ -409,7 +424,7 @@ def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None)
         found.update(forbidden_names.find(sources, name, spec.forbidden))
     if callable(answer) and not any(_defines(source, own_name) for source in sources):
         found.update(_compiled_uses(answer, set(spec.forbidden)))
-    return sorted(found)
+    return forbidden_names.fewest_names(found)
 
 
 def _defines(source, name: str) -> bool:
@@ -431,16 +446,44 @@ def _compiled_uses(answer, forbidden: set[str]) -> set[str]:
         if id(function) in seen:
             continue
         seen.add(id(function))
-        codes, names = [function.__code__], set()
+        codes, names, strings = [function.__code__], set(), set()
         while codes:
             code = codes.pop()
             names.update(code.co_names)
+            strings.update(c for c in code.co_consts if isinstance(c, str))
             codes.extend(c for c in code.co_consts if inspect.iscode(c))
         namespace = getattr(function, "__globals__", {})
         own = {n: namespace.get(n) for n in names
                if inspect.isfunction(namespace.get(n)) and namespace[n].__globals__ is namespace}
+        classes = {n for n in names if inspect.isclass(namespace.get(n))
+                   and namespace[n].__module__ == namespace.get("__name__")}
+        own.update(dict.fromkeys(classes))  # so is a class of their own (CountTable)
         found |= (names & forbidden) - set(own)  # the student's own logsumexp is theirs
-        todo.extend(own.values())
+        # a name the grader reads as an attribute: getattr(ev, "accu" + "racy") is folded
+        # into the constant "accuracy" when compiled
+        attributes = names | (strings if "getattr" in names else set())
+        found |= _library_objects(attributes, namespace, set(own)) & forbidden
+        todo.extend(f for f in own.values() if f is not None)
+    return found
+
+
+def _library_objects(names: set[str], namespace: dict, own: set[str]) -> set[str]:
+    """What a compiled function reaches through its globals, as the grader names it: an
+    imported function by its own name (``me`` for ``m_estimate``), a function of nbcourse
+    by its home (``nbcourse._numerics.sigmoid``), and ``module.attribute`` for a global
+    bound to a module of nbcourse (``_s.combine_moments``)."""
+    found = set()
+    for name in names - own:
+        value = namespace.get(name)
+        home = str(getattr(value, "__module__", "") or "")
+        if home and home == namespace.get("__name__"):
+            continue  # a class or function the student's cells define
+        if inspect.ismodule(value) and value.__name__.split(".")[0] == "nbcourse":
+            found |= {f"{value.__name__}.{attribute}" for attribute in names}
+        elif inspect.isfunction(value) or inspect.isclass(value) or inspect.isbuiltin(value):
+            found.add(str(getattr(value, "__name__", "")))
+            if home.split(".")[0] == "nbcourse":
+                found.add(f"{home}.{value.__name__}")
     return found
 
 

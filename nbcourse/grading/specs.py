@@ -27,6 +27,7 @@ from typing import Any, Callable, Sequence
 
 from .diagnosis import form_note
 from .judges import Judge
+from .library_names import expand
 from .values import Tolerance, both_nan, compare, decimal_problem, encode_input, normalise
 from ..resources import CHECKS_SUFFIX, SPEC_SUFFIX, exercise_matches
 PROBABILITY = Tolerance(rel=1e-6, abs_=1e-9)
@@ -126,15 +127,20 @@ class Question:
     default comparison and returns None or a reason.  A value question's cases all
     look at the same value, each with its own judge if it has one (for example a
     public "is it a probability" case and a hidden exact one).  ``forbidden`` lists
-    names the answer must not use (the estimator it re-implements); see
+    names the answer must not use (the estimator it re-implements), or library modules
+    and objects by their full name (``"nbcourse.linear.*"``, ``"nbcourse.adversary.
+    good_word_attack"``), which the plan and the checks file list under every name of the
+    library that reaches them (``library_names.expand``); see
     ``Exercise.forbidden_penalty``.  ``mistakes`` are the known wrong answers.
 
     ``calls`` names the graded functions this answer calls (``predict`` calls
     ``joint_scores``; a value, the functions its cell calls): when one of them fails, the
     answer is graded again with their references in place (follow-through marking, see
     ``grading/follow_through.py``), and right that way it earns ``follow_through`` of
-    its points (1.0: all of them).  ``swaps`` (a computed value only) are hidden
-    judgements that its cell really uses those functions (``Swap``).
+    its points (1.0: all of them) when a function it calls directly is wrong itself, and
+    all of them when the mistake is deeper down (in a function that one calls).
+    ``swaps`` (a computed value only) are hidden judgements that its cell really uses
+    those functions (``Swap``).
 
     ``computed=True`` (a value the notebook asks to compute, not to type in) flags an
     answer that is, or hides, a number typed in (``forbidden.typed_in``: ``TYPED_IN``),
@@ -166,6 +172,9 @@ class Question:
     computed: bool = False
     changes_inputs: bool = False
     origin: tuple = field(default_factory=_origin, repr=False, compare=False)
+    #: the ids of the questions that call this one (``Exercise`` fills it in): a right
+    #: value given as a Decimal is refused where they would mix it with floats
+    used_by: tuple = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if isinstance(self.calls, str):
@@ -268,7 +277,8 @@ class Question:
         problem = compare(actual, expected, self.tolerance, exact=self.exact,
                           strip=self.kind == "value")
         if problem is None:
-            return decimal_problem(actual, expected) if self.kind == "function" else None
+            return decimal_problem(actual, expected, floats=bool(self.used_by)) \
+                if self.kind == "function" else None
         # "rounded" would tell a hidden case's answer is near: public cases only (a hidden
         # value's page gets a note made from the student's value alone: scoring)
         return form_note(actual, expected, self.tolerance, rounded=not case.hidden) or problem
@@ -287,7 +297,7 @@ class Question:
     def probe_request(self) -> dict:
         """What the kernel is told: names and hidden inputs only, never expected values."""
         request = {"question": self.id, "name": self.name, "kind": self.kind,
-                   "forbidden": list(self.forbidden), "computed": self.computed}
+                   "forbidden": expand(self.forbidden), "computed": self.computed}
         if self.kind == "function":
             request["keep_inputs"] = self.keeps_inputs
             request["cases"] = [{"args": encode_input(tuple(case.args)),
@@ -320,7 +330,7 @@ class Question:
                 entry["kwargs"] = encode_input(dict(case.kwargs))
             cases.append(entry)
         return {"id": self.id, "name": self.name, "title": self.title, "kind": self.kind,
-                "forbidden": list(self.forbidden), "computed": self.computed,
+                "forbidden": expand(self.forbidden), "computed": self.computed,
                 "keep_inputs": self.keeps_inputs, "hint": self.hint,
                 "tolerance": [self.tolerance.rel, self.tolerance.abs_], "exact": self.exact,
                 "judge": self.judge.to_json() if isinstance(self.judge, Judge) else None,
@@ -369,6 +379,8 @@ class Exercise:
             if question in self.callees(question):
                 raise ValueError(f"question {question.id}: its calls lead back to "
                                  f"{question.name!r} (a cycle)")
+        for question in self.questions:
+            question.used_by = tuple(q.id for q in self.questions if question.name in q.calls)
 
     def callees(self, question: Question) -> list[Question]:
         """The graded functions ``question`` calls, directly or through one another, in
@@ -414,6 +426,8 @@ class Exercise:
             callees = self.callees(question)
             if callees:  # check() says when one of them is why this answer fails
                 entry["calls"] = [q.id for q in callees]
+            if question.used_by:  # check() refuses a Decimal as the grader does
+                entry["used_by"] = list(question.used_by)
             questions.append(entry)
         return {"format": 1, "exercise": self.name, "title": self.title,
                 "questions": questions}

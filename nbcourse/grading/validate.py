@@ -33,6 +33,7 @@ import nbformat
 from . import authoring, specs
 from .execution.cells import parse_cell
 from .judges import Judge
+from .library_names import expand
 from .values import encode_input
 
 
@@ -174,6 +175,10 @@ def _check_question_shape(question, here: str, notebook_path: Path,
             f"{question.id} has no public case: the student's check() cannot test it (a public "
             "case of a value question ships its expected value, so give it a judge such as "
             "Within or OneOf when the value is the answer)")))
+    try:
+        expand(question.forbidden)
+    except (TypeError, ValueError) as exc:
+        problems.append(Problem("error", here, f"{question.id}: {exc}"))
     if question.name in question.forbidden:
         problems.append(Problem("warning", here, (
             f"{question.id} forbids `{question.name}`, which is also the name students must "

@@ -117,19 +117,31 @@ class FromDecimal(Fraction):
     known to be a Decimal where that matters (``decimal_problem``)."""
 
 
-def decimal_problem(actual, expected) -> str | None:
+#: How every refusal of a right value given as a ``decimal.Decimal`` begins (grader-made
+#: text, so a hidden case may say it too: ``scoring``)
+DECIMAL_REFUSED = "the numbers are right but a decimal.Decimal"
+
+
+def decimal_problem(actual, expected, floats: bool = False) -> str | None:
     """Why a right value cannot stand where a function's Fraction is expected: it is a
     Decimal, and the functions that use it multiply Fractions (Fraction * Decimal raises
-    TypeError).  A value question's Decimal is used by nothing: it is accepted."""
+    TypeError).  With ``floats`` (a function other questions call), also where a float is
+    expected: the code that uses it computes with floats, and Decimal * float raises too.
+    A value question's Decimal is used by nothing: it is accepted."""
     if isinstance(actual, dict) and isinstance(expected, dict):
         actual, expected = list(actual.values()), [expected.get(k) for k in actual]
     if isinstance(actual, list) and isinstance(expected, list):
-        return next((p for p in map(decimal_problem, actual, expected) if p), None)
+        return next((p for a, e in zip(actual, expected)
+                     if (p := decimal_problem(a, e, floats))), None)
     if isinstance(actual, FromDecimal) and isinstance(expected, Fraction):
-        return ("the numbers are right but a decimal.Decimal: this exercise computes with "
+        return (f"{DECIMAL_REFUSED}: this exercise computes with "
                 "Fractions, and Fraction * Decimal raises TypeError in the functions that "
                 "use it: return a Fraction (Fraction(count, total)), or convert with "
                 "Fraction(str(d))")
+    if floats and isinstance(actual, FromDecimal) and isinstance(expected, float):
+        return (f"{DECIMAL_REFUSED}: later questions use this function's values with "
+                "floats, and Decimal * float raises TypeError: return floats (count / "
+                "total), or convert with float(d)")
     return None
 
 

@@ -237,15 +237,17 @@ def test_one_wrong_accuracy_function_costs_only_its_own_point(tmp_path):
     q = _questions(result)
     assert q["fraction_correct"].score < 1.0
     assert q["fraction_correct"].mistakes == ["the error rate"]
-    share = {"choose_alpha": 1.0, "spam_experiment": 1.0, "best_alpha": 0.5,
-             "test_accuracy": 0.5}  # the two values are one call each: half (the spec says)
-    for name in share:
+    # the two values are one call each of a spam_experiment that is right given
+    # fraction_correct: they are marked as it is, with all their points (issue 34, a fifth
+    # student: they kept half while spam_experiment kept all)
+    for name in ("choose_alpha", "spam_experiment", "best_alpha", "test_accuracy"):
         assert q[name].status == "right given the functions it calls", (name, q[name].notes)
-        assert q[name].score == q[name].points * share[name]
+        assert q[name].score == q[name].points, (name, q[name].notes)
         assert q[name].follow_through == ["q2"]
+        assert any(note.startswith(f"Your `{name}` is right:") for note in q[name].notes)
         assert not q[name].mistakes
         assert not any(note.startswith("hint: ") for note in q[name].notes)
-    assert result.total == batch.exercise.maximum - 1 + q["fraction_correct"].score - 1.5
+    assert result.total == batch.exercise.maximum - 1 + q["fraction_correct"].score
 
 
 def test_an_empty_recipe_does_not_buy_the_values_it_computes(tmp_path):
@@ -260,6 +262,9 @@ def test_an_empty_recipe_does_not_buy_the_values_it_computes(tmp_path):
     q = _questions(result)
     assert q["spam_experiment"].score == 0
     assert q["best_alpha"].score + q["test_accuracy"].score == 1.5  # not 3
+    for name in ("best_alpha", "test_accuracy"):  # half marks are not called simply right
+        assert not any("is right" in note for note in q[name].notes), q[name].notes
+        assert any("only part of its points" in note for note in q[name].notes), q[name].notes
 
 
 def test_no_alpha_choice_at_all_is_not_called_choosing_on_the_test_part():

@@ -1,0 +1,153 @@
+"""Turn a question's forbidden library modules into every name that reaches them.
+
+A spec may forbid a whole module of the library (``"nbcourse.linear.*"``) or one object by
+its full name (``"nbcourse.adversary.good_word_attack"``), next to plain names such as
+``"CategoricalNB"``.  A student reaches the same function under many names:
+``nbcourse.mle.times_log`` *is* ``nbcourse._numerics.times_log``, and
+``nbcourse.linear.sigmoid`` is ``nbcourse.calibration.sigmoid``.  ``expand`` runs on the
+instructor's side (the probe plan, the released ``*.checks.json``): it imports the library
+and lists, for every object an entry stands for, each ``module.name`` of ``nbcourse`` that
+holds that very object.  The scan (``forbidden``) then only compares strings; it never
+imports numpy or the library.
+
+A module stands for the functions and classes it defines, and for those it takes from the
+library's shared numerics (``nbcourse._numerics``), which it offers as its own:
+``nbcourse.linear.*`` covers ``sigmoid``.  What it imports from another public module
+(``nbcourse.scale`` imports ``MultinomialNB``) is that module's, and the input checks and
+base classes (``nbcourse._checks``, ``nbcourse._estimator``) compute no answer.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import inspect
+import pkgutil
+from pathlib import Path
+from typing import Iterable
+
+#: The private module whose functions the public modules offer as their own.
+_SHARED = "nbcourse._numerics"
+
+#: Parts of the package that hold no course helpers: the grader and the command line.
+_SKIPPED = ("nbcourse.grading", "nbcourse.cli", "nbcourse.__main__")
+
+#: Layers above the grader's (matplotlib, ipywidgets): read, never imported, for the
+#: library's functions they import and so offer under their own names.
+_READ_ONLY = ("nbcourse.plotting", "nbcourse.widgets")
+
+
+def qualified(entry: str) -> bool:
+    """Whether a forbidden entry names the library by module (``nbcourse.x.*``,
+    ``nbcourse.x.name``), not a plain name (``predict``)."""
+    return "." in entry
+
+
+@functools.lru_cache(maxsize=1)
+def _modules() -> dict[str, object]:
+    """Every module of the library a student can import, by name."""
+    import nbcourse
+    found = {"nbcourse": nbcourse}
+    todo = [nbcourse]
+    while todo:  # not pkgutil.walk_packages: it would import the skipped packages too
+        package = todo.pop()
+        for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+            if info.name.startswith(_SKIPPED + _READ_ONLY):
+                continue
+            try:
+                found[info.name] = importlib.import_module(info.name)
+            except ImportError:  # an optional dependency missing: nobody reaches it either
+                continue
+            if info.ispkg:
+                todo.append(found[info.name])
+    return found
+
+
+def _members(module) -> dict[str, object]:
+    """{name: object} for the functions and classes a module holds, the lazily imported
+    top-level names (``nbcourse.CategoricalNB``) included."""
+    names = set(vars(module)) | set(getattr(module, "__all__", ()))
+    members = {}
+    for name in sorted(names):
+        try:
+            value = getattr(module, name)
+        except AttributeError:
+            continue
+        if inspect.isfunction(value) or inspect.isclass(value):
+            members[name] = value
+    return members
+
+
+def _read_only_imports() -> list[tuple[str, str, str]]:
+    """(module, local name, the library path it imports) for every ``from ... import``
+    of the plotting and widget modules, read from their source."""
+    import nbcourse
+    root = Path(nbcourse.__file__).parent
+    found = []
+    for top in _READ_ONLY:
+        base = root.joinpath(*top.split(".")[1:])
+        for path in sorted([*base.rglob("*.py"), base.with_suffix(".py")]):
+            if not path.is_file():
+                continue
+            parts = ["nbcourse", *path.relative_to(root).with_suffix("").parts]
+            module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            package = parts[:-1]
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom):
+                    start = package[:len(package) - node.level + 1] if node.level else []
+                    source = ".".join(start + ([node.module] if node.module else []))
+                    found += [(module, alias.asname or alias.name, f"{source}.{alias.name}")
+                              for alias in node.names if alias.name != "*"]
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def _places() -> dict[int, list[str]]:
+    """{id(object): every ``module.name`` of the library that holds it}."""
+    places: dict[int, list[str]] = {}
+    by_path = {}
+    for module_name, module in _modules().items():
+        for name, value in _members(module).items():
+            places.setdefault(id(value), []).append(f"{module_name}.{name}")
+            by_path[f"{module_name}.{name}"] = value
+    for module_name, local, imported in _read_only_imports():
+        if imported in by_path:
+            places[id(by_path[imported])].append(f"{module_name}.{local}")
+    return places
+
+
+def _stands_for(entry: str) -> list[object]:
+    """The library objects one qualified entry names (see the module's docstring)."""
+    if not entry.startswith("nbcourse."):
+        raise ValueError(f"forbidden entry {entry!r}: a dotted entry names a module of the "
+                         "library, such as 'nbcourse.linear.*' or 'nbcourse.mle.gaussian_mle'")
+    module_name, _, name = entry.rpartition(".")
+    module = _modules().get(module_name)
+    if module is None:
+        raise ValueError(f"forbidden entry {entry!r}: {module_name} is not a module of "
+                         "nbcourse")
+    members = _members(module)
+    if name != "*":
+        if name not in members:
+            raise ValueError(f"forbidden entry {entry!r}: {module_name} has no function or "
+                             f"class {name!r}")
+        return [members[name]]
+    return [value for value in members.values()
+            if getattr(value, "__module__", "") in (module_name, _SHARED)]
+
+
+def expand(entries: Iterable[str]) -> list[str]:
+    """The forbidden entries as the scan reads them: plain names unchanged, in their
+    order, then every ``module.name`` that reaches an object a qualified entry stands
+    for, sorted (the same file on every release)."""
+    entries = list(entries)
+    for entry in entries:
+        if not isinstance(entry, str) or not entry:
+            raise TypeError(f"a forbidden entry is a non-empty string, got {entry!r}")
+    plain = [entry for entry in entries if not qualified(entry)]
+    names: set[str] = set()
+    for entry in entries:
+        if qualified(entry):
+            for value in _stands_for(entry):
+                names.update(_places().get(id(value), []))
+    return list(dict.fromkeys(plain)) + sorted(names)
