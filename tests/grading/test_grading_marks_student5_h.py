@@ -1,10 +1,13 @@
 """Issue 34, a fifth student's probes: two mistakes that cancel, and three smaller findings.
 
-A caller was read again with the solutions of the functions it calls only when it failed
-with the student's own.  A wrong caller that makes up for a wrong callee (``predict``
-taking the smallest of the scores ``joint_scores`` negates) passed with it and kept full
-marks.  It is now read again whenever a function it calls failed, and marked on its own
-logic when it fails that way.
+- A caller was read again with the solutions of the functions it calls only when it failed
+  with the student's own.  A wrong caller that makes up for a wrong callee (``predict``
+  taking the smallest of the scores ``joint_scores`` negates) passed with it and kept full
+  marks.  It is now read again whenever a function it calls failed, and marked on its own
+  logic when it fails that way; ``check()`` says that the grader will do so.
+- A public case's own hint is shown only when the answer passes some other case.
+- A DataFrame where rows are asked (06 q1, q5) is read as its rows.
+- 03 q6 is computed: numbers typed in are flagged, and a swap of ``class_priors`` judges it.
 """
 from __future__ import annotations
 
