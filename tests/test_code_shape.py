@@ -185,8 +185,9 @@ PYTHON_EXEMPTIONS = {
 }
 
 
-#: a process's own program: ``/proc/self/exe``, ``/proc/thread-self/exe``, ``/proc/123/exe``
-OWN_PROGRAM = re.compile(r".*/exe/*")
+#: a process's own program: ``/proc/self/exe``, ``/proc/thread-self/exe``, ``/proc/123/exe``,
+#: or its last part alone (``"/proc/self/" + "exe"``, review 7)
+OWN_PROGRAM = re.compile(r"(?:.*/)?exe/*")
 
 
 def _python_word(node: ast.AST) -> bool:
@@ -462,6 +463,8 @@ NOT_ALLOWED = "(not -m MODULE or -c SOURCE)"
      ["sys.orig_argv outside a literal command list"] * 2),
     ('def run():\n    subprocess.run([os.path.realpath("/proc/thread-self/exe"), "-"])\n',
      "'/proc/thread-self/exe' outside a literal command list"),
+    ('def run():\n    subprocess.run([os.readlink("/proc/self/" + "exe"), "-"])\n',
+     "'exe' outside a literal command list"),
 ])
 def test_the_program_check_sees_each_way_around_it(tmp_path, trick, flagged):
     """A shell script beside the module, a module outside the package, a program on

@@ -37,8 +37,9 @@ result rather than unpickle it (``DESERIALIZERS``).  A task that errs anyway (it
 worker died, or something in it raised past ``grade_remote``) arrives as a pickle that
 Dask's client would unpickle (``clean_exception``): the client made here drops it
 unread (``_unread_errors``), and the row says the task failed.  Dask's own replies to
-``Client.run`` (the clean-up at the end of a batch) are still unpickled on error: that
-path trusts the workers, as above.
+``Client.run`` (the answers on which second readings to make, ``dask_asks.deliver``, and
+the clean-up at the end of a batch) are still unpickled on error: that path trusts the
+workers, as above.
 
 What each worker needs: the course's Python environment (``pip install nbcourse``, the
 same version), bubblewrap, and user namespaces, exactly as for local grading.
@@ -126,7 +127,7 @@ def _grade_here(job: dict, notebook: bytes, mode: str, token: str, limits: dict)
     job = dict(job)
     ticket = job.pop("ask", None)  # for the batch's answer (dask_asks), not the grader's
     # the batch answers which second readings to make, as locally (``Rows.second_readings``)
-    ask = asker(get_worker(), token, job["id"], ticket, state.config.limits.total_timeout) \
+    ask = asker(get_worker(), token, job["id"], ticket, state.config.limits.cell_timeout) \
         if isinstance(ticket, dict) and all(isinstance(ticket.get(key), str)
                                             for key in ("topic", "secret")) else None
     handle, path = tempfile.mkstemp(prefix="submission-", suffix=".ipynb", dir=state.inbox)

@@ -19,10 +19,11 @@ arguments, beside the job).
 Both messages carry an HMAC of their text made with it (``seal``) and name the job and
 the run's mailbox, so a message about one job neither answers nor influences another:
 a worker can speak only for the jobs it was given.  Only the keys of readings travel
-back; no expected value leaves the batch.  A run waits for its answer at most the
-submission's total time (``GradingLimits.total_timeout``, counted from the start of its
-grading), and if none comes (the client gone, a message lost) its ``ask`` returns None:
-every second reading, exactly as local grading does when a run cannot be judged.
+back; no expected value leaves the batch.  A run waits for its answer at most one
+probe's time (``GradingLimits.cell_timeout``, counted from the question), and if none
+comes (the client gone, a message lost) its ``ask`` returns None: every second reading,
+exactly as local grading does when a run cannot be judged, with the rest of the
+submission's time left to make them.
 """
 from __future__ import annotations
 
@@ -87,8 +88,8 @@ def _keys(answer: dict):
 def asker(worker, token: str, job_id: int, ticket: dict, seconds: float):
     """``Worker.grade``'s ``ask`` for job ``job_id`` (its ``ticket`` from ``Answers``), run
     in a task of the Dask ``worker``: the batch's answer, or None if it has not come
-    ``seconds`` after this call."""
-    until = time.monotonic() + seconds
+    ``seconds`` after the question was sent (a grader's own bound, so that a lost answer
+    leaves the run its time for every second reading)."""
     secret = ticket["secret"]
 
     def own(job: int) -> str | None:
@@ -106,6 +107,7 @@ def asker(worker, token: str, job_id: int, ticket: dict, seconds: float):
                     "interim": interim}))
             except Exception:  # noqa: BLE001 - not sent (not JSON, worker closing): ask nothing
                 return None
+            until = time.monotonic() + seconds
             while (left := until - time.monotonic()) > 0:
                 try:
                     answer = unseal(box.get(timeout=left), own)

@@ -34,7 +34,7 @@ forbids helpers, an answer (or what it uses) that looks a name up at run time
 it calls.  ``getattr(model, "to_linear")`` with a plain string is read as the attribute,
 and so is ``getattr(X, stat)`` where ``stat`` is bound only by a loop over literal strings
 (``for stat in ("mean", "var")``) or ``stat = "mean"``, in the scope that looks it up or a
-function around it (``_literal_scopes``): it reads each of those attributes.
+function around it (``name_scopes``): it reads each of those attributes.
 """
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ import copy
 from typing import Iterable
 
 from .execution.cells import parse_cell
+from .name_scopes import literal_scopes
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -79,129 +80,27 @@ DYNAMIC_WHY = ("the grader cannot tell which function this calls: call your own 
 _DYNAMIC_NAMES = {"__import__", "eval", "exec", "globals", "vars", "locals", "import_module",
                   "attrgetter", "methodcaller", "__builtins__", "getmembers", "run_module",
                   "run_path"}
-_DYNAMIC_ATTRIBUTES = _DYNAMIC_NAMES | {"__dict__", "__getattribute__", "getattr_static",
-                                        "exec_module", "load_module"}
-
-
-def _strings(node: ast.AST) -> set[str] | None:
-    """The strings of a literal tuple, list or set of strings (``("mean", "var")``)."""
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(
-            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
-        return {e.value for e in node.elts}
-    return None
-
-
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
-
-def _parts(node: ast.AST) -> tuple[list, list]:
-    """(what ``node`` evaluates in the scope around it, what in a scope of its own): a
-    function's decorators and defaults belong outside, its arguments and body inside; a
-    comprehension's first iterable outside, the rest inside (Python's own rules).  A node
-    that opens no scope has everything outside."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        args = node.args
-        names = [*args.posonlyargs, *args.args, *args.kwonlyargs,
-                 *(a for a in (args.vararg, args.kwarg) if a is not None)]
-        outside = [*getattr(node, "decorator_list", []), *args.defaults,
-                   *(d for d in args.kw_defaults if d is not None),
-                   *(a.annotation for a in names if a.annotation is not None),
-                   *([node.returns] if getattr(node, "returns", None) is not None else [])]
-        body = node.body if isinstance(node.body, list) else [node.body]
-        return outside, [*names, *body]
-    if isinstance(node, ast.ClassDef):
-        return [*node.decorator_list, *node.bases, *node.keywords], list(node.body)
-    if isinstance(node, _COMPREHENSIONS):
-        first, *rest = node.generators
-        inside = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-        for generator in node.generators:
-            inside += [generator.target, *generator.ifs]
-        return [first.iter], inside + [generator.iter for generator in rest]
-    return list(ast.iter_child_nodes(node)), []
-
-
-def _in_scope(parts: list):
-    """Every node evaluated in one scope, given its parts: nested scopes' own nodes left
-    out, their outside parts (``_parts``) kept."""
-    todo = list(parts)
-    while todo:
-        node = todo.pop()
-        yield node
-        if not isinstance(node, ast.arg):  # its annotation is evaluated outside
-            todo.extend(_parts(node)[0])
-
-
-def _literal_bindings(scope: ast.AST | None, nodes: list) -> tuple[dict, set]:
-    """({variable: strings it can hold}, every variable bound) in one scope: a variable
-    bound only by ``for v in ("mean", "var")`` (a loop, or this comprehension's own
-    ``for``) or ``v = "mean"`` can hold only those strings."""
-    strings: dict[str, set[str]] = {}
-    literal_targets = set()
-    loops = [n for n in nodes if isinstance(n, (ast.For, ast.AsyncFor))]
-    loops += scope.generators if isinstance(scope, _COMPREHENSIONS) else []
-    for child in loops + [n for n in nodes if isinstance(n, ast.Assign)]:
-        target, found = ((child.target, _strings(child.iter)) if not isinstance(child, ast.Assign)
-                         else (child.targets[0] if len(child.targets) == 1 else None,
-                               {child.value.value} if isinstance(child.value, ast.Constant)
-                               and isinstance(child.value.value, str) else None))
-        if isinstance(target, ast.Name) and found is not None:
-            strings.setdefault(target.id, set()).update(found)
-            literal_targets.add(id(target))
-    bound = set()
-    for child in nodes:
-        if isinstance(child, ast.arg):
-            bound.add(child.arg)
-        elif isinstance(child, ast.alias):
-            bound.add((child.asname or child.name).split(".")[0])
-        elif isinstance(child, (ast.ExceptHandler, ast.FunctionDef, ast.AsyncFunctionDef,
-                                ast.ClassDef, ast.MatchAs, ast.MatchStar)) and child.name:
-            bound.add(child.name)
-        elif isinstance(child, ast.MatchMapping) and child.rest:
-            bound.add(child.rest)
-        elif isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load) \
-                and id(child) not in literal_targets:
-            bound.add(child.id)
-    return {name: found for name, found in strings.items() if name not in bound}, \
-        bound | set(strings)
-
-
-def _literal_scopes(root: ast.AST) -> dict[int, dict[str, set[str]]]:
-    """{id(node): {variable: the strings it can hold}} for the nodes of ``root`` (an answer's
-    function, or the value assigned to a graded name): a ``getattr(x, v)`` there reads one
-    of those attributes, no computed name.  Python's scopes are followed, so a literal
-    binding vouches only for the scope that makes it and the functions and comprehensions
-    inside it: ``[0 for v in ("mean",)]`` says nothing of a global ``v``.  A variable ever
-    named by ``global``, ``nonlocal`` or ``:=`` is never literal (they bind across scopes);
-    nor is any variable of the notebook's own level (another cell can set it)."""
-    across = {name for node in ast.walk(root) for name in (
-        node.names if isinstance(node, (ast.Global, ast.Nonlocal)) else
-        [node.target.id] if isinstance(node, ast.NamedExpr)
-        and isinstance(node.target, ast.Name) else [])}
-    visible_at: dict[int, dict[str, set[str]]] = {}
-
-    def enter(scope, parts: list, around: dict) -> None:
-        nodes = list(_in_scope(parts))
-        literal, bound = _literal_bindings(scope, nodes) if scope is not None else ({}, set())
-        visible = {name: found for name, found in {
-            **{n: v for n, v in around.items() if n not in bound}, **literal}.items()
-            if name not in across}
-        for node in nodes:
-            visible_at[id(node)] = visible
-            inside = _parts(node)[1]
-            if inside:  # a class body's names are not seen by what is inside it
-                enter(node, inside, {} if isinstance(scope, ast.ClassDef) else visible)
-
-    enter(None, [root], {})  # the notebook's level: nothing there is literal
-    return visible_at
+_DYNAMIC_ATTRIBUTES = _DYNAMIC_NAMES | {
+    "__dict__", "__getattribute__", "__getattr__", "getattr_static", "exec_module",
+    "load_module", "__globals__", "__closure__", "cell_contents", "__subclasses__",
+    "_getframe", "currentframe", "f_locals", "f_globals", "f_back", "get_objects",
+    "get_referrers", "get_referents"}
+#: Modules that rebuild or find an object from data, not from a name in the code
+#: (``pickle.loads(b"cnbcourse\nGaussianNB\n.")``): an answer that uses one is flagged.
+_DYNAMIC_MODULES = {"pickle", "_pickle", "cPickle", "marshal", "copyreg", "dill", "cloudpickle",
+                    "joblib", "shelve", "importlib", "pkgutil", "runpy", "inspect", "gc",
+                    "ctypes"}
 
 
 def _dynamic(child: ast.AST, literal: dict[str, set[str]] | None = None) -> str | set | None:
     """The attribute a node reads if it is ``getattr(x, "literal")`` (the set of them for
-    a variable in ``literal``, see ``_literal_scopes``); ``DYNAMIC`` if it looks a name up
+    a variable in ``literal``, see ``name_scopes.literal_scopes``); ``DYNAMIC`` if it looks a name up
     at run time; else None."""
     called = getattr(child.func, "id", getattr(child.func, "attr", None)) \
         if isinstance(child, ast.Call) else None
-    if called == "getattr" and len(child.args) >= 2:  # getattr(...), builtins.getattr(...)
+    if called == "getattr":  # getattr(...), builtins.getattr(...)
+        if len(child.args) < 2 or any(isinstance(a, ast.Starred) for a in child.args[:2]):
+            return DYNAMIC  # getattr(*pair): the name is not in the code
         name = child.args[1]
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
             return name.value
@@ -222,7 +121,9 @@ class _Notebook:
 
     def __init__(self, sources: Iterable, forbidden: set[str]):
         self.forbidden = forbidden
-        self.functions: dict[str, ast.AST] = {}
+        # the notebook-level definitions of each name that may be the one called
+        # (``_note_definitions``); a function defined inside another is read with it
+        self.functions: dict[str, list[ast.AST]] = {}
         self.assignments: dict[str, list[ast.AST]] = {}
         self.imported: dict[str, str] = {}  # local name -> forbidden name
         self.star = False
@@ -231,9 +132,7 @@ class _Notebook:
         self.star_modules: list[str] = []  # ``from nbcourse.x import *``
         for tree in _trees(sources):
             for node in ast.walk(tree):
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    self.functions[node.name] = node
-                elif isinstance(node, ast.Import):
+                if isinstance(node, ast.Import):
                     self._note_import(node)
                 elif isinstance(node, ast.ImportFrom):
                     self._note_import(node)
@@ -244,6 +143,7 @@ class _Notebook:
                             self.star |= (node.module or "").startswith("nbcourse")
                         elif alias.name in forbidden:
                             self.imported[alias.asname or alias.name] = alias.name
+            self._note_definitions(tree)
             for node in _walk_scope(tree):  # notebook-level assignments only
                 if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -252,17 +152,36 @@ class _Notebook:
                             self.assignments.setdefault(name, []).append(node.value)
         self._resolve_aliases()
 
+    def _note_definitions(self, tree: ast.Module) -> None:
+        """Record a cell's notebook-level functions and classes, in order: one defined on
+        the cell's own level replaces the name's earlier definitions (a function rewritten
+        in a later cell is the one called), one under an ``if``, ``try`` or loop is added
+        to them (which runs is not in the code, so each is read)."""
+        kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        top = {id(node) for node in tree.body}
+        found = sorted((node for node in _walk_scope(tree) if isinstance(node, kinds)),
+                       key=lambda node: (node.lineno, node.col_offset))
+        for node in found:
+            if id(node) in top:
+                self.functions[node.name] = [node]
+            else:
+                self.functions.setdefault(node.name, []).append(node)
+
     def _note_import(self, node: ast.Import | ast.ImportFrom) -> None:
         """Record the library path each name an import binds stands for: ``import
         nbcourse.scale as _s``, ``from nbcourse import _numerics``, ``from nbcourse.linear
         import sigmoid``; relative imports and other packages are not the library's."""
         if isinstance(node, ast.Import):
             for alias in node.names:
+                if alias.name.split(".")[0] in _DYNAMIC_MODULES:
+                    self.imported[alias.asname or alias.name.split(".")[0]] = DYNAMIC
                 if alias.name.split(".")[0] == "nbcourse":
                     local = alias.asname or alias.name.split(".")[0]
                     self.paths[local] = alias.name if alias.asname else local
             return
         module = node.module or ""
+        if not node.level and module.split(".")[0] in _DYNAMIC_MODULES:
+            self.imported.update({alias.asname or alias.name: DYNAMIC for alias in node.names})
         if node.level or module.split(".")[0] != "nbcourse":
             return
         for alias in node.names:
@@ -328,10 +247,14 @@ class _Notebook:
         """(forbidden names used, names loaded, names stored) within ``node``."""
         loaded, stored, attributes = set(), set(), set()
         dynamic = set()
-        literal = _literal_scopes(node)
+        literal = literal_scopes(node)
         library = set()
+        called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
         for child in ast.walk(node):
             read = _dynamic(child, literal.get(id(child), {}))
+            if isinstance(child, (ast.Name, ast.Attribute)) and id(child) not in called \
+                    and getattr(child, "id", getattr(child, "attr", None)) == "getattr":
+                read = DYNAMIC  # handed on (``reduce(getattr, ...)``): its names are data
             library |= self._library_uses(child, read)
             if isinstance(read, set):
                 attributes |= read
@@ -368,9 +291,7 @@ def find(sources: Iterable, name: str, forbidden: Iterable[str]) -> list[str]:
         if current in seen:
             continue
         seen.add(current)
-        nodes = list(notebook.assignments.get(current, []))
-        if current in notebook.functions:
-            nodes.append(notebook.functions[current])
+        nodes = [*notebook.assignments.get(current, []), *notebook.functions.get(current, [])]
         for node in nodes:
             direct, loaded, stored = notebook.hits(node)
             found |= direct

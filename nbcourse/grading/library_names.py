@@ -132,8 +132,17 @@ def _stands_for(entry: str) -> list[object]:
             raise ValueError(f"forbidden entry {entry!r}: {module_name} has no function or "
                              f"class {name!r}")
         return [members[name]]
-    return [value for value in members.values()
-            if getattr(value, "__module__", "") in (module_name, _SHARED)]
+    # a package stands for its modules too (``nbcourse.naive_bayes.*``); a module's own
+    # hooks (``__getattr__``) compute no answer
+    found = [value for sub_name, sub in _modules().items()
+             if sub_name == module_name or sub_name.startswith(module_name + ".")
+             for member, value in _members(sub).items()
+             if not member.startswith("__")
+             and getattr(value, "__module__", "") in (sub_name, _SHARED)]
+    if not found:
+        raise ValueError(f"forbidden entry {entry!r}: {module_name} defines no function or "
+                         "class, so it would forbid nothing")
+    return found
 
 
 def expand(entries: Iterable[str]) -> list[str]:

@@ -105,6 +105,26 @@ def test_without_an_answer_every_second_reading_is_made():
     assert asker(FakeWorker(), "tok", 4, {"topic": "t", "secret": "s"}, 60)({"x": {1j}}) is None
 
 
+def test_the_wait_for_an_answer_starts_when_the_question_is_sent():
+    """A run asks after its ordinary readings, which can take most of its time: the
+    answer's bound (review 7) counts from the question, so an answer that comes within it
+    is taken however long the readings took."""
+    import threading
+    import time
+
+    secret, worker = "s", FakeWorker()
+
+    def heard(event):  # the batch answers a little later, from another thread
+        mailbox = json.loads(json.loads(event[1])["text"])["mailbox"]
+        answer = seal(secret, {"id": 4, "mailbox": mailbox, "follow_through": ["q2"]})
+        threading.Timer(0.1, dask_asks.deliver, args=(mailbox, answer)).start()
+
+    worker.heard = heard
+    ask = asker(worker, "tok", 4, {"topic": "t", "secret": secret}, seconds=0.5)
+    time.sleep(0.6)  # the ordinary readings took longer than the bound itself
+    assert ask({"kernel": "ok"}) == ["q2"]
+
+
 def test_a_forged_answer_is_passed_over_for_the_batchs_own():
     secret, worker = "s", FakeWorker()
 

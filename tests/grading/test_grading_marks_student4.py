@@ -205,8 +205,8 @@ SCOPE_CASES = [
     ("    helper = 'mean'\n    def g():\n        nonlocal helper\n        helper = str(X)\n"
      "    g()\n    return getattr(X, helper)()", DYNAMIC),
     ("    g = lambda s='mean': getattr(X, s)()\n    return g()", DYNAMIC),
-    ("    for s in ('mean',):\n        pass\n    def g(a=getattr(nbcourse, s)):\n"
-     "        pass\n    return g", DYNAMIC),  # a default is evaluated where g is defined
+    ("    s = 'Gaussian' + 'NB'\n    def g(a=getattr(nbcourse, s)):\n"
+     "        s = 'mean'\n    return g", DYNAMIC),  # a default is evaluated where g is defined
     ("    class K:\n        s = 'mean'\n        def m(self):\n            return getattr(X, s)()\n"
      "    return K().m()", DYNAMIC),  # a class body's names are not seen by its methods
     ("    for s in ('mean', 'GaussianNB'):\n        getattr(nbcourse, s)", "GaussianNB"),
@@ -222,6 +222,45 @@ SCOPE_CASES = [
 def test_a_literal_binding_vouches_only_for_the_scope_that_sees_it(body, flag):
     from nbcourse.grading.forbidden import find
     assert find([SCOPED.format(body=body)], "f", ["GaussianNB"]) == ([flag] if flag else []), body
+
+
+# ------------------------------ review 7: what else reaches a helper the scan cannot read
+#: (the notebook's code, what the scan finds for its ``f``): each of these ran and reached
+#: the forbidden object in review 7 without being flagged
+REACHED = [
+    # a second definition of a helper's name (nested, or on the other side of an ``if``)
+    ("import nbcourse\ndef helper():\n    return nbcourse.GaussianNB()\ndef f(X):\n"
+     "    return helper()\ndef unused():\n    def helper():\n        return 0\n", "GaussianNB"),
+    ("import nbcourse\nif True:\n    def helper():\n        return nbcourse.GaussianNB()\n"
+     "else:\n    def helper():\n        return 0\ndef f(X):\n    return helper()\n", "GaussianNB"),
+    # getattr handed on as a value, or given its arguments unpacked
+    ("import functools, nbcourse\ndef f(X):\n"
+     "    return functools.reduce(getattr, ['Gaussian' + 'NB'], nbcourse)()\n", DYNAMIC),
+    ("import nbcourse\ndef f(X):\n    return list(map(getattr, [nbcourse], ['x']))\n", DYNAMIC),
+    ("import nbcourse\ndef f(X):\n    return getattr(*(nbcourse, 'Gaussian' + 'NB'))()\n", DYNAMIC),
+    # an object rebuilt from data, a module's own __getattr__, a function's globals
+    ("import pickle\ndef f(X):\n    return pickle.loads(b'cnbcourse\\nGaussian' + b'NB\\n.')()\n",
+     DYNAMIC),
+    ("from pickle import loads as rebuild\ndef f(X):\n    return rebuild(X)\n", DYNAMIC),
+    ("import nbcourse\ndef f(X):\n    return nbcourse.__getattr__('Gaussian' + 'NB')()\n", DYNAMIC),
+    ("import nbcourse\ndef f(X):\n    return nbcourse.MultinomialNB.__init__.__globals__['x']\n",
+     DYNAMIC),
+    # a class body's namespace can be any mapping; a frame's locals can be written
+    ("import nbcourse\ndef f(X):\n    class K(metaclass=M):\n        stat = 'mean'\n"
+     "        r = getattr(nbcourse, stat)\n    return K.r\n", DYNAMIC),
+    ("import sys, nbcourse\ndef f(X):\n    stat = 'mean'\n"
+     "    sys._getframe().f_locals['stat'] = 'x'\n    return getattr(nbcourse, stat)\n", DYNAMIC),
+    # and what stays allowed: a nested function reading its outer literal, numpy's log
+    ("def f(X):\n    stat = 'mean'\n    def g():\n        return getattr(X, stat)()\n"
+     "    return g()\n", None),
+    ("import numpy as np\ndef f(X):\n    return np.log(X).sum(axis=0)\n", None),
+]
+
+
+@pytest.mark.parametrize("code, flag", REACHED)
+def test_what_reaches_a_helper_at_run_time_is_flagged(code, flag):
+    from nbcourse.grading.forbidden import find
+    assert find([code], "f", ["GaussianNB"]) == ([flag] if flag else []), code
 
 
 # ------------------------------------------------------------------------------- wording

@@ -218,9 +218,20 @@ def test_a_module_entry_stands_for_its_objects_under_every_name_that_reaches_the
     assert expand(["CategoricalNB"]) == ["CategoricalNB"]
 
 
+def test_a_package_entry_stands_for_its_modules_and_never_for_module_hooks():
+    """Review 7: ``nbcourse.naive_bayes.*`` stood for nothing (a package defines nothing
+    itself) and ``nbcourse.*`` only for its ``__getattr__``/``__dir__``."""
+    package = expand(["nbcourse.naive_bayes.*"])
+    assert {"nbcourse.GaussianNB", "nbcourse.naive_bayes.GaussianNB"} <= set(package)
+    everything = expand(["nbcourse.*"])
+    assert "nbcourse._numerics.log_dot" in everything
+    assert not any(name.rpartition(".")[2].startswith("__") for name in everything)
+
+
 @pytest.mark.parametrize("entry, error", [
     ("numpy.linalg.*", ValueError), ("nbcourse.nowhere.*", ValueError),
-    ("nbcourse.linear.nothing", ValueError), ("", TypeError), (3, TypeError)])
+    ("nbcourse.linear.nothing", ValueError), ("", TypeError), (3, TypeError),
+    ("nbcourse._version.*", ValueError)])  # it defines nothing: it would forbid nothing
 def test_a_forbidden_entry_the_library_does_not_have_is_refused(entry, error):
     with pytest.raises(error):
         expand([entry])

@@ -37,7 +37,7 @@ OPTIONS = {"cell_timeout": "--timeout SECONDS", "memory_mb": "--memory-mb MB"}
 @dataclass(frozen=True)
 class GradingLimits:
     """What one submission may use.  Sizes in MB, times in seconds."""
-    cell_timeout: float = 30.0      # one cell, and one probe of one question
+    cell_timeout: float = 30.0      # one cell, one probe of one question, a Dask run's question
     total_timeout: float = 300.0    # all of the student's cells together (at least)
     interrupt_grace: float = 2.0    # after an interrupt: time to answer again
     worker_grace: float = 120.0     # the batch kills a worker this long after total_timeout
