@@ -23,7 +23,9 @@ back; no expected value leaves the batch.  A run waits for its answer at most on
 probe's time (``GradingLimits.cell_timeout``, counted from the question), and if none
 comes (the client gone, a message lost) its ``ask`` returns None: every second reading,
 exactly as local grading does when a run cannot be judged, with the rest of the
-submission's time left to make them.
+submission's time left to make them.  The wait counts against the submission's total time,
+as the local question's does: a notebook that has used nearly all of it may be left
+without time for its second readings, whichever way it is graded.
 """
 from __future__ import annotations
 

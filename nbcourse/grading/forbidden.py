@@ -26,12 +26,14 @@ worker's own memory limit, never in the instructor's process: ``worker_main`` ha
 the runner stores what it returns as the run's ``RunReport.forbidden``.  A student's
 ``check()`` runs ``find`` too (``selfcheck``).
 
-A name the scan cannot read is not given the benefit of the doubt: where a question
-forbids helpers, an answer (or what it uses) that looks a name up at run time
-(``getattr`` with a computed name, ``importlib.import_module``, ``__import__``, ``eval``,
-``exec``, ``sys.modules``, ``globals()``, ``vars()``, ``__dict__``) is flagged as
-``DYNAMIC``, with a fixed reason (``DYNAMIC_WHY``): the grader cannot tell which function
-it calls.  ``getattr(model, "to_linear")`` with a plain string is read as the attribute,
+Where a question forbids helpers, an answer (or what it uses) that looks a name up at run
+time in one of the ways this module lists is flagged as ``DYNAMIC``, with a fixed reason
+(``DYNAMIC_WHY``): the grader cannot tell which function it calls.  The ways are a list
+(``_DYNAMIC_NAMES``, ``_DYNAMIC_ATTRIBUTES``, ``_DYNAMIC_MODULES``: ``getattr`` with a
+computed name or handed on as a value, ``importlib``, ``__import__``, ``eval``, ``exec``,
+``sys.modules``, ``globals()``, ``vars()``, ``__dict__``, a function's globals, frames,
+``pickle`` and the like, each also under another name), not a proof: Python has more, and
+the sandbox, not this scan, is what stops a submission.  ``getattr(model, "to_linear")`` with a plain string is read as the attribute,
 and so is ``getattr(X, stat)`` where ``stat`` is bound only by a loop over literal strings
 (``for stat in ("mean", "var")``) or ``stat = "mean"``, in the scope that looks it up or a
 function around it (``name_scopes``): it reads each of those attributes.
@@ -43,7 +45,7 @@ import copy
 from typing import Iterable
 
 from .execution.cells import parse_cell
-from .name_scopes import literal_scopes
+from .name_scopes import evaluated_outside, literal_scopes
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -65,6 +67,20 @@ def _walk_scope(node: ast.AST):
             todo.extend(ast.iter_child_nodes(child))
 
 
+def _held(nodes: list, walk: bool = True) -> list[ast.Name]:
+    """The names ``nodes`` (each walked whole, or as they are) read other than to call
+    them or to hand them to ``check``: each may be kept, then called later."""
+    every = [n for node in nodes for n in (ast.walk(node) if walk else [node])]
+    spared = set()
+    for node in every:
+        if isinstance(node, ast.Call):
+            spared.add(id(node.func))
+            if isinstance(node.func, ast.Name) and node.func.id == "check":
+                spared.update(id(argument) for argument in node.args)
+    return [node for node in every if isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load) and id(node) not in spared]
+
+
 def _stored_names(target: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
@@ -84,12 +100,12 @@ _DYNAMIC_ATTRIBUTES = _DYNAMIC_NAMES | {
     "__dict__", "__getattribute__", "__getattr__", "getattr_static", "exec_module",
     "load_module", "__globals__", "__closure__", "cell_contents", "__subclasses__",
     "_getframe", "currentframe", "f_locals", "f_globals", "f_back", "get_objects",
-    "get_referrers", "get_referents"}
+    "get_referrers", "get_referents", "locate", "get_type_hints", "get_field"}
 #: Modules that rebuild or find an object from data, not from a name in the code
 #: (``pickle.loads(b"cnbcourse\nGaussianNB\n.")``): an answer that uses one is flagged.
 _DYNAMIC_MODULES = {"pickle", "_pickle", "cPickle", "marshal", "copyreg", "dill", "cloudpickle",
                     "joblib", "shelve", "importlib", "pkgutil", "runpy", "inspect", "gc",
-                    "ctypes"}
+                    "ctypes", "pydoc"}
 
 
 def _dynamic(child: ast.AST, literal: dict[str, set[str]] | None = None) -> str | set | None:
@@ -130,6 +146,10 @@ class _Notebook:
         # local name -> the library path it stands for (``_s`` -> ``nbcourse.scale``)
         self.paths: dict[str, str] = {"nbcourse": "nbcourse"}
         self.star_modules: list[str] = []  # ``from nbcourse.x import *``
+        self._held: set[str] = set()  # names the notebook took hold of (``_note_definitions``)
+        # what last bound each name on the notebook's level for sure: "def" (the student's
+        # own function or class) or "import"; a definition under an ``if`` is not sure
+        self._last_binding: dict[str, str] = {}
         for tree in _trees(sources):
             for node in ast.walk(tree):
                 if isinstance(node, ast.Import):
@@ -144,6 +164,7 @@ class _Notebook:
                         elif alias.name in forbidden:
                             self.imported[alias.asname or alias.name] = alias.name
             self._note_definitions(tree)
+            self._note_dynamic_aliases(tree)
             for node in _walk_scope(tree):  # notebook-level assignments only
                 if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -155,17 +176,63 @@ class _Notebook:
     def _note_definitions(self, tree: ast.Module) -> None:
         """Record a cell's notebook-level functions and classes, in order: one defined on
         the cell's own level replaces the name's earlier definitions (a function rewritten
-        in a later cell is the one called), one under an ``if``, ``try`` or loop is added
-        to them (which runs is not in the code, so each is read)."""
+        in a later cell is the one called), unless the notebook took hold of an earlier one
+        meanwhile (``keep = helper``, a default ``h=helper``: any use but a call, or an
+        argument of ``check``), which can still be called.  One under an ``if``, ``try``
+        or loop is added to them (which runs is not in the code, so each is read)."""
         kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
         top = {id(node) for node in tree.body}
-        found = sorted((node for node in _walk_scope(tree) if isinstance(node, kinds)),
-                       key=lambda node: (node.lineno, node.col_offset))
-        for node in found:
-            if id(node) in top:
+        events = []  # ((line, column, 0 for a use / 1 for a definition), node)
+        for node in _walk_scope(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                events.append(((node.lineno, node.col_offset, 1), node))
+            if isinstance(node, ast.Lambda):  # its defaults are read where it is written
+                events += [((n.lineno, n.col_offset, 0), n)
+                           for n in _held(evaluated_outside(node))]
+            if isinstance(node, kinds):
+                # a class body runs where it is defined: all of it may hold a reference
+                here = [node] if isinstance(node, ast.ClassDef) else evaluated_outside(node)
+                events += [((node.lineno, node.col_offset, 0), name) for name in _held(here)]
+                events.append(((node.lineno, node.col_offset, 1), node))
+        events += [((name.lineno, name.col_offset, 0), name)
+                   for name in _held(list(_walk_scope(tree)), walk=False)]
+        for _, node in sorted(events, key=lambda event: event[0]):
+            if isinstance(node, ast.Name):
+                self._held.add(node.id)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                self._last_binding.update({(a.asname or a.name).split(".")[0]: "import"
+                                           for a in node.names})
+            elif id(node) in top and node.name not in self._held:
                 self.functions[node.name] = [node]
+                self._last_binding[node.name] = "def"
             else:
                 self.functions.setdefault(node.name, []).append(node)
+                if id(node) in top:
+                    self._last_binding[node.name] = "def"
+
+    def _own(self) -> set[str]:
+        """The names that are the notebook's own functions or classes: defined, and not
+        (or not surely) bound by an import from the library after that (``path``)."""
+        return {name for name in self.functions
+                if name not in self.paths or self._last_binding.get(name) == "def"}
+
+    def _note_dynamic_aliases(self, tree: ast.Module) -> None:
+        """A name bound, anywhere in a cell, to a builtin that looks names up (``e =
+        eval``, ``eval = eval``, a default ``h=getattr``) looks names up too."""
+        def dynamic(value) -> bool:
+            return getattr(value, "id", getattr(value, "attr", None)) in \
+                _DYNAMIC_NAMES | {"getattr"}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and dynamic(node.value):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                self.imported.update({name: DYNAMIC for target in targets
+                                      for name in _stored_names(target)})
+            elif isinstance(node, ast.arguments):
+                positional = [*node.posonlyargs, *node.args]
+                pairs = [*zip(positional[len(positional) - len(node.defaults):], node.defaults),
+                         *zip(node.kwonlyargs, node.kw_defaults)]
+                self.imported.update({arg.arg: DYNAMIC for arg, default in pairs
+                                      if default is not None and dynamic(default)})
 
     def _note_import(self, node: ast.Import | ast.ImportFrom) -> None:
         """Record the library path each name an import binds stands for: ``import
@@ -195,7 +262,9 @@ class _Notebook:
         -> ``nbcourse.scale.combine_moments``), or None: only a name bound to the library
         starts one, so ``np.log`` never stands for ``nbcourse._numerics.log``."""
         if isinstance(node, ast.Name):
-            return None if node.id in self.functions else self.paths.get(node.id)
+            # imported from the library, a name counts as the library's unless a function
+            # of the notebook surely replaced it (``if False: def GaussianNB()`` does not)
+            return None if node.id in self._own() else self.paths.get(node.id)
         if isinstance(node, ast.Attribute):
             base = self.path(node.value)
             return None if base is None else f"{base}.{node.attr}"
@@ -268,8 +337,9 @@ class _Notebook:
                 stored.add(child.arg)
         # a name the notebook defines as its own function is the student's, not the
         # library's (the answer ``laplace`` when ``laplace`` is forbidden)
-        own = set(self.functions)
-        found = {self.imported[n] for n in loaded if n in self.imported and n not in own}
+        own = self._own()
+        found = {self.imported[n] for n in loaded if n in self.imported and
+                 (n not in own or self.imported[n] == DYNAMIC)}
         found |= (attributes & self.forbidden) | library
         own_dynamic = (loaded & _DYNAMIC_NAMES) - own - stored - set(self.assignments)
         if dynamic or own_dynamic:

@@ -51,6 +51,12 @@ def _parts(node: ast.AST) -> tuple[list, list]:
     return list(ast.iter_child_nodes(node)), []
 
 
+def evaluated_outside(node: ast.AST) -> list:
+    """What a function, lambda or class evaluates where it is defined (decorators,
+    defaults, annotations, bases): ``_parts``' first half."""
+    return _parts(node)[0]
+
+
 def _in_scope(parts: list):
     """Every node evaluated in one scope, given its parts: nested scopes' own nodes left
     out, their outside parts (``_parts``) kept."""

@@ -250,6 +250,32 @@ REACHED = [
      "        r = getattr(nbcourse, stat)\n    return K.r\n", DYNAMIC),
     ("import sys, nbcourse\ndef f(X):\n    stat = 'mean'\n"
      "    sys._getframe().f_locals['stat'] = 'x'\n    return getattr(nbcourse, stat)\n", DYNAMIC),
+    # review 8: a reference kept before a helper is redefined (a name, a default)
+    ("import nbcourse\ndef helper():\n    return nbcourse.GaussianNB()\nkeep = helper\n"
+     "def helper():\n    return 0\ndef f(X):\n    return keep()\n", "GaussianNB"),
+    ("import nbcourse\ndef helper():\n    return nbcourse.GaussianNB()\n"
+     "keep = lambda h=helper: h()\ndef helper():\n    return 0\ndef f(X):\n    return keep()\n",
+     "GaussianNB"),
+    # eval kept under its own name, or taken as a default
+    ("def f(X, eval=eval):\n    return eval('nbcourse.Gaussian' + 'NB')\n", DYNAMIC),
+    ("eval = eval\ndef f(X):\n    return eval('nbcourse.Gaussian' + 'NB')\n", DYNAMIC),
+    # a dead definition of the same name does not make an import the student's own
+    ("from nbcourse import GaussianNB\nif False:\n    def GaussianNB():\n        pass\n"
+     "def f(X):\n    return GaussianNB()\n", "GaussianNB"),
+    # lookups by a dotted name in a string
+    ("import pydoc\ndef f(X):\n    return pydoc.locate('nbcourse.Gaussian' + 'NB')()\n", DYNAMIC),
+    ("import typing\ndef g(x: 'nbcourse.GaussianNB'):\n    pass\n"
+     "def f(X):\n    return typing.get_type_hints(g)['x']()\n", DYNAMIC),
+    ("import string, nbcourse\ndef f(X):\n    return string.Formatter().get_field("
+     "'0.Gaussian' + 'NB', (nbcourse,), {})[0]()\n", DYNAMIC),
+    # and what stays allowed: a function rewritten in a later cell (the check and a call
+    # in between do not keep the old one), a variable called vars, an own function that
+    # replaces an import
+    ("import nbcourse\ndef f(X):\n    return nbcourse.GaussianNB()\ncheck('q1', f)\nf(1)\n"
+     "def f(X):\n    return 0\n", None),
+    ("def f(X):\n    vars = X.var(axis=0)\n    return vars\n", None),
+    ("from nbcourse import GaussianNB\ndef GaussianNB():\n    return 0\n"
+     "def f(X):\n    return GaussianNB()\n", None),
     # and what stays allowed: a nested function reading its outer literal, numpy's log
     ("def f(X):\n    stat = 'mean'\n    def g():\n        return getattr(X, stat)()\n"
      "    return g()\n", None),
