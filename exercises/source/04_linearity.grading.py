@@ -112,7 +112,7 @@ BERNOULLI = [
     ("three classes", (8, 15, 6, 3, 1.0, lambda rng, n: rng.integers(0, 2, size=n))),
     ("weak smoothing", (9, 12, 7, 2, 0.1, lambda rng, n: rng.integers(0, 2, size=n))),
     ("every word present", (10, 9, 5, 2, 2.0, lambda rng, n: [1] * n)),
-    ("a vocabulary of 1,200 words, a few of them present",
+    ("a vocabulary of 1,200 words, a few present: the product of the probabilities underflows",
      (11, 40, 1200, 2, 1.0, lambda rng, n: (rng.random(n) < 0.01).astype(int))),
 ]
 BERNOULLI_MODELS = [_bernoulli_case(*settings) for _, settings in BERNOULLI]
@@ -431,7 +431,7 @@ EXERCISE = Exercise(
                              "You multiplied the probabilities and took the log at the end. "
                              "With a vocabulary of a thousand words the product underflows to "
                              "0 and its log is -inf: add the logs instead of multiplying "
-                             "(lesson 05, §2, underflow)."),
+                             "(lesson 05, §4, underflow)."),
                  ]),
         Question("q7", "free_shift", points=2, kind="value",
                  title="what one more word does to the score",

@@ -444,7 +444,7 @@ EXERCISE = Exercise(
                              "You multiplied the densities and took the log at the end. Far "
                              "from the data each density is tiny and their product underflows "
                              "to 0, whose log is -inf for every class: add the log-densities "
-                             "instead of multiplying (lesson 05, §2, underflow)."),
+                             "instead of multiplying (lesson 05, §4, underflow)."),
                  ],
                  cases=[
                      Case("the eight e-mails' model, a shouting e-mail",
