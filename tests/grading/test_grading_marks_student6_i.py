@@ -19,7 +19,7 @@ from nbcourse.datasets import load_weather
 from nbcourse.grading import specs
 from nbcourse.grading.forbidden import flagged_answers
 from nbcourse.grading.selfcheck import Checker
-from submission_support import lost_marks
+from submission_support import lost_marks, solved
 from test_grading_marks_probes import REPO, SOURCE, check, grade_probes, graded
 
 # ------------------------------------------------------- log scores as the log of a product
@@ -145,7 +145,16 @@ def test_form_checks_of_shares_take_any_share_and_refuse_more_than_one(name, que
 
 
 # ------------------------------------------ 01 q4: a flag reached through joint_scores
-CELLS = '''
+def _solution_cell(name: str, start: str) -> str:
+    """The instructor's cell of exercise ``name`` that starts with ``start``, as run."""
+    for cell in solved(name, SOURCE)["cells"]:
+        text = "".join(cell["source"])
+        if text.startswith(start):
+            return "".join(line for line in text.splitlines(True) if "SOLUTION" not in line)
+    raise AssertionError(start)
+
+
+CELLS = """
 from fractions import Fraction
 from sklearn.naive_bayes import CategoricalNB
 
@@ -153,26 +162,18 @@ def likelihood(table, feature, value, target, label):
     {use}
     in_class = table[table[target] == label]
     return Fraction(int((in_class[feature] == value).sum()), len(in_class))
-
-def joint_scores(table, query, target):
-    scores = {{}}
-    for label in table[target].unique():
-        score = Fraction(int((table[target] == label).sum()), len(table))
-        for feature, value in query.items():
-            score *= likelihood(table, feature, value, target, label)
-        scores[label] = score
-    return scores
-
-lesson_scores = joint_scores(weather, {{"outlook": "sunny"}}, "play")
+"""
+P_NO = """
+lesson_scores = joint_scores(weather, {"outlook": "sunny"}, "play")
 p_no = lesson_scores["no"] / sum(lesson_scores.values())
 check("q4", p_no)
-'''
+"""
 
 
 @pytest.mark.parametrize("use, warned", [("CategoricalNB()", True), ("pass", False)])
 def test_check_outside_ipython_warns_on_a_value_flagged_through_its_callee(capsys, use,
                                                                              warned):
-    code = CELLS.format(use=use)
+    code = CELLS.format(use=use) + _solution_cell("01_weather", "def joint_scores(") + P_NO
     spec = specs.load("01_weather", SOURCE)
     assert bool(flagged_answers([code], spec.probe_plan()).get("q4")) is warned  # the grader
     checker = Checker("01_weather", REPO / "exercises" / "01_weather.checks.json")
