@@ -183,3 +183,29 @@ def test_check_outside_ipython_warns_on_a_value_flagged_through_its_callee(capsy
     assert ("⚠ p_no uses CategoricalNB" in out) is warned, out
     assert "✔ a probability between 0 and 1" in out
 
+
+
+#: the student's other instances: (exercise, value question, value, the cells before it)
+THROUGH_CALLEES = [
+    ("02_smoothing", "q6", 0.5, "from nbcourse.smoothing import lidstone\n"
+                                "def smoothed_likelihood(table, feature, value, target, label,"
+                                " alpha):\n    return lidstone(1, 2, 3, alpha)\n"),
+    ("04_linearity", "q4", 1.0, "def linear_weights(model):\n    return model.to_linear()\n"),
+    ("05_spam", "q6", 0.98, "from sklearn.metrics import accuracy_score\n"
+                            "def fraction_correct(y_true, y_pred):\n"
+                            "    return accuracy_score(y_true, y_pred)\n"
+                            "def spam_experiment(texts, labels, alphas, seed):\n"
+                            "    return 0.1, fraction_correct([1], [1])\n"),
+]
+
+
+@pytest.mark.parametrize("name, question, value, code", THROUGH_CALLEES,
+                         ids=lambda v: str(v)[:20])
+def test_check_outside_ipython_warns_on_other_values_flagged_through_a_callee(name, question,
+                                                                              value, code):
+    namespace = {"__name__": "__main__"}
+    exec(compile(code, "<cell>", "exec"), namespace)  # noqa: S102 - the probe's own text
+    checker = Checker(name, REPO / "exercises" / f"{name}.checks.json")
+    report = checker.run(question, value, sources=[], namespace=namespace)
+    assert report.flags and "the grader will flag it" in str(report), str(report)
+    assert checker.run(question, value, sources=[], namespace={}).flags == []
