@@ -571,7 +571,7 @@ EXERCISE = Exercise(
                  cases=[Case("a dict with the four coins' letters", hidden=False,
                              judge=SameKeys('map_edge should be a dict with the keys "a", "b", '
                                             '"c" and "d"',
-                                            keys=["a", "b", "c", "d"])),
+                                            keys=["a", "b", "c", "d"], shares=["a", "b", "c", "d"])),
                         Case("the MAP estimate of each of the four posteriors")]),
     ],
 )

@@ -47,6 +47,12 @@ def log_likelihood_unweighted(counts, theta):
         return float(np.sum(np.log(theta[counts > 0])))
 
 
+def log_likelihood_of_product(counts, theta):
+    counts, theta = np.asarray(counts, dtype=float), np.asarray(theta, dtype=float)
+    with np.errstate(divide="ignore", under="ignore"):
+        return float(np.log(np.prod(theta ** counts)))
+
+
 def mle_with_laplace(counts):
     counts = np.asarray(counts, dtype=float)
     return ((counts + 1) / (counts.sum() + len(counts))).tolist()
@@ -199,6 +205,11 @@ EXERCISE = Exercise(
                      Mistake("counts not used as weights", log_likelihood_unweighted,
                              "Each outcome's log-probability counts once per observation: "
                              "multiply it by its count. See lesson 03, §2."),
+                     Mistake("the log of a product", log_likelihood_of_product,
+                             "You multiplied the probabilities and took the log at the end. "
+                             "With a few hundred observations the product underflows to 0 and "
+                             "its log is -inf: add count * log(probability) instead of "
+                             "multiplying. See lesson 03, §2."),
                  ],
                  cases=[
                      Case("outlook counts of the 'yes' days at their own frequencies",
@@ -213,6 +224,8 @@ EXERCISE = Exercise(
                      Case("another impossible observation", ([2, 0, 1], [0.5, 0.5, 0.0])),
                      Case("many observations", ([480, 520], [0.5, 0.5])),
                      Case("five outcomes", ([1, 2, 3, 4, 5], [0.1, 0.1, 0.2, 0.3, 0.3])),
+                     Case("a thousand observations: their product underflows",
+                          ([400, 300, 300], [0.4, 0.3, 0.3])),
                  ]),
         Question("q2", "mle", points=2, title="the closed-form maximum-likelihood estimate",
                  reference=lambda counts: multinomial_mle(counts), forbidden=CLOSED_FORMS,
@@ -381,7 +394,7 @@ EXERCISE = Exercise(
                  cases=[Case("a dict with the three documents' letters", hidden=False,
                              judge=SameKeys('p_ham_documents should be a dict with the keys '
                                             '"a", "b" and "c"',
-                                            keys=["a", "b", "c"])),
+                                            keys=["a", "b", "c"], shares=["a", "b", "c"])),
                         Case("P(ham | document) of each new document under maximum "
                              "likelihood")]),
     ],

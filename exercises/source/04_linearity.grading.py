@@ -112,6 +112,8 @@ BERNOULLI = [
     ("three classes", (8, 15, 6, 3, 1.0, lambda rng, n: rng.integers(0, 2, size=n))),
     ("weak smoothing", (9, 12, 7, 2, 0.1, lambda rng, n: rng.integers(0, 2, size=n))),
     ("every word present", (10, 9, 5, 2, 2.0, lambda rng, n: [1] * n)),
+    ("a vocabulary of 1,200 words, a few present: the product of the probabilities underflows",
+     (11, 40, 1200, 2, 1.0, lambda rng, n: (rng.random(n) < 0.01).astype(int))),
 ]
 BERNOULLI_MODELS = [_bernoulli_case(*settings) for _, settings in BERNOULLI]
 
@@ -245,6 +247,13 @@ def bernoulli_without_prior(class_prior, p, b):
 def bernoulli_absent_for_every_word(class_prior, p, b):
     log_prior, p, b = _bernoulli_parts(class_prior, p, b)
     return (log_prior + np.log(p) @ b + np.log(1 - p).sum(axis=1)).tolist()
+
+
+def bernoulli_log_of_product(class_prior, p, b):
+    _, p, b = _bernoulli_parts(class_prior, p, b)
+    with np.errstate(divide="ignore", under="ignore"):
+        product = np.asarray(class_prior, dtype=float) * np.prod(np.where(b == 1, p, 1 - p), axis=1)
+        return np.log(product).tolist()
 
 
 # Question 4's value is 1.0 for every right answer, so it is also judged on a swap: its cell
@@ -395,7 +404,8 @@ EXERCISE = Exercise(
                  cases=[Case("a dict with the three accuracies", hidden=False,
                              judge=SameKeys('switch_accuracies should be a dict with the keys '
                                             '"majority", "best_linear" and "best_any"',
-                                            keys=["majority", "best_linear", "best_any"])),
+                                            keys=["majority", "best_linear", "best_any"],
+                                            shares=["majority", "best_linear", "best_any"])),
                         Case("the three accuracies of the switch table")]),
         Question("q6", "bernoulli_log_scores", points=2,
                  title="Bernoulli naive Bayes: the joint log score, absent words included",
@@ -417,6 +427,11 @@ EXERCISE = Exercise(
                              "or not. A present word contributes log p_ck only; log(1 - p_ck) "
                              "belongs to the absent words (the split in lesson 04, §5 uses the "
                              "odds p / (1 - p) for the present words to make up for it)."),
+                     Mistake("the log of a product", bernoulli_log_of_product,
+                             "You multiplied the probabilities and took the log at the end. "
+                             "With a vocabulary of a thousand words the product underflows to "
+                             "0 and its log is -inf: add the logs instead of multiplying "
+                             "(lesson 05, §4, underflow)."),
                  ]),
         Question("q7", "free_shift", points=2, kind="value",
                  title="what one more word does to the score",

@@ -117,6 +117,13 @@ def joint_variance_as_sd(means, variances, priors, x):
 EIGHT_FIT = ref_class_means_variances(EIGHT_EMAILS, EIGHT_LABELS, 0.0)
 
 
+def joint_log_of_product(means, variances, priors, x):
+    means, variances, x = _float(means), _float(variances), _float(x)
+    with np.errstate(divide="ignore", under="ignore"):
+        density = np.exp(-(x - means) ** 2 / (2 * variances)) / np.sqrt(2 * np.pi * variances)
+        return np.log(_float(priors) * np.prod(density, axis=1)).tolist()
+
+
 def _gaussian_model(seed, n_classes, n_features):
     rng = np.random.default_rng(seed)
     means = rng.normal(0, 2, (n_classes, n_features)).round(3)
@@ -433,6 +440,11 @@ EXERCISE = Exercise(
                              "You used the variance where the standard deviation belongs, so it "
                              "got squared a second time. The arrays hold variances, sigma^2: "
                              "use them as they are (lesson 06, §2)."),
+                     Mistake("the log of a product", joint_log_of_product,
+                             "You multiplied the densities and took the log at the end. Far "
+                             "from the data each density is tiny and their product underflows "
+                             "to 0, whose log is -inf for every class: add the log-densities "
+                             "instead of multiplying (lesson 05, §4, underflow)."),
                  ],
                  cases=[
                      Case("the eight e-mails' model, a shouting e-mail",
@@ -443,6 +455,8 @@ EXERCISE = Exercise(
                      Case("three classes, one feature", _gaussian_model(12, 3, 1)),
                      Case("a query far from the data", (*_gaussian_model(13, 2, 3)[:3],
                                                         [9.0, -8.0, 7.5])),
+                     Case("a query so far from the data that the product of the densities "
+                          "underflows", (*_gaussian_model(14, 2, 3)[:3], [40.0, -40.0, 45.0])),
                  ]),
         Question("q3", "shared_variance_weights", points=2,
                  title="the linear rule of a shared variance",

@@ -686,7 +686,7 @@ EXERCISE = Exercise(
                                             '"baseline", "spread_a", "mean_difference" and '
                                             '"b_wins"',
                                             keys=["baseline", "spread_a", "mean_difference",
-                                                  "b_wins"])),
+                                                  "b_wins"], shares=["baseline"])),
                         Case("the baseline, the spread and the paired comparison")]),
     ],
 )

@@ -71,9 +71,12 @@ class SameKeys(Judge):
     """A dict (or Series) with exactly the expected keys; the values are not checked.
 
     ``keys`` names the keys when the expected value stays with the grader (a value graded
-    only at grading time, whose public case checks the form alone)."""
+    only at grading time, whose public case checks the form alone).  ``shares`` names the
+    keys whose values are shares or probabilities: each must be a number from 0 to 1 (an
+    accuracy in percent is told so)."""
     message: str = ""
     keys: list | None = None
+    shares: list | None = None
     kind = "same_keys"
 
     def __call__(self, actual, expected, case=None):
@@ -83,6 +86,16 @@ class SameKeys(Judge):
         if set(actual) != set(expected):
             return self.message or \
                 f"the keys should be {sorted(map(str, expected))}, got {sorted(map(str, actual))}"
+        return self._share_problem(actual)
+
+    def _share_problem(self, actual):
+        for key in self.shares or []:
+            value = actual.get(key)
+            if not _number(value):
+                return f"[{key!r}] should be a number, got {describe_value(value)}"
+            if not 0 <= value <= 1:
+                percent = " (a percentage? divide it by 100)" if 1 < value <= 100 else ""
+                return f"[{key!r}] is {float(value):g}, but it should be a share between 0 and 1{percent}"
         return None
 
 

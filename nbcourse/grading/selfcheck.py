@@ -255,12 +255,14 @@ class Checker:
         self.title = data.get("title", "")
         self.questions = {q["id"]: PublicQuestion.from_json(q) for q in data["questions"]}
 
-    def run(self, question: str, answer, sources: Sequence[str] | None = None) -> CheckResult:
+    def run(self, question: str, answer, sources: Sequence[str] | None = None,
+            namespace: dict | None = None) -> CheckResult:
         """Run the public cases of ``question`` on ``answer`` and return what happened.
 
         ``sources`` is the notebook's code, cell by cell, for the forbidden-name scan;
         by default the cells run so far in this IPython session (or, outside IPython,
-        the module that defines the answer).
+        the module that defines the answer).  ``namespace`` holds the notebook's names,
+        where a value's graded functions are looked up; by default IPython's.
         """
         if self.missing:
             return CheckResult(question, "?", [], problem=self.missing)
@@ -282,7 +284,8 @@ class Checker:
                 if case.get("hint") and outcome.hint == case["hint"]:
                     outcome.hint = spec.hint
         result = CheckResult(question, spec.name, outcomes,
-                             flags=_forbidden_uses(spec, answer, sources),
+                             flags=_forbidden_uses(spec, answer, sources) or
+                             self._flags_from_callees(spec, answer, sources, namespace),
                              graded_later=spec.graded_later)
         mistaken = {name: [] for name in spec.feedback}
         missing = object()
@@ -294,7 +297,7 @@ class Checker:
                          lambda a, b, i: spec.same(a, b), skip=(missing,))
         result.mistakes = names
         result.diagnosis = explain(names, spec.feedback)
-        failing = self._failing_callees(spec, answer)
+        failing = self._failing_callees(spec, answer, namespace)
         if failing and not result.all_passed:  # the mistake may be theirs: naming one here
             result.mistakes, result.diagnosis = [], ""  # would blame the wrong code
         if failing:  # (passing, it may only make up for their mistake: said too)
@@ -309,26 +312,44 @@ class Checker:
                            "print)")
         return result
 
-    def _failing_callees(self, spec: PublicQuestion, answer) -> list[PublicQuestion]:
-        """The graded functions ``answer`` calls (``spec.calls``) whose own public tests
-        fail, looked up where the answer looks them up (a value: the notebook's names)."""
-        namespace = getattr(answer, "__globals__", None) if spec.kind == "function" else None
+    def _callees(self, spec: PublicQuestion, answer, namespace: dict | None):
+        """(question, function) for each graded function ``answer`` calls (``spec.calls``),
+        looked up where the answer looks them up (a value: the notebook's names)."""
+        if spec.kind == "function":
+            namespace = getattr(answer, "__globals__", None)
         if namespace is None:
             ipython = sys.modules.get("IPython")
             shell = ipython.get_ipython() if ipython is not None else None
             namespace = getattr(shell, "user_ns", None)
         if not isinstance(namespace, dict):
             return []
+        callees = [self.questions.get(callee_id) for callee_id in spec.calls]
+        return [(callee, namespace.get(callee.name)) for callee in callees
+                if callee is not None and callable(namespace.get(callee.name))]
+
+    def _flags_from_callees(self, spec: PublicQuestion, answer, sources, namespace) -> list[str]:
+        """What the grader flags in a value through the graded functions it calls, when no
+        cell text shows the way there (a harness that runs cells with ``exec``): the
+        value's forbidden names in those functions' compiled code, as for a function."""
+        if spec.kind != "value" or not spec.forbidden or \
+                (sources if sources is not None else _session_cells()):
+            return []
+        found: set[str] = set()
+        for _, function in self._callees(spec, answer, namespace):
+            found |= _compiled_uses(function, set(spec.forbidden))
+        return forbidden_names.fewest_names(found)
+
+    def _failing_callees(self, spec: PublicQuestion, answer,
+                         namespace: dict | None = None) -> list[PublicQuestion]:
+        """The graded functions ``answer`` calls (``spec.calls``) whose own public tests
+        fail."""
         failing, roots = [], []
-        for callee_id in spec.calls:
-            callee = self.questions.get(callee_id)
-            function = namespace.get(callee.name) if callee is not None else None
-            if callable(function):
-                checked = self.run(callee_id, function, sources=[])
-                if not checked.all_passed:
-                    failing.append(callee)
-                    if not checked.callees_failing:  # not itself failing through another
-                        roots.append(callee)
+        for callee, function in self._callees(spec, answer, namespace):
+            checked = self.run(callee.id, function, sources=[])
+            if not checked.all_passed:
+                failing.append(callee)
+                if not checked.callees_failing:  # not itself failing through another
+                    roots.append(callee)
         return roots or failing
 
     @staticmethod
@@ -373,8 +394,9 @@ class Checker:
         return TestOutcome(name, problem is None, problem or "", hint), actual
 
     def __call__(self, question: str, answer) -> None:
-        """Print the report (and return nothing, so a notebook shows it only once)."""
-        print(self.run(question, answer))
+        """Print the report (and return nothing, so a notebook shows it only once).  A value's
+        graded functions are looked up among the names of the code that calls ``check``."""
+        print(self.run(question, answer, namespace=sys._getframe(1).f_globals))
 
 
 #: A graded value of few decimals is taken as exact (not rounded) in ``check()`` only when it
