@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from html import escape
 
-from .forbidden import DYNAMIC, DYNAMIC_WHY, TYPED_IN
+from .forbidden import DYNAMIC, DYNAMIC_WHY
+from .typed_in import TYPED_IN
 from .scoring import QuestionResult, SubmissionResult, points_text
 from .statuses import Status
 

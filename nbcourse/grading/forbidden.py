@@ -2,8 +2,12 @@
 
 The scan reads the submission's source with ``ast`` (nothing is executed).  It starts
 at the graded function (or at the statements that assign a graded value) and follows
-what that code uses: other functions defined in the notebook, and notebook-level
-variables such as ``model = CategoricalNB().fit(...)``.  A forbidden name counts when
+what that code uses: other functions defined in the notebook, and variables through
+what the code writes into them: ``model = CategoricalNB().fit(...)`` at the notebook's
+level, and anywhere ``models.append(v)`` (``_STORING_METHODS``), ``d.update(h=v)``, ``setattr(ns, "h", v)``,
+``d["h"] = v``.  It reads where code is written, not where it runs: a value kept by a
+function called at the notebook's level (``keep = make()`` where ``make`` returns a
+helper) or a decorator that stores what it decorates is not followed.  A forbidden name counts when
 it is reached as an attribute (``nbcourse.CategoricalNB``) or as a name the notebook
 imported (``from nbcourse import CategoricalNB as C``, or re-bound as ``NB = C``), so a
 student's own variable that happens to be called ``accuracy`` is not mistaken for the
@@ -32,8 +36,9 @@ time in one of the ways this module lists is flagged as ``DYNAMIC``, with a fixe
 (``_DYNAMIC_NAMES``, ``_DYNAMIC_ATTRIBUTES``, ``_DYNAMIC_MODULES``: ``getattr`` with a
 computed name or handed on as a value, ``importlib``, ``__import__``, ``eval``, ``exec``,
 ``sys.modules``, ``globals()``, ``vars()``, ``__dict__``, a function's globals, frames,
-``pickle`` and the like, each also under another name), not a proof: Python has more, and
-the sandbox, not this scan, is what stops a submission.  ``getattr(model, "to_linear")`` with a plain string is read as the attribute,
+``pickle`` and the like, each also kept under another name), not a proof: Python has
+more.  A forbidden helper reached in a way this module does not read is not flagged and
+keeps its marks: the sandbox protects the machine, not this rule.  ``getattr(model, "to_linear")`` with a plain string is read as the attribute,
 and so is ``getattr(X, stat)`` where ``stat`` is bound only by a loop over literal strings
 (``for stat in ("mean", "var")``) or ``stat = "mean"``, in the scope that looks it up or a
 function around it (``name_scopes``): it reads each of those attributes.
@@ -41,31 +46,11 @@ function around it (``name_scopes``): it reads each of those attributes.
 from __future__ import annotations
 
 import ast
-import copy
 from typing import Iterable
 
-from .execution.cells import parse_cell
-from .name_scopes import evaluated_outside, literal_scopes
-
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-
-
-def _trees(sources: Iterable) -> list[ast.Module]:
-    """The cells as syntax trees: a source is parsed (``parse_cell``), a tree passes as it
-    is, so that ``flagged_answers`` parses a submission's cells once for all its questions."""
-    return [tree for tree in (s if isinstance(s, ast.Module) else parse_cell(s) for s in sources)
-            if tree is not None]
-
-
-def _walk_scope(node: ast.AST):
-    """Like ast.walk, but without entering nested functions, classes and lambdas."""
-    todo = list(ast.iter_child_nodes(node))
-    while todo:
-        child = todo.pop()
-        yield child
-        if not isinstance(child, _SCOPES):
-            todo.extend(ast.iter_child_nodes(child))
-
+from .name_scopes import (cell_trees, evaluated_outside, literal_scopes, stored_names,
+                          walk_scope)
+from .typed_in import TYPED_IN, typed_in
 
 def _held(nodes: list, walk: bool = True) -> list[ast.Name]:
     """The names ``nodes`` (each walked whole, or as they are) read other than to call
@@ -81,8 +66,17 @@ def _held(nodes: list, walk: bool = True) -> list[ast.Name]:
             and isinstance(node.ctx, ast.Load) and id(node) not in spared]
 
 
-def _stored_names(target: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+#: Methods that keep what they are given in the object they are called on (a list's,
+#: a dict's, a set's, a deque's, a queue's).
+_STORING_METHODS = {"append", "extend", "insert", "update", "setdefault", "add",
+                    "__setitem__", "appendleft", "extendleft", "put", "put_nowait"}
+
+
+def _root_name(node: ast.AST) -> str:
+    """The variable an item or attribute chain starts from (``d["h"].x`` -> ``d``)."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return getattr(node, "id", "")
 
 
 #: What an answer that looks a function up by a computed name is flagged as.
@@ -100,7 +94,8 @@ _DYNAMIC_ATTRIBUTES = _DYNAMIC_NAMES | {
     "__dict__", "__getattribute__", "__getattr__", "getattr_static", "exec_module",
     "load_module", "__globals__", "__closure__", "cell_contents", "__subclasses__",
     "_getframe", "currentframe", "f_locals", "f_globals", "f_back", "get_objects",
-    "get_referrers", "get_referents", "locate", "get_type_hints", "get_field"}
+    "get_referrers", "get_referents", "locate", "get_type_hints", "get_field", "__defaults__",
+    "__kwdefaults__"}
 #: Modules that rebuild or find an object from data, not from a name in the code
 #: (``pickle.loads(b"cnbcourse\nGaussianNB\n.")``): an answer that uses one is flagged.
 _DYNAMIC_MODULES = {"pickle", "_pickle", "cPickle", "marshal", "copyreg", "dill", "cloudpickle",
@@ -150,7 +145,7 @@ class _Notebook:
         # what last bound each name on the notebook's level for sure: "def" (the student's
         # own function or class) or "import"; a definition under an ``if`` is not sure
         self._last_binding: dict[str, str] = {}
-        for tree in _trees(sources):
+        for tree in cell_trees(sources):
             for node in ast.walk(tree):
                 if isinstance(node, ast.Import):
                     self._note_import(node)
@@ -165,13 +160,36 @@ class _Notebook:
                             self.imported[alias.asname or alias.name] = alias.name
             self._note_definitions(tree)
             self._note_dynamic_aliases(tree)
-            for node in _walk_scope(tree):  # notebook-level assignments only
+            for node in walk_scope(tree):  # notebook-level assignments only
                 if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     for target in targets:
-                        for name in _stored_names(target):
+                        for name in stored_names(target):
                             self.assignments.setdefault(name, []).append(node.value)
+            self._note_stored_into(tree)
         self._resolve_aliases()
+
+    def _note_stored_into(self, tree: ast.Module) -> None:
+        """Values put into a variable, anywhere in a cell, other than by assigning it:
+        ``models.append(v)``, ``d.update(h=v)``, ``setattr(ns, "h", v)``, ``d["h"] = v``
+        or ``ns.h = v`` in a function, ``f.__defaults__[0].append(v)``; each counts as a
+        value of the variable the chain starts from (``models``, ``d``, ``ns``, ``f``)."""
+        for node in ast.walk(tree):
+            base, values = "", []
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in _STORING_METHODS:
+                # ``f.__defaults__[0].append(v)`` puts v into f too
+                base = _root_name(node.func.value)
+                values = [*node.args, *(k.value for k in node.keywords)]
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr":
+                base, values = (_root_name(node.args[0]) if node.args else ""), node.args[2:]
+            elif isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, (ast.Subscript, ast.Attribute)):
+                        self.assignments.setdefault(_root_name(target), []).append(node.value)
+            if base and values:
+                self.assignments.setdefault(base, []).extend(values)
 
     def _note_definitions(self, tree: ast.Module) -> None:
         """Record a cell's notebook-level functions and classes, in order: one defined on
@@ -183,7 +201,7 @@ class _Notebook:
         kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
         top = {id(node) for node in tree.body}
         events = []  # ((line, column, 0 for a use / 1 for a definition), node)
-        for node in _walk_scope(tree):
+        for node in walk_scope(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 events.append(((node.lineno, node.col_offset, 1), node))
             if isinstance(node, ast.Lambda):  # its defaults are read where it is written
@@ -195,7 +213,7 @@ class _Notebook:
                 events += [((node.lineno, node.col_offset, 0), name) for name in _held(here)]
                 events.append(((node.lineno, node.col_offset, 1), node))
         events += [((name.lineno, name.col_offset, 0), name)
-                   for name in _held(list(_walk_scope(tree)), walk=False)]
+                   for name in _held(list(walk_scope(tree)), walk=False)]
         for _, node in sorted(events, key=lambda event: event[0]):
             if isinstance(node, ast.Name):
                 self._held.add(node.id)
@@ -219,14 +237,16 @@ class _Notebook:
     def _note_dynamic_aliases(self, tree: ast.Module) -> None:
         """A name bound, anywhere in a cell, to a builtin that looks names up (``e =
         eval``, ``eval = eval``, a default ``h=getattr``) looks names up too."""
-        def dynamic(value) -> bool:
-            return getattr(value, "id", getattr(value, "attr", None)) in \
-                _DYNAMIC_NAMES | {"getattr"}
+        def dynamic(value) -> bool:  # the value holds one, not called (``(eval,)[0]``)
+            called = {id(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
+            return any(isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in called
+                       and getattr(n, "id", getattr(n, "attr", None)) in
+                       _DYNAMIC_NAMES | {"getattr"} for n in ast.walk(value))
         for node in ast.walk(tree):
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and dynamic(node.value):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 self.imported.update({name: DYNAMIC for target in targets
-                                      for name in _stored_names(target)})
+                                      for name in stored_names(target)})
             elif isinstance(node, ast.arguments):
                 positional = [*node.posonlyargs, *node.args]
                 pairs = [*zip(positional[len(positional) - len(node.defaults):], node.defaults),
@@ -379,187 +399,11 @@ def fewest_names(found: Iterable[str]) -> list[str]:
                   if "." not in name or name.rpartition(".")[2] not in plain)
 
 
-#: What a value typed in is flagged as, in the place of a forbidden name.
-TYPED_IN = "a number typed in"
-
-#: Calls that turn a typed number into another kind of number, not a computation.
-_NUMBER_TYPES = {"Fraction", "float", "int", "Decimal", "float64", "float32", "int64", "round"}
-
-
-def _constant(node: ast.AST) -> bool:
-    """Whether an expression is a number typed in: number literals, arithmetic on them,
-    and calls such as ``Fraction(486, 611)``, ``np.float64(1.0)`` or ``Decimal("0.795")``."""
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
-    if isinstance(node, ast.UnaryOp):
-        return _constant(node.operand)
-    if isinstance(node, ast.BinOp):
-        return _constant(node.left) and _constant(node.right)
-    if isinstance(node, ast.Call):
-        func = node.func
-        name = func.id if isinstance(func, ast.Name) else \
-            func.attr if isinstance(func, ast.Attribute) else None
-        return name in _NUMBER_TYPES and not node.keywords and bool(node.args) and all(
-            _constant(arg) or (isinstance(arg, ast.Constant) and isinstance(arg.value, str))
-            for arg in node.args)
-    return False
-
-
-def typed_in(sources: Iterable, name: str) -> bool:
-    """Whether the last notebook-level assignment of ``name`` (the one whose value is
-    graded) is a number typed in, where the exercise asks to compute it.
-
-    Flagged: a value that is all numbers (``p_no = Fraction(486, 611)``, ``agreement =
-    1.0``), or an expression that hides one (``_hides_a_number``): a branch of ``... if
-    ... else ...`` that is a number other than 0 or ±1, a term multiplied by 0, a number
-    of four significant digits or more, or a fixed item of a list of numbers
-    (``alphas[3]``).  Names the notebook sets to a number once count as that number."""
-    trees = _trees(sources)
-    last, numbers, lists = None, {}, set()
-    for tree in trees:
-        nodes = [n for n in _walk_scope(tree)
-                 if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value]
-        for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(name in _stored_names(target) for target in targets):
-                last = node
-            _note_constants(node, targets, numbers, lists)
-    if last is None or isinstance(last, ast.AugAssign):
-        return False
-    targets = last.targets if isinstance(last, ast.Assign) else [last.target]
-    values = [_Substitute(numbers).visit(copy.deepcopy(value)) for target in targets
-              for value in _values_for(target, last.value, name)]
-    return any(_constant(value) or _hides_a_number(value, lists) for value in values)
-
-
-def _note_constants(node, targets, numbers: dict, lists: set) -> None:
-    """Record ``x = 0.795`` (a name set to a number) and ``alphas = [0.1, 0.3]`` (a name
-    set to a list of numbers); a name set twice to something else is dropped."""
-    for target in targets:
-        if not isinstance(target, ast.Name):
-            continue
-        if not isinstance(node, ast.AugAssign) and _constant(node.value):
-            numbers[target.id] = node.value
-        else:
-            numbers.pop(target.id, None)
-        if isinstance(node.value, (ast.List, ast.Tuple)) and node.value.elts \
-                and all(_constant(item) for item in node.value.elts):
-            lists.add(target.id)
-        else:
-            lists.discard(target.id)
-
-
-class _Substitute(ast.NodeTransformer):
-    """Put a name's number in place of the name (``v = 0.795; p_no = v if s else 0``)."""
-
-    def __init__(self, numbers: dict):
-        self.numbers = numbers
-
-    def visit_Name(self, node):
-        if isinstance(node.ctx, ast.Load) and node.id in self.numbers:
-            return copy.deepcopy(self.numbers[node.id])
-        return node
-
-
-def _number(node: ast.AST):
-    """The value of a constant expression (``_constant``) as a float, or None."""
-    try:
-        if isinstance(node, ast.Constant):
-            return float(node.value)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            value = _number(node.operand)
-            return None if value is None else (-value if isinstance(node.op, ast.USub) else value)
-        if isinstance(node, ast.BinOp):
-            left, right = _number(node.left), _number(node.right)
-            operators = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
-                         ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
-            apply = operators.get(type(node.op))
-            return None if None in (left, right) or apply is None else apply(left, right)
-        if isinstance(node, ast.Call) and node.args:
-            parts = [_number(arg) if not isinstance(arg, ast.Constant) else float(arg.value)
-                     for arg in node.args]
-            if None in parts:
-                return None
-            name = node.func.id if isinstance(node.func, ast.Name) else \
-                getattr(node.func, "attr", "")
-            if name == "Fraction" and len(parts) == 2:
-                return parts[0] / parts[1]
-            return round(parts[0], int(parts[1])) if name == "round" and len(parts) == 2 \
-                else parts[0]
-    except (ArithmeticError, ValueError, TypeError, OverflowError):
-        return None
-    return None
-
-
-def _long(node: ast.AST) -> bool:
-    """A number of four significant digits or more (``0.7954...``, ``Fraction(486,
-    611)``): one nobody writes in a computation, only copies from a result."""
-    value = _number(node)
-    if value is None or value != value or value in (float("inf"), float("-inf")):
-        return False
-    digits = f"{abs(value):.12e}".split("e")[0].replace(".", "").rstrip("0")
-    return len(digits) >= 4
-
-
-def _trivial(node: ast.AST) -> bool:
-    return _number(node) in (0.0, 1.0, -1.0)
-
-
-def _hides_a_number(expression: ast.AST, lists: set) -> bool:
-    """Whether a computed-looking expression carries a typed number (see ``typed_in``).
-    A long number given to a function (``spam_experiment(..., seed=12345)``) is an input
-    of the computation, not its result, and an index (``w[1234]``) is a position."""
-    todo = [(expression, False)]
-    while todo:
-        node, an_input = todo.pop()
-        if _constant(node):
-            if _long(node) and not an_input:
-                return True
-            continue  # its parts are numbers too
-        if isinstance(node, ast.IfExp):
-            branches = [node.body, node.orelse]
-            parts = [item for branch in branches for item in
-                     (branch.elts if isinstance(branch, (ast.Tuple, ast.List)) else [branch])]
-            if any(_constant(part) and not _trivial(part) for part in parts):
-                return True
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
-                _constant(side) and _number(side) == 0.0 for side in (node.left, node.right)):
-            return True  # a term multiplied by zero: what is added to it is the answer
-        if isinstance(node, ast.Subscript):
-            if isinstance(node.value, ast.Name) and node.value.id in lists \
-                    and _constant(node.slice):
-                return True
-            todo.append((node.value, an_input))
-            continue
-        if isinstance(node, ast.Call):
-            todo.append((node.func, an_input))
-            todo.extend((arg, True) for arg in node.args + [k.value for k in node.keywords])
-            continue
-        todo.extend((child, an_input) for child in ast.iter_child_nodes(node))
-    return False
-
-
-def _values_for(target: ast.AST, value: ast.AST, name: str) -> list[ast.AST]:
-    """The expressions ``name`` takes its value from in ``target = value``, pairing the
-    items of a tuple assignment (``best_alpha, test_accuracy = 0.3, 0.98``)."""
-    if isinstance(target, ast.Name):
-        return [value] if target.id == name else []
-    if isinstance(target, (ast.Tuple, ast.List)) and not isinstance(value, (ast.Tuple, ast.List)):
-        # ``a, b = f() if c else (0.3, 0.98)``: the whole expression, read for hidden numbers
-        return [value] if name in _stored_names(target) and not _constant(value) else []
-    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
-            and len(target.elts) == len(value.elts) \
-            and not any(isinstance(e, ast.Starred) for e in target.elts + value.elts):
-        return [found for item, part in zip(target.elts, value.elts)
-                for found in _values_for(item, part, name)]
-    return []
-
-
 def flagged_answers(sources: Iterable[str], plan: dict) -> dict[str, list[str]]:
     """{question id: the forbidden names its answer uses} for a probe plan
     (``specs.Exercise.probe_plan``), only the questions whose answer uses one; a value the
     exercise asks to compute (``"computed"``) and that is typed in is flagged ``TYPED_IN``."""
-    sources = _trees(sources)  # parsed once, read for every question
+    sources = cell_trees(sources)  # parsed once, read for every question
     flagged = {}
     for question in plan["questions"]:
         found = []

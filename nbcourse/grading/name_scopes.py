@@ -12,6 +12,32 @@ module cannot be sure of is left out: the scan then flags the lookup.
 from __future__ import annotations
 
 import ast
+from typing import Iterable
+
+from .execution.cells import parse_cell
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def cell_trees(sources: Iterable) -> list[ast.Module]:
+    """The cells as syntax trees: a source is parsed (``parse_cell``), a tree passes as it
+    is, so that ``forbidden.flagged_answers`` parses a submission's cells once for all its questions."""
+    return [tree for tree in (s if isinstance(s, ast.Module) else parse_cell(s) for s in sources)
+            if tree is not None]
+
+
+def walk_scope(node: ast.AST):
+    """Like ast.walk, but without entering nested functions, classes and lambdas."""
+    todo = list(ast.iter_child_nodes(node))
+    while todo:
+        child = todo.pop()
+        yield child
+        if not isinstance(child, _SCOPES):
+            todo.extend(ast.iter_child_nodes(child))
+
+
+def stored_names(target: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
 def _strings(node: ast.AST) -> set[str] | None:

@@ -18,7 +18,8 @@ from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, STILL_THE_STUB, case_hint
 from .execution.limits import MB
 from .execution.probe_source import INPUT_CHANGED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
-from .forbidden import DYNAMIC, DYNAMIC_WHY, TYPED_IN
+from .forbidden import DYNAMIC, DYNAMIC_WHY
+from .typed_in import TYPED_IN
 from .specs import FAILED, Exercise
 from .statuses import PRECEDENCE, AnswerStatus, Status
 from .swaps import judge_swaps, swaps_read

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import forbidden as forbidden_names
+from . import typed_in as typed_numbers
 from .diagnosis import (FORM_NOTES, NO_VALUE, STILL_THE_STUB, case_hint_applies,
                         case_hints_apply, diagnose, explain, form_note, input_changed,
                         raised_hint)
@@ -85,8 +86,8 @@ class CheckResult:
         else:
             lines = [f"{self.question} · {self.name}: {self.passed} of {len(self.outcomes)} "
                      "public tests passed"]
-        if self.flags == [forbidden_names.TYPED_IN]:
-            lines.append(f"  ⚠ {self.name} is {forbidden_names.TYPED_IN}: this exercise asks "
+        if self.flags == [typed_numbers.TYPED_IN]:
+            lines.append(f"  ⚠ {self.name} is {typed_numbers.TYPED_IN}: this exercise asks "
                          "you to compute it with your own code, and the grader will flag a "
                          "typed-in number: this question would earn no points")
         elif self.flags:
@@ -159,7 +160,7 @@ class PublicQuestion:
     feedback: dict = field(default_factory=dict)  # mistake name -> its explanation
     graded_later: bool = False
     calls: Sequence[str] = ()  # ids of the graded functions it calls
-    computed: bool = False  # a number typed in is flagged (forbidden.TYPED_IN)
+    computed: bool = False  # a number typed in is flagged (typed_in.TYPED_IN)
     keep_inputs: bool = False  # a call that changes its inputs in place fails
     used_by: Sequence[str] = ()  # ids of the questions that call it (Decimal refused)
 
@@ -433,8 +434,8 @@ def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None)
         return []
     if sources is None:
         sources = _session_cells() or _defining_module(answer)
-    if spec.computed and forbidden_names.typed_in(sources, spec.name):
-        return [forbidden_names.TYPED_IN]
+    if spec.computed and typed_numbers.typed_in(sources, spec.name):
+        return [typed_numbers.TYPED_IN]
     if not spec.forbidden:
         return []
     names = {spec.name}

@@ -143,7 +143,7 @@ class Question:
     those functions (``Swap``).
 
     ``computed=True`` (a value the notebook asks to compute, not to type in) flags an
-    answer that is, or hides, a number typed in (``forbidden.typed_in``: ``TYPED_IN``),
+    answer that is, or hides, a number typed in (``typed_in.typed_in``: ``TYPED_IN``),
     like a forbidden name: it earns what ``Exercise.forbidden_penalty`` leaves.  A swap
     judges the same value on behaviour, where the text names the function to use.
 

@@ -268,6 +268,20 @@ REACHED = [
      "def f(X):\n    return typing.get_type_hints(g)['x']()\n", DYNAMIC),
     ("import string, nbcourse\ndef f(X):\n    return string.Formatter().get_field("
      "'0.Gaussian' + 'NB', (nbcourse,), {})[0]()\n", DYNAMIC),
+    # review 9: values put into a variable other than by assigning it, eval in a value
+    ("import nbcourse\nmodels = []\nmodels.append(nbcourse.GaussianNB)\n"
+     "def f(X):\n    return models[0]()\n", "GaussianNB"),
+    ("import nbcourse\nd = {}\nd.update(h=nbcourse.GaussianNB)\ndef f(X):\n    return d['h']()\n",
+     "GaussianNB"),
+    ("import nbcourse, types\nns = types.SimpleNamespace()\nsetattr(ns, 'h', nbcourse.GaussianNB)\n"
+     "def f(X):\n    return ns.h()\n", "GaussianNB"),
+    ("import nbcourse\nd = {}\ndef put():\n    d['h'] = nbcourse.GaussianNB\nput()\n"
+     "def f(X):\n    return d['h']()\n", "GaussianNB"),
+    ("import nbcourse\ndef f(X, h=[]):\n    return h[0]()\n"
+     "f.__defaults__[0].append(nbcourse.GaussianNB)\n", "GaussianNB"),
+    ("eval = (eval,)[0]\ndef f(X):\n    return eval('nbcourse.Gaussian' + 'NB')\n", DYNAMIC),
+    ("eval, = eval,\ndef f(X):\n    return eval('nbcourse.Gaussian' + 'NB')\n", DYNAMIC),
+    ("def f(X, eval=[eval][0]):\n    return eval('nbcourse.Gaussian' + 'NB')\n", DYNAMIC),
     # and what stays allowed: a function rewritten in a later cell (the check and a call
     # in between do not keep the old one), a variable called vars, an own function that
     # replaces an import

@@ -1,0 +1,190 @@
+"""Spot a value typed in where the exercise asks to compute it (``Question.computed``).
+
+``typed_in`` reads the cell that last assigns a graded name, with ``ast`` (nothing is
+executed): a value that is all numbers, or an expression that hides one, counts as typed
+in.  ``forbidden.flagged_answers`` flags such an answer ``TYPED_IN``, in the place of a
+forbidden name, and ``check()`` warns about it the same way.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+from typing import Iterable
+
+from .name_scopes import cell_trees, stored_names, walk_scope
+
+
+#: What a value typed in is flagged as, in the place of a forbidden name.
+TYPED_IN = "a number typed in"
+
+#: Calls that turn a typed number into another kind of number, not a computation.
+_NUMBER_TYPES = {"Fraction", "float", "int", "Decimal", "float64", "float32", "int64", "round"}
+
+
+def _constant(node: ast.AST) -> bool:
+    """Whether an expression is a number typed in: number literals, arithmetic on them,
+    and calls such as ``Fraction(486, 611)``, ``np.float64(1.0)`` or ``Decimal("0.795")``."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.UnaryOp):
+        return _constant(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _constant(node.left) and _constant(node.right)
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else \
+            func.attr if isinstance(func, ast.Attribute) else None
+        return name in _NUMBER_TYPES and not node.keywords and bool(node.args) and all(
+            _constant(arg) or (isinstance(arg, ast.Constant) and isinstance(arg.value, str))
+            for arg in node.args)
+    return False
+
+
+def typed_in(sources: Iterable, name: str) -> bool:
+    """Whether the last notebook-level assignment of ``name`` (the one whose value is
+    graded) is a number typed in, where the exercise asks to compute it.
+
+    Flagged: a value that is all numbers (``p_no = Fraction(486, 611)``, ``agreement =
+    1.0``), or an expression that hides one (``_hides_a_number``): a branch of ``... if
+    ... else ...`` that is a number other than 0 or ±1, a term multiplied by 0, a number
+    of four significant digits or more, or a fixed item of a list of numbers
+    (``alphas[3]``).  Names the notebook sets to a number once count as that number."""
+    trees = cell_trees(sources)
+    last, numbers, lists = None, {}, set()
+    for tree in trees:
+        nodes = [n for n in walk_scope(tree)
+                 if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value]
+        for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(name in stored_names(target) for target in targets):
+                last = node
+            _note_constants(node, targets, numbers, lists)
+    if last is None or isinstance(last, ast.AugAssign):
+        return False
+    targets = last.targets if isinstance(last, ast.Assign) else [last.target]
+    values = [_Substitute(numbers).visit(copy.deepcopy(value)) for target in targets
+              for value in _values_for(target, last.value, name)]
+    return any(_constant(value) or _hides_a_number(value, lists) for value in values)
+
+
+def _note_constants(node, targets, numbers: dict, lists: set) -> None:
+    """Record ``x = 0.795`` (a name set to a number) and ``alphas = [0.1, 0.3]`` (a name
+    set to a list of numbers); a name set twice to something else is dropped."""
+    for target in targets:
+        if not isinstance(target, ast.Name):
+            continue
+        if not isinstance(node, ast.AugAssign) and _constant(node.value):
+            numbers[target.id] = node.value
+        else:
+            numbers.pop(target.id, None)
+        if isinstance(node.value, (ast.List, ast.Tuple)) and node.value.elts \
+                and all(_constant(item) for item in node.value.elts):
+            lists.add(target.id)
+        else:
+            lists.discard(target.id)
+
+
+class _Substitute(ast.NodeTransformer):
+    """Put a name's number in place of the name (``v = 0.795; p_no = v if s else 0``)."""
+
+    def __init__(self, numbers: dict):
+        self.numbers = numbers
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in self.numbers:
+            return copy.deepcopy(self.numbers[node.id])
+        return node
+
+
+def _number(node: ast.AST):
+    """The value of a constant expression (``_constant``) as a float, or None."""
+    try:
+        if isinstance(node, ast.Constant):
+            return float(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            value = _number(node.operand)
+            return None if value is None else (-value if isinstance(node.op, ast.USub) else value)
+        if isinstance(node, ast.BinOp):
+            left, right = _number(node.left), _number(node.right)
+            operators = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+                         ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
+            apply = operators.get(type(node.op))
+            return None if None in (left, right) or apply is None else apply(left, right)
+        if isinstance(node, ast.Call) and node.args:
+            parts = [_number(arg) if not isinstance(arg, ast.Constant) else float(arg.value)
+                     for arg in node.args]
+            if None in parts:
+                return None
+            name = node.func.id if isinstance(node.func, ast.Name) else \
+                getattr(node.func, "attr", "")
+            if name == "Fraction" and len(parts) == 2:
+                return parts[0] / parts[1]
+            return round(parts[0], int(parts[1])) if name == "round" and len(parts) == 2 \
+                else parts[0]
+    except (ArithmeticError, ValueError, TypeError, OverflowError):
+        return None
+    return None
+
+
+def _long(node: ast.AST) -> bool:
+    """A number of four significant digits or more (``0.7954...``, ``Fraction(486,
+    611)``): one nobody writes in a computation, only copies from a result."""
+    value = _number(node)
+    if value is None or value != value or value in (float("inf"), float("-inf")):
+        return False
+    digits = f"{abs(value):.12e}".split("e")[0].replace(".", "").rstrip("0")
+    return len(digits) >= 4
+
+
+def _trivial(node: ast.AST) -> bool:
+    return _number(node) in (0.0, 1.0, -1.0)
+
+
+def _hides_a_number(expression: ast.AST, lists: set) -> bool:
+    """Whether a computed-looking expression carries a typed number (see ``typed_in``).
+    A long number given to a function (``spam_experiment(..., seed=12345)``) is an input
+    of the computation, not its result, and an index (``w[1234]``) is a position."""
+    todo = [(expression, False)]
+    while todo:
+        node, an_input = todo.pop()
+        if _constant(node):
+            if _long(node) and not an_input:
+                return True
+            continue  # its parts are numbers too
+        if isinstance(node, ast.IfExp):
+            branches = [node.body, node.orelse]
+            parts = [item for branch in branches for item in
+                     (branch.elts if isinstance(branch, (ast.Tuple, ast.List)) else [branch])]
+            if any(_constant(part) and not _trivial(part) for part in parts):
+                return True
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
+                _constant(side) and _number(side) == 0.0 for side in (node.left, node.right)):
+            return True  # a term multiplied by zero: what is added to it is the answer
+        if isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Name) and node.value.id in lists \
+                    and _constant(node.slice):
+                return True
+            todo.append((node.value, an_input))
+            continue
+        if isinstance(node, ast.Call):
+            todo.append((node.func, an_input))
+            todo.extend((arg, True) for arg in node.args + [k.value for k in node.keywords])
+            continue
+        todo.extend((child, an_input) for child in ast.iter_child_nodes(node))
+    return False
+
+
+def _values_for(target: ast.AST, value: ast.AST, name: str) -> list[ast.AST]:
+    """The expressions ``name`` takes its value from in ``target = value``, pairing the
+    items of a tuple assignment (``best_alpha, test_accuracy = 0.3, 0.98``)."""
+    if isinstance(target, ast.Name):
+        return [value] if target.id == name else []
+    if isinstance(target, (ast.Tuple, ast.List)) and not isinstance(value, (ast.Tuple, ast.List)):
+        # ``a, b = f() if c else (0.3, 0.98)``: the whole expression, read for hidden numbers
+        return [value] if name in stored_names(target) and not _constant(value) else []
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
+            and len(target.elts) == len(value.elts) \
+            and not any(isinstance(e, ast.Starred) for e in target.elts + value.elts):
+        return [found for item, part in zip(target.elts, value.elts)
+                for found in _values_for(item, part, name)]
+    return []
