@@ -4,10 +4,14 @@ The scan reads the submission's source with ``ast`` (nothing is executed).  It s
 at the graded function (or at the statements that assign a graded value) and follows
 what that code uses: other functions defined in the notebook, and variables through
 what the code writes into them: ``model = CategoricalNB().fit(...)`` at the notebook's
-level, and anywhere ``models.append(v)`` (``_STORING_METHODS``), ``d.update(h=v)``, ``setattr(ns, "h", v)``,
-``d["h"] = v``.  It reads where code is written, not where it runs: a value kept by a
-function called at the notebook's level (``keep = make()`` where ``make`` returns a
-helper) or a decorator that stores what it decorates is not followed.  A forbidden name counts when
+level, and anywhere ``models.append(v)`` (``_STORING_METHODS``), ``d.update(h=v)``,
+``setattr(ns, "h", v)``, ``d["h"] = v`` (not into a module, ``np.append``, nor into a
+function's own variable).  It reads where code is written, not where it runs: a value
+kept by a function called at the notebook's level (``keep = make()`` where ``make``
+returns a helper), a decorator that stores what it decorates, or a store through another
+name for the same object (``m = models; m.append(v)``) is not followed.  An earlier
+version of a function kept as a value (``draft = my_function``) is read too, so it can
+flag the final answer: ``check()`` shows that.  A forbidden name counts when
 it is reached as an attribute (``nbcourse.CategoricalNB``) or as a name the notebook
 imported (``from nbcourse import CategoricalNB as C``, or re-bound as ``NB = C``), so a
 student's own variable that happens to be called ``accuracy`` is not mistaken for the
@@ -22,7 +26,9 @@ A bare attribute is not enough (``np.log`` is not ``nbcourse._numerics.log``).
 
 A forbidden name that is also the name of a function the notebook defines (the answer
 ``laplace`` when the library's ``laplace`` is forbidden) counts only when reached as an
-attribute (``smoothing.laplace``): a bare ``laplace`` is then the student's own.
+attribute (``smoothing.laplace``): a bare ``laplace`` is then the student's own, even
+where a function imports the library's under that name inside itself.  Imported at the
+notebook's level, it counts unless a definition surely replaces it after the import.
 
 The grader runs it in the grading worker process, next to the kernel and inside the
 worker's own memory limit, never in the instructor's process: ``worker_main`` hands
@@ -70,6 +76,38 @@ def _held(nodes: list, walk: bool = True) -> list[ast.Name]:
 #: a dict's, a set's, a deque's, a queue's).
 _STORING_METHODS = {"append", "extend", "insert", "update", "setdefault", "add",
                     "__setitem__", "appendleft", "extendleft", "put", "put_nowait"}
+
+
+def _stored_into(node: ast.AST) -> list[tuple[str, list]]:
+    """[(the variable a chain starts from, the values ``node`` puts into it)]: a storing
+    method's arguments, ``setattr``'s value, an item or attribute store's value."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr in _STORING_METHODS:  # ``f.__defaults__[0].append(v)``: f
+        return [(_root_name(node.func.value), [*node.args, *(k.value for k in node.keywords)])]
+    if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr" and node.args:
+        return [(_root_name(node.args[0]), node.args[2:])]
+    if isinstance(node, (ast.Assign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return [(_root_name(target), [node.value]) for target in targets
+                if isinstance(target, (ast.Subscript, ast.Attribute))]
+    return []
+
+
+def _local_names(function: ast.AST) -> set[str]:
+    """The names a function (or lambda) binds in its own scope, but for those it declares
+    ``global`` or ``nonlocal``."""
+    args = function.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg,
+                             args.kwarg] if a is not None}
+    body = function.body if isinstance(function.body, list) else [function.body]
+    declared = set()
+    for statement in body:
+        for node in [statement, *walk_scope(statement)]:
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                declared.update(node.names)
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+    return names - declared
 
 
 def _root_name(node: ast.AST) -> str:
@@ -145,7 +183,8 @@ class _Notebook:
         # what last bound each name on the notebook's level for sure: "def" (the student's
         # own function or class) or "import"; a definition under an ``if`` is not sure
         self._last_binding: dict[str, str] = {}
-        for tree in cell_trees(sources):
+        trees = cell_trees(sources)
+        for tree in trees:
             for node in ast.walk(tree):
                 if isinstance(node, ast.Import):
                     self._note_import(node)
@@ -166,30 +205,34 @@ class _Notebook:
                     for target in targets:
                         for name in stored_names(target):
                             self.assignments.setdefault(name, []).append(node.value)
+        self._module_names = {(alias.asname or alias.name).split(".")[0]
+                              for tree in trees for node in ast.walk(tree)
+                              if isinstance(node, (ast.Import, ast.ImportFrom))
+                              for alias in node.names}
+        for tree in trees:
             self._note_stored_into(tree)
         self._resolve_aliases()
 
-    def _note_stored_into(self, tree: ast.Module) -> None:
-        """Values put into a variable, anywhere in a cell, other than by assigning it:
-        ``models.append(v)``, ``d.update(h=v)``, ``setattr(ns, "h", v)``, ``d["h"] = v``
+    def _note_stored_into(self, node: ast.AST, local: frozenset = frozenset()) -> None:
+        """Values put into a notebook variable, anywhere in a cell, other than by assigning
+        it: ``models.append(v)``, ``d.update(h=v)``, ``setattr(ns, "h", v)``, ``d["h"] = v``
         or ``ns.h = v`` in a function, ``f.__defaults__[0].append(v)``; each counts as a
-        value of the variable the chain starts from (``models``, ``d``, ``ns``, ``f``)."""
-        for node in ast.walk(tree):
-            base, values = "", []
+        value of the variable the chain starts from (``models``, ``d``, ``ns``, ``f``).
+        Not a module (``np.append(a, v)`` makes a new array) nor a variable ``local`` to
+        the function the call is in."""
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                self._note_stored_into(child, frozenset(_local_names(child)))
+                continue
+            for base, values in _stored_into(child):
+                if base and base not in local and base not in self._module_names:
+                    self.assignments.setdefault(base, []).extend(values)
+            self._note_stored_into(child, local)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr in _STORING_METHODS:
                 # ``f.__defaults__[0].append(v)`` puts v into f too
                 base = _root_name(node.func.value)
                 values = [*node.args, *(k.value for k in node.keywords)]
-            elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr":
-                base, values = (_root_name(node.args[0]) if node.args else ""), node.args[2:]
-            elif isinstance(node, (ast.Assign, ast.AugAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    if isinstance(target, (ast.Subscript, ast.Attribute)):
-                        self.assignments.setdefault(_root_name(target), []).append(node.value)
-            if base and values:
-                self.assignments.setdefault(base, []).extend(values)
 
     def _note_definitions(self, tree: ast.Module) -> None:
         """Record a cell's notebook-level functions and classes, in order: one defined on

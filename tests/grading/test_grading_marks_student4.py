@@ -288,6 +288,15 @@ REACHED = [
     ("import nbcourse\ndef f(X):\n    return nbcourse.GaussianNB()\ncheck('q1', f)\nf(1)\n"
      "def f(X):\n    return 0\n", None),
     ("def f(X):\n    vars = X.var(axis=0)\n    return vars\n", None),
+    # review 10: np.append makes a new array (nothing is stored into np), and a
+    # function's own list is not the notebook's list of the same name
+    ("import numpy as np, nbcourse\naccs = np.array([])\n"
+     "accs = np.append(accs, nbcourse.GaussianNB().fit([[0]], [0]).predict([[0]]))\n"
+     "def f(X):\n    return np.log(X)\n", None),
+    ("import nbcourse\ndef explore():\n    scores = []\n    scores.append(nbcourse.GaussianNB())\n"
+     "scores = [0.7, 0.8]\nbest = max(scores)\ndef f(X):\n    return best\n", None),
+    ("import nbcourse\nd = {}\ndef put():\n    global d\n    d['h'] = nbcourse.GaussianNB\n"
+     "put()\ndef f(X):\n    return d['h']()\n", "GaussianNB"),
     ("from nbcourse import GaussianNB\ndef GaussianNB():\n    return 0\n"
      "def f(X):\n    return GaussianNB()\n", None),
     # and what stays allowed: a nested function reading its outer literal, numpy's log
