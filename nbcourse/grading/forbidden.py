@@ -4,7 +4,7 @@ The scan reads the submission's source with ``ast`` (nothing is executed).  It s
 at the graded function (or at the statements that assign a graded value) and follows
 what that code uses: other functions defined in the notebook, and variables through
 what the code writes into them: ``model = CategoricalNB().fit(...)`` at the notebook's
-level, and anywhere ``models.append(v)`` (``_STORING_METHODS``), ``d.update(h=v)``,
+level (or ``for Model in (...)``, ``with ... as m``, ``:=``), and anywhere ``models.append(v)`` (``_STORING_METHODS``), ``d.update(h=v)``,
 ``setattr(ns, "h", v)``, ``d["h"] = v`` (not into a module, ``np.append``, nor into a
 function's own variable).  It reads where code is written, not where it runs: a value
 kept by a function called at the notebook's level (``keep = make()`` where ``make``
@@ -76,6 +76,23 @@ def _held(nodes: list, walk: bool = True) -> list[ast.Name]:
 #: a dict's, a set's, a deque's, a queue's).
 _STORING_METHODS = {"append", "extend", "insert", "update", "setdefault", "add",
                     "__setitem__", "appendleft", "extendleft", "put", "put_nowait"}
+
+
+def _bindings(node: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
+    """[(target, the value it is bound to)] of one statement or expression: ``=`` and its
+    annotated and augmented forms, a ``for`` loop's target (its iterable), ``with ...
+    as`` (the context's expression) and ``:=``."""
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return [(target, node.value) for target in targets]
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return [(node.target, node.iter)]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [(item.optional_vars, item.context_expr) for item in node.items
+                if item.optional_vars is not None]
+    if isinstance(node, ast.NamedExpr):
+        return [(node.target, node.value)]
+    return []
 
 
 def _stored_into(node: ast.AST) -> list[tuple[str, list]]:
@@ -199,16 +216,15 @@ class _Notebook:
                             self.imported[alias.asname or alias.name] = alias.name
             self._note_definitions(tree)
             self._note_dynamic_aliases(tree)
-            for node in walk_scope(tree):  # notebook-level assignments only
-                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    for target in targets:
-                        for name in stored_names(target):
-                            self.assignments.setdefault(name, []).append(node.value)
+            for node in walk_scope(tree):  # notebook-level bindings only
+                for target, value in _bindings(node):
+                    for name in stored_names(target):
+                        self.assignments.setdefault(name, []).append(value)
+        # the notebook's modules (``np``): a storing call on one keeps nothing in it
         self._module_names = {(alias.asname or alias.name).split(".")[0]
-                              for tree in trees for node in ast.walk(tree)
+                              for tree in trees for node in walk_scope(tree)
                               if isinstance(node, (ast.Import, ast.ImportFrom))
-                              for alias in node.names}
+                              for alias in node.names} - set(self.assignments)
         for tree in trees:
             self._note_stored_into(tree)
         self._resolve_aliases()
@@ -228,11 +244,6 @@ class _Notebook:
                 if base and base not in local and base not in self._module_names:
                     self.assignments.setdefault(base, []).extend(values)
             self._note_stored_into(child, local)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in _STORING_METHODS:
-                # ``f.__defaults__[0].append(v)`` puts v into f too
-                base = _root_name(node.func.value)
-                values = [*node.args, *(k.value for k in node.keywords)]
 
     def _note_definitions(self, tree: ast.Module) -> None:
         """Record a cell's notebook-level functions and classes, in order: one defined on

@@ -282,6 +282,17 @@ REACHED = [
     ("eval = (eval,)[0]\ndef f(X):\n    return eval('nbcourse.Gaussian' + 'NB')\n", DYNAMIC),
     ("eval, = eval,\ndef f(X):\n    return eval('nbcourse.Gaussian' + 'NB')\n", DYNAMIC),
     ("def f(X, eval=[eval][0]):\n    return eval('nbcourse.Gaussian' + 'NB')\n", DYNAMIC),
+    # review 11: names bound by a notebook-level for, with or :=; a module's name reused
+    ("import nbcourse\nfor NB in [nbcourse.GaussianNB]:\n    pass\ndef f(X):\n    return NB()\n",
+     "GaussianNB"),
+    ("from nbcourse import GaussianNB\nmakers = []\nfor c in (GaussianNB,):\n    makers.append(c)\n"
+     "def f(X):\n    return makers[0]()\n", "GaussianNB"),
+    ("import contextlib, nbcourse\nwith contextlib.nullcontext(nbcourse.GaussianNB) as NB:\n"
+     "    pass\ndef f(X):\n    return NB()\n", "GaussianNB"),
+    ("import nbcourse\nif (NB := nbcourse.GaussianNB):\n    pass\ndef f(X):\n    return NB()\n",
+     "GaussianNB"),
+    ("import nbcourse\nmodels = []\nmodels.append(nbcourse.GaussianNB)\ndef g():\n"
+     "    import json as models\ndef f(X):\n    return models[0]()\n", "GaussianNB"),
     # and what stays allowed: a function rewritten in a later cell (the check and a call
     # in between do not keep the old one), a variable called vars, an own function that
     # replaces an import
@@ -292,6 +303,10 @@ REACHED = [
     # function's own list is not the notebook's list of the same name
     ("import numpy as np, nbcourse\naccs = np.array([])\n"
      "accs = np.append(accs, nbcourse.GaussianNB().fit([[0]], [0]).predict([[0]]))\n"
+     "def f(X):\n    return np.log(X)\n", None),
+    ("import numpy as np, nbcourse\nidx = np.array([0])\n"
+     "idx = np.insert(idx, 0, nbcourse.GaussianNB().fit([[0]], [0]).predict([[0]]))\n"
+     "results = []\nfor i in range(3):\n    results.append(i)\n"
      "def f(X):\n    return np.log(X)\n", None),
     ("import nbcourse\ndef explore():\n    scores = []\n    scores.append(nbcourse.GaussianNB())\n"
      "scores = [0.7, 0.8]\nbest = max(scores)\ndef f(X):\n    return best\n", None),
