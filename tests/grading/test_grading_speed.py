@@ -144,9 +144,10 @@ def test_the_forbidden_name_scan_parses_each_cell_once(monkeypatch):
         {"question": "q1", "name": "a", "forbidden": ["CategoricalNB"]},
         {"question": "q2", "name": "b", "forbidden": ["CategoricalNB"], "computed": True},
         {"question": "q3", "name": "c", "forbidden": ["CategoricalNB"], "computed": True}]}
+    from nbcourse.grading import name_scopes  # where the scan parses a cell (cell_trees)
     parsed = []
-    parse = forbidden.parse_cell
-    monkeypatch.setattr(forbidden, "parse_cell", lambda source: parsed.append(source)
+    parse = name_scopes.parse_cell
+    monkeypatch.setattr(name_scopes, "parse_cell", lambda source: parsed.append(source)
                         or parse(source))
     assert flagged_answers(cells, plan) == {"q1": ["CategoricalNB"], "q2": ["CategoricalNB"],
                                             "q3": [forbidden.TYPED_IN]}
