@@ -268,6 +268,16 @@ def decide(w0, w, X):
 """
 
 
+# a model fitted to the corpus with every label swapped: it decides against the true
+# label on every message, so a share taken against the labels is 0 where the model's is 1
+MIRRORED_MODEL = """
+_sms = load_sms_mini()
+_labels = _sms["label"].to_numpy()
+model = MultinomialNB(alpha=1.0).fit(BagOfWords().fit_transform(_sms["text"]),
+                                     np.where(_labels == "spam", "ham", "spam"))
+"""
+
+
 def share_of_odd_messages():
     X = BagOfWords().fit_transform(load_sms_mini()["text"])
     return float(np.mean(np.asarray(X.sum(axis=1)).ravel() % 2 == 1))
@@ -363,7 +373,16 @@ EXERCISE = Exercise(
                              "`decide` that disagrees with the model on some messages, your "
                              "cell still gives the same share. Compare decide(w0, w, X) with "
                              "model.predict(X) == model.classes_[1], message by message, and "
-                             "take the mean.")],
+                             "take the mean."),
+                        Swap("the share compared with the model's own decisions", (),
+                             MIRRORED_MODEL, lambda: 1.0,
+                             "Your `agreement` does not follow the model: run with a model "
+                             "that decides otherwise on the corpus, your cell gives another "
+                             "share. Compare decide(w0, w, X) with the model's decisions, "
+                             "model.predict(X) == model.classes_[1], not with the true labels "
+                             "y (on the lesson's corpus the model happens to be right on every "
+                             "message, so the two look the same there).",
+                             rebinds=("model",))],
                  hint="decide answers 0/1 and predict answers labels: compare decide's result "
                       "with model.predict(X) == model.classes_[1], and keep w0 in the score",
                  mistakes=[

@@ -19,7 +19,10 @@ alone (so a second mistake in a callee can neither raise nor lower its mark), wh
 mistake is also diagnosed.  An answer that passed with a wrong callee but fails with
 the solutions in place passed only because its own mistake makes up for the callee's
 (``predict`` taking the smallest of scores that ``joint_scores`` negates): it is marked
-on its own logic too, and its feedback says so.  Every message this adds is fixed text
+on its own logic too, and its feedback says so.  One that passes both ways while a
+function it calls directly is wrong earns the same share as a failed one (05's
+``test_accuracy`` from a wrong recipe that lands on the right number by a coincidence
+of the corpus): otherwise its mark would depend on that coincidence.  Every message this adds is fixed text
 made of the spec's names: what the kernel sends back in this phase is never shown.
 
 What the kernel receives: the solutions of the called functions only (never the
@@ -195,9 +198,14 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
             [c for c in callees if by_id[c.id].status != AnswerStatus.PASSED]
         changed = [c for c in blamed if _changed_an_input(by_id[c.id])]
         if result.status == AnswerStatus.PASSED:
+            share = _share(exercise, question, by_id)
             if again.status != AnswerStatus.PASSED:  # right only with the wrong callee
                 _own_logic(question, result, again, blamed, penalty, points_text,
-                           _share(exercise, question, by_id), changed, made_up=True)
+                           share, changed, made_up=True)
+            elif share < 1:  # right by a chance of the data: still a call of a wrong function
+                result.score = 0.0
+                _right_given_callees(question, result, again, blamed, penalty, points_text,
+                                     share, by_chance=True)
             continue
         ordinary_words = {result.diagnosis, *(n for n in result.notes if n.startswith("hint: "))}
         result.notes = [n for n in result.notes if n not in ordinary_words]
@@ -248,8 +256,11 @@ THROUGH_A_CALLEE = ("the value is not the expected one, because of a function it
 
 
 def _right_given_callees(question, result, again, blamed, penalty, points_text,
-                         share: Fraction) -> None:
-    """Right with the solutions of the functions it calls: its ``share`` of the points."""
+                         share: Fraction, by_chance: bool = False) -> None:
+    """Right with the solutions of the functions it calls: its ``share`` of the points.
+    ``by_chance``: right with the student's wrong callee too, by a coincidence of the data
+    (05's wrong recipe landing on the right accuracy); an answer whose share is below 1
+    is then marked as if it were wrong, or its mark would depend on that coincidence."""
     was_missing = result.status == AnswerStatus.MISSING
     if was_missing:  # its cell failed: said once, in the note below
         result.notes = [n for n in result.notes if n != missing_note(question)]
@@ -274,7 +285,9 @@ def _right_given_callees(question, result, again, blamed, penalty, points_text,
             f"{function} in place it passes every test. But the function it calls directly "
             "is wrong itself, and this answer is little more than a call of it, so the "
             f"exercise gives it only part of its points: {earns}; fix "
-            f"{'that function' if len(blamed) == 1 else 'those functions'} to earn them all.")
+            f"{'that function' if len(blamed) == 1 else 'those functions'} to earn them all."
+            + (" (Its value is the expected one here only by a coincidence of this data: "
+               "the same mistake gives another value on other data.)" if by_chance else ""))
         return
     result.notes.append(
         f"Your `{question.name}` is right: {how} your {_named(blamed)}. With the right "

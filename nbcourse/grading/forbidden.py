@@ -139,7 +139,7 @@ DYNAMIC = "a function looked up by a computed name"
 
 #: Why such an answer is flagged, in every message that names the flag.
 DYNAMIC_WHY = ("the grader cannot tell which function this calls: call your own code by its "
-               "name")
+               "name, and read a table's column as table[name], not getattr(table, name)")
 
 #: Built-in names and attributes that reach a function without writing its name.
 _DYNAMIC_NAMES = {"__import__", "eval", "exec", "globals", "vars", "locals", "import_module",

@@ -106,16 +106,26 @@ class Swap:
     then equal ``reference()``.  A value that comes out right whatever those functions say
     (typed in, or 1 by construction, like ``len(X) / len(X)``) fails it, and its feedback
     is ``feedback`` (fixed text: what the kernel sends back is never shown).
+
+    ``rebinds`` names notebook values (not graded functions) that ``source`` also defines
+    and the replay uses in place of the notebook's: 04's ``agreement`` is run again with a
+    ``model`` that errs on the corpus, so that a share taken against the true labels no
+    longer lands on the model's 1.0.
     """
     name: str
     replace: Sequence[str]
     source: str
     reference: Callable[[], Any]
     feedback: str
+    rebinds: Sequence[str] = ()
     origin: tuple = field(default_factory=_origin, repr=False, compare=False)
 
     def __post_init__(self):
         self.replace = tuple(self.replace)
+        self.rebinds = tuple(self.rebinds)
+        if set(self.rebinds) & set(self.replace):
+            raise ValueError(f"swap {self.name!r}: a name is either replaced (a graded "
+                             "function) or rebound (a value), not both")
 
 
 @dataclass

@@ -44,7 +44,7 @@ def swap_plan(exercise) -> list[dict]:
                 continue  # no solution to put in place of the other functions
             request = question.probe_request()
             request.pop("forbidden", None)
-            request.update(replace=list(swap.replace) + others,
+            request.update(replace=list(swap.replace) + list(swap.rebinds) + others,
                            reference=source + "\n" + swap.source, graded=graded,
                            key=key(question, swap))
             probes.append(request)
