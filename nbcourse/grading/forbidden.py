@@ -103,7 +103,7 @@ def _stored_into(node: ast.AST) -> list[tuple[str, list]]:
         return [(_root_name(node.func.value), [*node.args, *(k.value for k in node.keywords)])]
     if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr" and node.args:
         return [(_root_name(node.args[0]), node.args[2:])]
-    if isinstance(node, (ast.Assign, ast.AugAssign)):
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         return [(_root_name(target), [node.value]) for target in targets
                 if isinstance(target, (ast.Subscript, ast.Attribute))]

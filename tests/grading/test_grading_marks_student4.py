@@ -279,6 +279,11 @@ REACHED = [
      "def f(X):\n    return d['h']()\n", "GaussianNB"),
     ("import nbcourse\ndef f(X, h=[]):\n    return h[0]()\n"
      "f.__defaults__[0].append(nbcourse.GaussianNB)\n", "GaussianNB"),
+    # review 11: an annotated attribute store is a store too
+    ("import nbcourse, types\nns = types.SimpleNamespace()\ndef put():\n"
+     "    ns.h: object = nbcourse.GaussianNB\nput()\ndef f(X):\n    return ns.h()\n", "GaussianNB"),
+    ("import nbcourse\nd = {}\ndef put():\n    d['h']: object = nbcourse.GaussianNB\nput()\n"
+     "def f(X):\n    return d['h']()\n", "GaussianNB"),
     ("eval = (eval,)[0]\ndef f(X):\n    return eval('nbcourse.Gaussian' + 'NB')\n", DYNAMIC),
     ("eval, = eval,\ndef f(X):\n    return eval('nbcourse.Gaussian' + 'NB')\n", DYNAMIC),
     ("def f(X, eval=[eval][0]):\n    return eval('nbcourse.Gaussian' + 'NB')\n", DYNAMIC),
