@@ -348,6 +348,9 @@ def reliability_table(y_true, proba_positive, positive, n_bins: int = 10) -> pd.
     One row per non-empty bin of equal width on [0, 1]: ``mean_predicted`` (the average
     forecast in the bin), ``observed`` (the fraction that really was positive) and
     ``count``. A calibrated model has mean_predicted close to observed in every bin.
+    The bin of ``p`` is ``min(floor(p * n_bins), n_bins - 1)``, the rule lesson 06 and
+    exercise 06 state (edges from ``np.linspace`` would put 0.3 in the bin below, since
+    the float 0.3 lies just under linspace's third edge of ten).
     """
     y_true = _labels(y_true, "y_true")
     p = np.asarray(proba_positive, dtype=np.float64)
@@ -360,7 +363,7 @@ def reliability_table(y_true, proba_positive, positive, n_bins: int = 10) -> pd.
         raise ValueError("proba_positive must hold probabilities in [0, 1]")
     check_positive_int(n_bins, "n_bins")
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    which = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, n_bins - 1)
+    which = np.minimum(np.floor(p * n_bins).astype(np.intp), n_bins - 1)
     hit = (y_true == positive).astype(np.float64)
     count = np.bincount(which, minlength=n_bins)
     used = count > 0

@@ -131,6 +131,16 @@ def test_reliability_table_matches_scikit_learn_calibration_curve():
     assert table["count"].sum() == 2000
 
 
+def test_reliability_table_bins_by_the_floor_rule_on_the_edges():
+    """Student 8: 0.3 and 0.6 went to the bin below (linspace's edges lie just above
+    them), where the exercise's rule min(floor(p * J), J - 1) puts them in bins 3 and 6."""
+    p = np.array([0.1, 0.2, 0.3, 0.6, 0.7, 1.0])
+    table = evaluation.reliability_table(np.ones(6), p, 1, n_bins=10)
+    expected = np.minimum(np.floor(p * 10), 9)
+    assert (table["bin_low"] * 10).round().tolist() == sorted(set(expected.tolist()))
+    assert table["count"].tolist() == [1] * 6
+
+
 def test_reliability_table_puts_zero_and_one_in_the_end_bins():
     table = evaluation.reliability_table(np.array([0, 1, 1]), np.array([0.0, 1.0, 1.0]), 1, n_bins=4)
     assert table[["bin_low", "bin_high", "count"]].to_numpy().tolist() == [[0.0, 0.25, 1], [0.75, 1.0, 2]]

@@ -39,6 +39,13 @@ PREFIXES = pd.DataFrame({
     "kind": ["cat", "catfish", "catfish", "cat", "cat", "catfish", "cat", "catfish"],
 })
 
+# Labels and values that differ only by case ("Yes" and "yes" are two labels): an answer
+# that lower-cases before comparing merges them (student 7).
+CASED = pd.DataFrame({
+    "sky": ["Clear", "clear", "clear", "Clear", "clear", "cloudy", "Clear", "clear"],
+    "walk": ["Yes", "yes", "yes", "Yes", "no", "yes", "yes", "Yes"],
+})
+
 
 def _model(table: pd.DataFrame, features, target: str) -> CategoricalNB:
     return CategoricalNB(alpha=0).fit(table[list(features)], table[target])
@@ -268,6 +275,8 @@ EXERCISE = Exercise(
                 # reads "play" whenever the table has it fails here
                 Case("the weather table with windy as the class",
                      (WEATHER, "outlook", "sunny", "windy", "true")),
+                Case("labels and values that differ only by case",
+                     (CASED, "sky", "clear", "walk", "Yes")),
             ]),
         Question(
             "q2", "joint_scores", points=3, title="the joint scores P(y) * prod P(x_k | y)",

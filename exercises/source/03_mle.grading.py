@@ -290,6 +290,8 @@ EXERCISE = Exercise(
                      Case("a floor that holds two outcomes up", ([1, 1, 30], 0.2)),
                      Case("a floor that changes nothing", ([5, 5], 0.1)),
                      Case("four outcomes, one never observed, a floor of 0.1", ([3, 0, 10, 7], 0.1)),
+                     # student 7: lifting one outcome to the floor pushes a second below it
+                     Case("a floor that spreads to a second outcome", ([2, 21, 77], 0.2)),
                  ]),
         Question("q4", "class_priors", points=1, title="the class prior P(y) by maximum likelihood",
                  reference=lambda labels: class_prior_mle(labels).to_dict(), forbidden=CLOSED_FORMS,

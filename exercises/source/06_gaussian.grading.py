@@ -299,13 +299,16 @@ SIX_POSTERIORS = [[0.5, 0.5], [0.03, 0.97], [0.95, 0.05], [0.15, 0.85], [0.4, 0.
                   [0.001, 0.999]]
 
 
-def _cost_case(seed, n, n_classes, arrays=False):
+def _cost_case(seed, n, n_classes, arrays=False, diagonal=False):
     """Posteriors, class names and a cost matrix; ``arrays``: as numpy float arrays, which
-    an answer that writes into its input would change (a list is copied by np.asarray)."""
+    an answer that writes into its input would change (a list is copied by np.asarray);
+    ``diagonal``: right decisions cost something too (the sum runs over every class)."""
     rng = np.random.default_rng(seed)
     proba = rng.dirichlet(np.ones(n_classes) * 0.7, size=n).round(4)
     proba[:, -1] = 1 - proba[:, :-1].sum(axis=1)
     cost = rng.integers(1, 20, size=(n_classes, n_classes)) * (1 - np.eye(n_classes, dtype=int))
+    if diagonal:
+        cost = cost + np.diag(rng.integers(5, 15, size=n_classes))
     classes = ["ham", "promo", "spam", "work"][:n_classes]
     if arrays:
         return proba, classes, cost.astype(float)
@@ -619,6 +622,11 @@ EXERCISE = Exercise(
                      Case("two classes, lopsided costs", _cost_case(53, 50, 2)),
                      Case("three classes, posteriors and costs as float arrays",
                           _cost_case(54, 30, 3, arrays=True)),
+                     # student 8: a rule for two classes only, and a diagonal set to 0
+                     Case("three classes, twelve messages", _cost_case(61, 12, 3),
+                          hidden=False),
+                     Case("right decisions that cost something too",
+                          _cost_case(56, 40, 3, diagonal=True)),
                  ]),
         Question("q8", "stable_posterior", points=2, title="a posterior by log-sum-exp",
                  reference=ref_stable_posterior, forbidden=LOG_SUM_EXP,

@@ -229,10 +229,11 @@ def vocabularies_in_order_of_appearance(a, b):
 # Two months of messages, each month's vocabulary pruned with min_df=2 on its own: the
 # merged tables miss the occurrences of every word that one month pruned, including words
 # the other month kept. Words are split on spaces (no word has fewer than two letters, so
-# BagOfWords finds the same ones).
+# BagOfWords finds the same ones). June's "win cash win" repeats a word that June prunes, so
+# counting messages (binary=True) instead of occurrences gives another number (student 8).
 PRUNED_MAY = ["win cash now", "cash prize now", "lunch at noon", "lunch today", "call me today",
        "win prize draw", "see you at noon"]
-PRUNED_JUNE = ["cash offer now", "call now", "lunch at home", "home today", "win cash",
+PRUNED_JUNE = ["cash offer now", "call now", "lunch at home", "home today", "win cash win",
         "prize offer today", "see you soon", "call home"]
 
 

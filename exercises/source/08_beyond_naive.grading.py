@@ -518,6 +518,9 @@ EXERCISE = Exercise(
                                "them as floats, and leave the array you are given unchanged"),
                      Case("a small alpha", ([[2, 0, 5, 1], [4, 1, 0, 0], [0, 3, 1, 6]], 0.01)),
                      Case("a word no class saw", ([[3, 0, 2, 0], [1, 4, 0, 0]], 0.7)),
+                     # student 8: V is every column, not only the words some class used
+                     Case("a column of zeros: V counts it too", ([[2, 0, 3], [1, 0, 4]], 1.0),
+                          hidden=False),
                      Case("four classes, twenty words", (_random_counts(5, 4, 20), 1.1)),
                      Case("one class much larger than the others",
                           ((np.array(_random_counts(6, 3, 12)) *

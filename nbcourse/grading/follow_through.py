@@ -46,7 +46,7 @@ import ast
 import json
 from fractions import Fraction
 
-from .diagnosis import CHANGED_IN_PLACE, LOOKS_ROUNDED
+from .diagnosis import CHANGED_IN_PLACE, LOOKS_ROUNDED, STILL_THE_STUB
 from .execution.cells import parse_cell
 from .statuses import AnswerStatus
 
@@ -147,7 +147,14 @@ _READ_AGAIN = _WRONG + (AnswerStatus.PASSED,)
 
 
 def _failed(result) -> bool:
-    return result.status not in (AnswerStatus.PASSED, AnswerStatus.FOLLOW_THROUGH)
+    """Not right: wrong, or flagged for a forbidden name (a flag stays with the function
+    that uses the name, and its callers are marked as callers of a wrong function)."""
+    return result.status not in (AnswerStatus.PASSED, AnswerStatus.FOLLOW_THROUGH) or \
+        bool(result.flags)
+
+
+def _right(result) -> bool:
+    return result.status == AnswerStatus.PASSED and not result.flags
 
 
 def _named(questions) -> str:
@@ -158,11 +165,16 @@ def _named(questions) -> str:
 def _may_credit(exercise, question, by_id: dict) -> bool:
     """Whether ``credit`` reads ``question``'s second reading: its ordinary reading is
     wrong or right (not stopped, unreadable or the stub) and a function it calls is not
-    right.  ``credit`` decides this on the ordinary readings alone (``read_again``), as
-    the batch does before asking the worker for the second readings."""
+    right.  A value read as "not answered" counts as wrong: its cell may have raised the
+    stub's NotImplementedError of a function it calls (run again with that function's
+    solution, a cell that is still the stub raises again and keeps its reading).
+    ``credit`` decides this on the ordinary readings alone (``read_again``), as the batch
+    does before asking the worker for the second readings."""
     callees = exercise.callees(question)
-    return bool(callees) and by_id[question.id].status in _READ_AGAIN and \
-        any(by_id[c.id].status != AnswerStatus.PASSED for c in callees)
+    status = by_id[question.id].status
+    return bool(callees) and (status in _READ_AGAIN or (
+        question.kind == "value" and status == AnswerStatus.NOT_ANSWERED)) and \
+        any(not _right(by_id[c.id]) for c in callees)
 
 
 def read_again(exercise, results: list) -> set[str]:
@@ -190,22 +202,27 @@ def credit(exercise, expected: dict, report, results: list, penalty: float,
         reply = replies.get(question.id)
         if not isinstance(reply, dict):
             continue  # no second reading: ordinary marking
+        if result.status == AnswerStatus.NOT_ANSWERED and "value" not in reply:
+            continue  # its own cell is still the stub (or assigns nothing): not answered
         again = score_question(question, reply, expected[question.id], 0.0, [])
         if again.status not in (AnswerStatus.PASSED, AnswerStatus.FAILED,
                                 AnswerStatus.PARTLY_PASSED):
             continue  # not judged the second time (stopped, unreadable): ordinary marking
         blamed = [c for c in callees if _failed(by_id[c.id])] or \
-            [c for c in callees if by_id[c.id].status != AnswerStatus.PASSED]
+            [c for c in callees if not _right(by_id[c.id])]
         changed = [c for c in blamed if _changed_an_input(by_id[c.id])]
         if result.status == AnswerStatus.PASSED:
             share = _share(exercise, question, by_id)
             if again.status != AnswerStatus.PASSED:  # right only with the wrong callee
                 _own_logic(question, result, again, blamed, penalty, points_text,
                            share, changed, made_up=True)
-            elif share < 1:  # right by a chance of the data: still a call of a wrong function
-                result.score = 0.0
+            elif share < 1:  # right by a chance of the data, or over a flagged function:
+                result.score = 0.0  # still a call of a wrong one
+                flagged_only = all(by_id[c.id].status in (AnswerStatus.PASSED,
+                                                          AnswerStatus.FOLLOW_THROUGH)
+                                   for c in blamed)
                 _right_given_callees(question, result, again, blamed, penalty, points_text,
-                                     share, by_chance=True)
+                                     share, by_chance=not flagged_only)
             continue
         ordinary_words = {result.diagnosis, *(n for n in result.notes if n.startswith("hint: "))}
         result.notes = [n for n in result.notes if n not in ordinary_words]
@@ -227,8 +244,7 @@ def _share(exercise, question, by_id: dict) -> Fraction:
     `test_accuracy` with a wrong `fraction_correct` under a right `spam_experiment` is
     marked as that `spam_experiment` is)."""
     direct = [q for q in exercise.questions if q.name in question.calls]
-    if all(by_id[q.id].status in (AnswerStatus.PASSED, AnswerStatus.FOLLOW_THROUGH)
-           for q in direct):
+    if not any(_failed(by_id[q.id]) for q in direct):
         return Fraction(1)
     return Fraction(str(question.follow_through))
 
@@ -237,6 +253,11 @@ def missing_note(question) -> str:
     """What the page says of an answer the notebook does not define."""
     return (f"`{question.name}` is not defined after running your notebook "
             "(was the cell deleted, renamed, or did it fail?)")
+
+
+def stub_note(question) -> str:
+    """What the page says of a value whose cell raised the stub's NotImplementedError."""
+    return f"`{question.name}` is not defined: {STILL_THE_STUB}"
 
 
 def _earned(question, result, share: Fraction, penalty: float) -> float:
@@ -261,9 +282,10 @@ def _right_given_callees(question, result, again, blamed, penalty, points_text,
     ``by_chance``: right with the student's wrong callee too, by a coincidence of the data
     (05's wrong recipe landing on the right accuracy); an answer whose share is below 1
     is then marked as if it were wrong, or its mark would depend on that coincidence."""
-    was_missing = result.status == AnswerStatus.MISSING
+    was_missing = result.status in (AnswerStatus.MISSING, AnswerStatus.NOT_ANSWERED)
     if was_missing:  # its cell failed: said once, in the note below
-        result.notes = [n for n in result.notes if n != missing_note(question)]
+        result.notes = [n for n in result.notes
+                        if n not in (missing_note(question), stub_note(question))]
     result.score = max(result.score, _earned(question, result, share, penalty))
     result.status = AnswerStatus.FOLLOW_THROUGH
     result.mistakes, result.diagnosis = [], ""
@@ -283,8 +305,9 @@ def _right_given_callees(question, result, again, blamed, penalty, points_text,
         result.notes.append(
             f"Your `{question.name}` follows from your {_named(blamed)}: with the right "
             f"{function} in place it passes every test. But the function it calls directly "
-            "is wrong itself, and this answer is little more than a call of it, so the "
-            f"exercise gives it only part of its points: {earns}; fix "
+            "is wrong itself (or flagged for a helper this exercise forbids), and this answer "
+            "is little more than a call of it, so the exercise gives it only part of its "
+            f"points: {earns}; fix "
             f"{'that function' if len(blamed) == 1 else 'those functions'} to earn them all."
             + (" (Its value is the expected one here only by a coincidence of this data: "
                "the same mistake gives another value on other data.)" if by_chance else ""))
@@ -313,6 +336,8 @@ def _own_logic(question, result, again, blamed, penalty, points_text,
     right = sum(case.passed for case in again.cases)
     share *= Fraction(str(again.score)) / Fraction(str(question.points))
     result.score = _earned(question, result, share, penalty)
+    if result.status == AnswerStatus.NOT_ANSWERED:  # its cell ran: it is answered
+        result.notes = [n for n in result.notes if n != stub_note(question)]
     if result.status != AnswerStatus.MISSING:  # a value whose cell failed stays missing
         result.status = again.status
     result.mistakes, result.diagnosis = again.mistakes, again.diagnosis

@@ -30,6 +30,11 @@ attribute (``smoothing.laplace``): a bare ``laplace`` is then the student's own,
 where a function imports the library's under that name inside itself.  Imported at the
 notebook's level, it counts unless a definition surely replaces it after the import.
 
+A graded function the answer calls is not followed when its own question looks for the
+same names (``graded_callees_to_stop``): a helper used there flags that function only,
+and the answers that call it are marked by follow-through, like callers of a wrong
+function (``follow_through``).
+
 The grader runs it in the grading worker process, next to the kernel and inside the
 worker's own memory limit, never in the instructor's process: ``worker_main`` hands
 ``flagged_answers`` to ``execution/worker.py``, which knows nothing of this policy, and
@@ -134,12 +139,13 @@ def _root_name(node: ast.AST) -> str:
     return getattr(node, "id", "")
 
 
-#: What an answer that looks a function up by a computed name is flagged as.
-DYNAMIC = "a function looked up by a computed name"
+#: What an answer that looks a name up at run time (a function or a variable) is flagged as.
+DYNAMIC = "a name looked up at run time (getattr, globals(), eval and the like)"
 
 #: Why such an answer is flagged, in every message that names the flag.
-DYNAMIC_WHY = ("the grader cannot tell which function this calls: call your own code by its "
-               "name, and read a table's column as table[name], not getattr(table, name)")
+DYNAMIC_WHY = ("the grader cannot tell what this reaches: call your own code by its name, use "
+               "the arguments your function is given rather than the notebook's variables, "
+               "and read a table's column as table[name], not getattr(table, name)")
 
 #: Built-in names and attributes that reach a function without writing its name.
 _DYNAMIC_NAMES = {"__import__", "eval", "exec", "globals", "vars", "locals", "import_module",
@@ -423,10 +429,13 @@ class _Notebook:
         return found, loaded, stored
 
 
-def find(sources: Iterable, name: str, forbidden: Iterable[str]) -> list[str]:
+def find(sources: Iterable, name: str, forbidden: Iterable[str],
+         stop: Iterable[str] = ()) -> list[str]:
     """Forbidden names that the answer ``name`` uses, directly or through what it uses
-    (``sources``: the cells' code, or their trees)."""
+    (``sources``: the cells' code, or their trees), not following the names in ``stop``
+    (other graded answers, flagged on their own: ``graded_callees_to_stop``)."""
     notebook = _Notebook(list(sources), set(forbidden))
+    stop = set(stop) - {name}
     found: set[str] = set()
     seen: set[str] = set()
     todo = [name]
@@ -439,10 +448,22 @@ def find(sources: Iterable, name: str, forbidden: Iterable[str]) -> list[str]:
         for node in nodes:
             direct, loaded, stored = notebook.hits(node)
             found |= direct
-            for used in loaded - stored:
+            for used in loaded - stored - stop:
                 if used in notebook.functions or used in notebook.assignments:
                     todo.append(used)
     return fewest_names(found)
+
+
+def graded_callees_to_stop(questions: Iterable[tuple[str, str, Iterable[str]]],
+                           name: str, forbidden: Iterable[str]) -> set[str]:
+    """The graded functions among ``questions`` ((name, kind, forbidden names) each) that
+    the scan of answer ``name`` does not follow: those whose own scan looks for every
+    name this answer's does.  A forbidden helper used in such a function flags that
+    function alone; an answer that calls it is marked like the caller of any wrong
+    function (follow-through marking), not flagged a second time."""
+    mine = set(forbidden)
+    return {other for other, kind, theirs in questions
+            if kind == "function" and other != name and mine <= set(theirs)}
 
 
 def fewest_names(found: Iterable[str]) -> list[str]:
@@ -458,11 +479,14 @@ def flagged_answers(sources: Iterable[str], plan: dict) -> dict[str, list[str]]:
     (``specs.Exercise.probe_plan``), only the questions whose answer uses one; a value the
     exercise asks to compute (``"computed"``) and that is typed in is flagged ``TYPED_IN``."""
     sources = cell_trees(sources)  # parsed once, read for every question
+    graded = [(q["name"], q.get("kind", "function"), q.get("forbidden") or ())
+              for q in plan["questions"]]
     flagged = {}
     for question in plan["questions"]:
         found = []
         if question.get("forbidden"):
-            found = find(sources, question["name"], question["forbidden"])
+            stop = graded_callees_to_stop(graded, question["name"], question["forbidden"])
+            found = find(sources, question["name"], question["forbidden"], stop)
         if question.get("computed") and typed_in(sources, question["name"]):
             found.append(TYPED_IN)
         if found:

@@ -488,6 +488,7 @@ def _score_answers(exercise: Exercise, expected: dict[str, list], report: RunRep
     follow_through.credit(exercise, expected, report, questions, exercise.forbidden_penalty,
                           score_question, points_text)
     judge_swaps(exercise, report, questions, score_question)
+    _not_made_here(exercise, questions)
     _flags_from_callees(exercise, questions)
     for result in questions:
         if result.status == AnswerStatus.MISSING:
@@ -513,7 +514,7 @@ def _ordinary_answers(exercise: Exercise, expected: dict[str, list], report: Run
             # a blank notebook: the cell that defines the value still raises
             # NotImplementedError, so the name was never bound
             result.status = AnswerStatus.NOT_ANSWERED
-            result.notes = [f"`{question.name}` is not defined: {STILL_THE_STUB}"]
+            result.notes = [follow_through.stub_note(question)]
         questions.append(result)
     return questions
 
@@ -528,6 +529,33 @@ def second_readings(exercise: Exercise, expected: dict[str, list], report: RunRe
     ordinary = _ordinary_answers(exercise, expected, report, stubs_left)
     credited = follow_through.read_again(exercise, ordinary)
     return sorted(credited | swaps_read(exercise, ordinary, credited))
+
+
+def _not_made_here(exercise: Exercise, questions: list[QuestionResult]) -> None:
+    """Take back a diagnosis whose mistake is made in graded functions that are right
+    (``Mistake.made_in``): the value only equals that mistake's by chance (05's
+    ``best_alpha`` of a cell that passes other alphas is not "the largest alpha kept on a
+    tie" when ``choose_alpha`` keeps the first)."""
+    by_id = {r.id: r for r in questions}
+    by_name = {q.name: by_id[q.id] for q in exercise.questions}
+    for question in exercise.questions:
+        result = by_id[question.id]
+        where = {m.name: m.made_in for m in question.mistakes if m.made_in}
+        ruled_out = [name for name in result.mistakes if name in where and all(
+            by_name[f].status == AnswerStatus.PASSED and not by_name[f].flags
+            for f in where[name] if f in by_name)]
+        if not ruled_out:
+            continue
+        kept = [name for name in result.mistakes if name not in ruled_out]
+        said = result.diagnosis
+        result.mistakes = kept
+        result.diagnosis = ((IN_PART if said.startswith(IN_PART) else "") + explain(
+            kept, {m.name: m.feedback for m in question.mistakes})) if kept else ""
+        result.notes = [n for n in result.notes if n != said]
+        if result.diagnosis or question.hint:
+            result.notes.append(result.diagnosis or f"hint: {question.hint}")
+        for case in result.cases:
+            case.mistakes = [name for name in case.mistakes if name not in ruled_out]
 
 
 def _flags_from_callees(exercise: Exercise, questions: list[QuestionResult]) -> None:

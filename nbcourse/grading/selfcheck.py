@@ -64,6 +64,33 @@ class CheckResult:
     graded_later: bool = False  # a value only the grader can judge: check() tests its form
     callees_failing: str = ""  # graded functions it calls that fail their own checks
     note: str = ""  # what check() can say of such a value's form (it looks rounded)
+    follows: tuple = ()  # what the grader runs the value's cell again with (swaps)
+
+    def _notes(self) -> list[str]:
+        """The report's closing notes: the graded functions this answer calls that fail,
+        what its form suggests (rounded), and what the grader's swaps ask of a value."""
+        lines = []
+        fail = 'fail their' if ' and ' in self.callees_failing else 'fails its'
+        if self.callees_failing and self.all_passed:
+            lines.append(f"  note: {self.name} passes with your {self.callees_failing}, which "
+                         f"{fail} own public tests. When graded, {self.name} is also run with "
+                         "the right functions in place: if it passes only because it makes up "
+                         "for their mistake, it loses its points.")
+        elif self.callees_failing:
+            lines.append(f"  {self.name} calls your {self.callees_failing}, which {fail} "
+                         "own public tests: fix that first. Until then these results cannot tell "
+                         f"whether {self.name} itself is right (when graded, an answer wrong "
+                         "only because of a function it calls keeps its points).")
+        if self.note:
+            lines.append(f"  note: {self.note}")
+        if self.follows:
+            names = " and ".join(f"`{name}`" for name in self.follows)
+            lines.append(f"  note: when graded, the cell also runs again with another {names} "
+                         f"in place, and {self.name} must follow "
+                         f"{'it' if len(self.follows) == 1 else 'them'}: compute it from your "
+                         f"{names} (a value that does not follow earns no point, however it "
+                         "was found)")
+        return lines
 
     @property
     def passed(self) -> int:
@@ -115,20 +142,7 @@ class CheckResult:
                 lines.append(f"      hint: {outcome.hint}")
         if self.diagnosis:
             lines.append(f"  {self.diagnosis}")
-        if self.callees_failing and self.all_passed:
-            lines.append(f"  note: {self.name} passes with your {self.callees_failing}, which "
-                         f"{'fail their' if ' and ' in self.callees_failing else 'fails its'} "
-                         f"own public tests. When graded, {self.name} is also run with the "
-                         "right functions in place: if it passes only because it makes up for "
-                         "their mistake, it loses its points.")
-        elif self.callees_failing:
-            lines.append(f"  {self.name} calls your {self.callees_failing}, which "
-                         f"{'fail their' if ' and ' in self.callees_failing else 'fails its'} "
-                         "own public tests: fix that first. Until then these results cannot tell "
-                         f"whether {self.name} itself is right (when graded, an answer wrong "
-                         "only because of a function it calls keeps its points).")
-        if self.note:
-            lines.append(f"  note: {self.note}")
+        lines += self._notes()
         if not self.graded_later:
             lines.append("Hidden tests with other inputs run when your notebook is graded; "
                          "passing these is a good sign, not a guarantee.")
@@ -163,6 +177,7 @@ class PublicQuestion:
     computed: bool = False  # a number typed in is flagged (typed_in.TYPED_IN)
     keep_inputs: bool = False  # a call that changes its inputs in place fails
     used_by: Sequence[str] = ()  # ids of the questions that call it (Decimal refused)
+    follows: Sequence[str] = ()  # what the grader runs a value's cell again with (swaps)
 
     @classmethod
     def from_json(cls, data: dict) -> "PublicQuestion":
@@ -173,7 +188,7 @@ class PublicQuestion:
                    {m["name"]: m["feedback"] for m in data.get("mistakes", ())},
                    bool(data.get("graded_later", False)), tuple(data.get("calls", ())),
                    bool(data.get("computed", False)), data.get("keep_inputs") is True,
-                   tuple(data.get("used_by", ())))
+                   tuple(data.get("used_by", ())), tuple(data.get("follows", ())))
 
     def compare(self, actual, expected, judge=None, case=None) -> str | None:
         """``case``: the public call (its ``args``, ``kwargs``), for a judge that reads
@@ -285,9 +300,9 @@ class Checker:
                 if case.get("hint") and outcome.hint == case["hint"]:
                     outcome.hint = spec.hint
         result = CheckResult(question, spec.name, outcomes,
-                             flags=_forbidden_uses(spec, answer, sources) or
+                             flags=_forbidden_uses(spec, answer, sources, self._stop(spec)) or
                              self._flags_from_callees(spec, answer, sources, namespace),
-                             graded_later=spec.graded_later)
+                             graded_later=spec.graded_later, follows=tuple(spec.follows))
         mistaken = {name: [] for name in spec.feedback}
         missing = object()
         for case in spec.cases:
@@ -328,6 +343,13 @@ class Checker:
         return [(callee, namespace.get(callee.name)) for callee in callees
                 if callee is not None and callable(namespace.get(callee.name))]
 
+    def _stop(self, spec: PublicQuestion) -> set[str]:
+        """The graded functions the scan of ``spec``'s answer does not follow, as at grading
+        (``forbidden.graded_callees_to_stop``)."""
+        return forbidden_names.graded_callees_to_stop(
+            [(q.name, q.kind, q.forbidden) for q in self.questions.values()],
+            spec.name, spec.forbidden)
+
     def _flags_from_callees(self, spec: PublicQuestion, answer, sources, namespace) -> list[str]:
         """What the grader flags in a value through the graded functions it calls, when no
         cell text shows the way there (a harness that runs cells with ``exec``): the
@@ -336,8 +358,10 @@ class Checker:
                 (sources if sources is not None else _session_cells()):
             return []
         found: set[str] = set()
-        for _, function in self._callees(spec, answer, namespace):
-            found |= _compiled_uses(function, set(spec.forbidden))
+        stop = self._stop(spec)
+        for callee, function in self._callees(spec, answer, namespace):
+            if callee.name not in stop:
+                found |= _compiled_uses(function, set(spec.forbidden), stop)
         return forbidden_names.fewest_names(found)
 
     def _failing_callees(self, spec: PublicQuestion, answer,
@@ -428,8 +452,10 @@ def _an_allowed_value(spec: PublicQuestion, value) -> bool:
     return False
 
 
-def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None) -> list[str]:
-    """The names the grader would flag for this answer, found the way the grader finds them."""
+def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None,
+                    stop: set[str] = frozenset()) -> list[str]:
+    """The names the grader would flag for this answer, found the way the grader finds them
+    (not through the graded functions in ``stop``: ``Checker._stop``)."""
     if not spec.forbidden and not spec.computed:
         return []
     if sources is None:
@@ -444,9 +470,9 @@ def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None)
         names.add(own_name)  # check("q2", my_scores) scans my_scores too
     found: set[str] = set()
     for name in names:
-        found.update(forbidden_names.find(sources, name, spec.forbidden))
+        found.update(forbidden_names.find(sources, name, spec.forbidden, stop))
     if callable(answer) and not any(_defines(source, own_name) for source in sources):
-        found.update(_compiled_uses(answer, set(spec.forbidden)))
+        found.update(_compiled_uses(answer, set(spec.forbidden), stop))
     return forbidden_names.fewest_names(found)
 
 
@@ -455,7 +481,7 @@ def _defines(source, name: str) -> bool:
         re.search(rf"^\s*(async\s+)?def\s+{re.escape(name)}\b", source, re.M) is not None
 
 
-def _compiled_uses(answer, forbidden: set[str]) -> set[str]:
+def _compiled_uses(answer, forbidden: set[str], stop: set[str] = frozenset()) -> set[str]:
     """The forbidden names a function answer's compiled code refers to, itself or through
     the notebook's functions it uses: what ``check()`` can still see when no cell's text
     can be read (code run outside IPython, or by ``exec``)."""
@@ -478,6 +504,7 @@ def _compiled_uses(answer, forbidden: set[str]) -> set[str]:
         namespace = getattr(function, "__globals__", {})
         own = {n: namespace.get(n) for n in names
                if inspect.isfunction(namespace.get(n)) and namespace[n].__globals__ is namespace}
+        todo.extend(f for n, f in own.items() if n not in stop)  # not into other graded answers
         classes = {n for n in names if inspect.isclass(namespace.get(n))
                    and namespace[n].__module__ == namespace.get("__name__")}
         own.update(dict.fromkeys(classes))  # so is a class of their own (CountTable)
@@ -486,7 +513,6 @@ def _compiled_uses(answer, forbidden: set[str]) -> set[str]:
         # into the constant "accuracy" when compiled
         attributes = names | (strings if "getattr" in names else set())
         found |= _library_objects(attributes, namespace, set(own)) & forbidden
-        todo.extend(f for f in own.values() if f is not None)
     return found
 
 

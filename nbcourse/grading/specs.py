@@ -88,10 +88,16 @@ class Mistake:
     reference (nothing, for a value question); ``feedback`` names the misconception in
     a sentence or two and points to the lesson section that clears it up.  The
     diagnosis changes the words of the feedback, never the points.
+
+    ``made_in`` names the graded functions where the mistake is made (05's recipe
+    mistakes, made in ``spam_experiment``, seen in the values computed with it): when
+    those are right, the answer cannot be making it, and a value that only equals the
+    mistake's is not told so (``scoring``).
     """
     name: str
     reference: Callable[..., Any]
     feedback: str
+    made_in: Sequence[str] = ()
     origin: tuple = field(default_factory=_origin, repr=False, compare=False)
 
 
@@ -346,7 +352,10 @@ class Question:
                 "judge": self.judge.to_json() if isinstance(self.judge, Judge) else None,
                 "mistakes": [] if self.graded_later else
                 [{"name": m.name, "feedback": m.feedback} for m in self.mistakes],
-                "graded_later": self.graded_later, "cases": cases}
+                "graded_later": self.graded_later, "cases": cases,
+                # what the swaps run the value's cell with (names only, never a value)
+                "follows": sorted({name for swap in self.swaps
+                                   for name in (*swap.replace, *swap.rebinds)})}
 
 
 def _canonical(value):

@@ -69,19 +69,36 @@ def typed_in(sources: Iterable, name: str) -> bool:
 
 def _note_constants(node, targets, numbers: dict, lists: set) -> None:
     """Record ``x = 0.795`` (a name set to a number) and ``alphas = [0.1, 0.3]`` (a name
-    set to a list of numbers); a name set twice to something else is dropped."""
-    for target in targets:
-        if not isinstance(target, ast.Name):
-            continue
-        if not isinstance(node, ast.AugAssign) and _constant(node.value):
-            numbers[target.id] = node.value
+    set to a list of numbers), also when unpacked (``num, den = 486, 611``); a name set
+    twice to something else is dropped."""
+    for target, value in _pairs(targets, node.value):
+        if not isinstance(node, ast.AugAssign) and _constant(value):
+            numbers[target.id] = value
         else:
             numbers.pop(target.id, None)
-        if isinstance(node.value, (ast.List, ast.Tuple)) and node.value.elts \
-                and all(_constant(item) for item in node.value.elts):
+        if isinstance(value, (ast.List, ast.Tuple)) and value.elts \
+                and all(_constant(item) for item in value.elts):
             lists.add(target.id)
         else:
             lists.discard(target.id)
+
+
+def _pairs(targets, value) -> list[tuple[ast.Name, ast.AST]]:
+    """(name, the expression it is bound to) for each name ``targets`` bind, a tuple
+    unpacked item by item where the value is a tuple or list of the same length (else
+    the name is bound to something unknown: the whole value)."""
+    pairs = []
+    for target in targets:
+        if isinstance(target, ast.Name):
+            pairs.append((target, value))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = value.elts if isinstance(value, (ast.Tuple, ast.List)) and \
+                len(value.elts) == len(target.elts) and not any(
+                    isinstance(e, ast.Starred) for e in [*value.elts, *target.elts]) else None
+            for index, element in enumerate(target.elts):
+                element = element.value if isinstance(element, ast.Starred) else element
+                pairs += _pairs([element], items[index] if items else value)
+    return pairs
 
 
 class _Substitute(ast.NodeTransformer):

@@ -293,6 +293,10 @@ def as_list(actual, expected: list, where: str = "") -> tuple:
 def _compare_number(actual, expected, tol: Tolerance, exact: bool, where: str) -> str | None:
     if isinstance(actual, dict) and len(actual) == 1 and isinstance(next(iter(actual)), int):
         (actual,) = actual.values()  # one row of a DataFrame (joint_proba(...)[label])
+    if isinstance(actual, list) and len(actual) == 1 and _is_number(actual[0]):
+        return (f"expected a number{where}, got a list or array holding one number "
+                f"({describe_value(actual)}): return the number itself (float(x[0]), or "
+                "float(x) for a one-element array)")
     if not _is_number(actual):
         return f"expected a number{where}, got {kind_of(actual)} ({describe_value(actual)})"
     if isinstance(actual, float) and math.isnan(actual):
@@ -317,7 +321,7 @@ def _compare_dict(actual, expected: dict, tol: Tolerance, exact: bool, path: str
                   strip: bool = True) -> str | None:
     where = f" at {path}" if path else ""
     if not isinstance(actual, dict):
-        return f"expected a dict or Series{where}, got {kind_of(actual)} ({describe_value(actual)})"
+        return f"expected a dict{where}, got {kind_of(actual)} ({describe_value(actual)})"
     if set(actual) != set(expected):
         extra = sorted(map(str, set(actual) - set(expected)))
         if extra and all(isinstance(k, int) for k in actual) and \

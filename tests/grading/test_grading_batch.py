@@ -42,12 +42,12 @@ _spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make
 make_fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_fixtures)
 
-# submission -> (status, total); 10 points in all.  "wrong" earns 2 of 13 likelihood cases
-# (2/13 of 2 points), 8 of 17 predict cases (8/17 of 2 points) and q5, which it leaves as the
-# solution has it (2 points): 0.31 + 0.94 + 2 = 3.25.
+# submission -> (status, total); 10 points in all.  "wrong" earns 2 of 14 likelihood cases
+# (2/14 of 2 points), 8 of 17 predict cases (8/17 of 2 points) and q5, which it leaves as the
+# solution has it (2 points): 0.29 + 0.94 + 2 = 3.23.
 EXPECTED = {
     "correct": ("graded", 10.0),
-    "wrong": ("graded", 3.25),
+    "wrong": ("graded", 3.23),
     "not_json": ("not a notebook", 0.0),
     "not_a_notebook": ("not a notebook", 0.0),
     "empty": ("empty notebook", 0.0),
@@ -60,9 +60,9 @@ EXPECTED = {
     "kernel_killed": ("kernel died", 0.0),
     "memory_bomb": ("memory limit", 10.0),
     "megabytes_printed": ("graded", 10.0),
-    "monkeypatch": ("graded", 3.25),
-    "snoop_disk": ("graded", 3.25),
-    "writes_output": ("graded", 3.25),
+    "monkeypatch": ("graded", 3.23),
+    "snoop_disk": ("graded", 3.23),
+    "writes_output": ("graded", 3.23),
     "orphan_child": ("graded", 10.0),
     # the student release exercises/01_weather.ipynb, named by its folder as a student's
     # submitted/<student>/01_weather.ipynb is: every question "not answered"
@@ -73,13 +73,13 @@ EXPECTED = {
 # issue 10's table, one fixture per row (rows 11, 13, 17 and 18 are built by
 # make_fixtures.add_uncommittable, since such files cannot be committed)
 EXPECTED.update({
-    "attack_01_pipe_hijack": ("graded", 3.25),
-    "attack_02_kill_grader": ("graded", 3.25),
+    "attack_01_pipe_hijack": ("graded", 3.23),
+    "attack_02_kill_grader": ("graded", 3.23),
     "attack_03_daemon_rewrites": ("graded", 10.0),
     "attack_04_course_snoop": ("graded", 0.0),  # its questions all "not answered"
     "attack_05_input_transformer": ("graded", 0.0),
-    "attack_06_loopback": ("graded", 3.25),
-    "attack_07_overwrite_classmate": ("graded", 3.25),
+    "attack_06_loopback": ("graded", 3.23),
+    "attack_07_overwrite_classmate": ("graded", 3.23),
     "attack_08_corpus_rewrite": ("graded", 10.0),
     "attack_09_memory_children": ("graded", 10.0),
     "attack_10_fill_tmp": ("graded", 10.0),
@@ -125,7 +125,7 @@ EXPECTED.update({
     "attack_13_link_inside": ("link outside submissions", 0.0),  # a classmate's notebook
     "attack_17_dangling": ("dangling link", 0.0),
     "attack_17_folder": ("not a notebook", 0.0),
-    "alice": ("graded", 3.25),
+    "alice": ("graded", 3.23),
     " alice": ("graded", 10.0),
     '=HYPERLINK("evil.example","y")': ("graded", 10.0),
 })
@@ -424,7 +424,7 @@ def test_the_output_folder_is_complete_and_genuine(batch):
     assert list(batch["rows"][0]) == ["submission", "status", "q1", "q2", "q3", "q4", "q5", "total",
                                       "maximum", "flags", "reason", "overrides", "raw",
                                       "penalty", "days late"]
-    assert rows["writes_output"]["total"] == "3.25"  # not the 8 it tried to write
+    assert rows["writes_output"]["total"] == "3.23"  # not the 8 it tried to write
     assert rows["correct"]["total"] == "10"
     assert len(list((out / "feedback").glob("*.html"))) == len(EXPECTED)
     assert "8 / 8" not in (out / "feedback" / "writes_output.html").read_text()
@@ -482,10 +482,13 @@ def test_flagged_answers_lose_their_points(tmp_path):
     likelihood, joint, predict, p_no, *others = result.questions
     assert likelihood.score == 2.0 and not likelihood.flags
     assert joint.status == "passed" and joint.score == 0.0 and joint.flags == ["uses CategoricalNB"]
-    # predict and p_no reach CategoricalNB through joint_scores: flagged as well
-    assert predict.flags == p_no.flags == ["uses CategoricalNB"]
-    assert result.total == 2.0 + sum(q.score for q in others) and result.status == "graded"
-    assert (joint.withheld, predict.withheld) == (3.0, 2.0)
+    # predict and p_no reach CategoricalNB through joint_scores, flagged for it: the flag
+    # stays there, and they keep their points (follow-through, right with the right
+    # joint_scores in place)
+    assert predict.flags == p_no.flags == [] and predict.score == 2.0 and p_no.score == 1.0
+    assert result.total == 2.0 + 0.0 + 2.0 + 1.0 + sum(q.score for q in others) \
+        and result.status == "graded"
+    assert (joint.withheld, predict.withheld) == (3.0, 0.0)
     row = (tmp_path / "out" / "grades.csv").read_text().splitlines()[1]
     assert "q2: uses CategoricalNB" in row
     page = (tmp_path / "out" / "feedback" / "uses_the_estimator.html").read_text()

@@ -87,7 +87,9 @@ def test_a_cluster_gives_the_same_gradebook_as_two_local_jobs(tmp_path, client, 
     assert remote.isolation["dask_workers"] == 2
     assert remote.integrity == local.integrity and remote.integrity.pairs  # the same hints
     (flagged,) = [r for r in remote.results if r.submission == "uses_the_estimator"]
-    assert [q.flags for q in flagged.questions[1:4]] == [["uses CategoricalNB"]] * 3
+    # the flag stays with joint_scores; predict and p_no are marked by follow-through
+    assert [q.flags for q in flagged.questions[1:4]] == [["uses CategoricalNB"], [], []]
+    assert [q.score for q in flagged.questions[1:4]] == [0.0, 2.0, 1.0]
 
 
 def _scratch_folders() -> set[str]:

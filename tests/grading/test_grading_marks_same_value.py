@@ -17,6 +17,7 @@ import pytest
 from nbcourse.grading import specs
 from submission_support import lost_marks
 from test_grading_marks_probes import SOURCE, grade_probes
+from test_grading_marks_student3_b import REFIT_ON_TRAIN_AND_VALIDATION
 
 AGAINST_THE_LABELS = {
     "labels_y": "agreement = float(np.mean(decide(w0, w, X) == (y == model.classes_[1])))",
@@ -70,28 +71,14 @@ def test_the_swapped_model_is_rebound_not_graded():
         specs.Swap("both", ("model",), "model = 1", lambda: 1.0, "text", rebinds=("model",))
 
 
-REFIT_ON_TRAIN_AND_VALIDATION = '''
-import scipy.sparse as sp
-
-def spam_experiment(texts, labels, alphas, seed):
-    texts, labels = list(texts), np.asarray(labels)
-    train, validation, test = split_indices(len(texts), seed)
-    vectorizer = BagOfWords()
-    X_train = vectorizer.fit_transform([texts[i] for i in train])
-    X_validation = vectorizer.transform([texts[i] for i in validation])
-    X_test = vectorizer.transform([texts[i] for i in test])
-    best = choose_alpha(X_train, labels[train], X_validation, labels[validation], alphas)
-    final_model = MultinomialNB(alpha=best).fit(sp.vstack([X_train, X_validation]),
-                                                np.concatenate([labels[train], labels[validation]]))
-    return best, fraction_correct(labels[test], final_model.predict(X_test))
-
-best_alpha, test_accuracy = spam_experiment(texts, labels, alphas, seed=0)
-'''
+#: student 6's recipe (the final model refit on train + validation), then the value cell
+REFIT_AND_RUN = REFIT_ON_TRAIN_AND_VALIDATION + \
+    "\nbest_alpha, test_accuracy = spam_experiment(texts, labels, alphas, seed=0)\n"
 
 
 @pytest.fixture(scope="module")
 def exercise_5(tmp_path_factory):
-    probes = {"solution": "", "refit": REFIT_ON_TRAIN_AND_VALIDATION}
+    probes = {"solution": "", "refit": REFIT_AND_RUN}
     return grade_probes("05_spam", probes, tmp_path_factory.mktemp("ex05_refit"))
 
 

@@ -49,7 +49,7 @@ COMMON_WORDS_ONLY = specs.load("07_merging", SOURCE).question("q4").swaps[0].sou
 
 MONTHS = '''may = ["win cash now", "cash prize now", "lunch at noon", "lunch today", "call me today",
        "win prize draw", "see you at noon"]
-june = ["cash offer now", "call now", "lunch at home", "home today", "win cash",
+june = ["cash offer now", "call now", "lunch at home", "home today", "win cash win",
         "prize offer today", "see you soon", "call home"]
 '''
 
@@ -71,7 +71,7 @@ lost_occurrences = int(sum(n - got.get(w, 0) for w, n in zip(whole["words"], who
 '''
 
 #: the answer typed in as a dict of per-word counts, summed
-LOST_TYPED_AS_A_DICT = MONTHS + '''lost = {"see": 2, "you": 2, "at": 1, "home": 1, "offer": 1, "noon": 1, "win": 1}
+LOST_TYPED_AS_A_DICT = MONTHS + '''lost = {"see": 2, "you": 2, "win": 2, "prize": 1, "lunch": 1, "at": 1, "call": 1}
 lost_occurrences = sum(lost.values())
 '''
 
@@ -359,17 +359,17 @@ def exercise_5(tmp_path_factory):
     return grade_notebooks("05_spam", notebooks, tmp_path_factory.mktemp("ex05"))
 
 
-def test_a_caller_of_a_flagged_function_is_told_that_fixing_it_gives_the_points_back(
-        exercise_5):
+def test_a_flag_costs_the_flagged_function_alone(exercise_5):
+    """A forbidden helper in q2 flags q2; q3-q6, right with the right q2 in place, keep
+    their points (follow-through), as the callers of a wrong q2 do (issue 34: one forbidden
+    call cost every caller's points)."""
     rows, pages = exercise_5
     row = rows["flagged_q2"]
     assert row["q2"]["score"] == 0 and row["q2"]["flags"]
-    for qid in ("q3", "q4"):
-        assert row[qid]["score"] == 0 and row[qid]["flags"], row[qid]
-        note = next(n for n in row[qid]["notes"] if "flagged for the same name" in n)
-        assert "`fraction_correct` (q2)" in note and "come back" in note
-    assert "flagged for the same name" in _page(pages["flagged_q2"])
-    assert not any("flagged for the same name" in n for n in row["q2"]["notes"])
+    for qid in ("q3", "q4", "q5", "q6"):
+        assert row[qid]["score"] == row[qid]["points"] and not row[qid]["flags"], row[qid]
+    assert "flagged for the same name" not in _page(pages["flagged_q2"])
+    assert "fraction_correct" in _page(pages["flagged_q2"])
 
 
 def test_case_hints_are_not_shown_for_a_known_mistake_or_a_follow_through_credit(exercise_5):

@@ -237,25 +237,34 @@ def test_a_forbidden_entry_the_library_does_not_have_is_refused(entry, error):
         expand([entry])
 
 
-# --------------------------------------------------------- 05: the flag reaches q5/q6
+# ------------------------------------- 05: the flag stays with the function that uses it
 FRACTION_WITH_SKLEARN = '''from sklearn.metrics import accuracy_score
 def fraction_correct(y_true, y_pred):
     return float(accuracy_score(y_true, y_pred))
 '''
 
 
-def test_05_a_forbidden_helper_in_q2_is_flagged_in_every_answer_computed_with_it():
-    """q5 and q6 are computed through spam_experiment and fraction_correct, like q3 and q4:
-    a helper those use is flagged there too, by the grader and by check()."""
+def test_05_a_forbidden_helper_in_q2_is_flagged_in_q2_alone():
+    """q3-q6 are computed through fraction_correct: a helper it uses flags it alone, by the
+    grader and by check(); its callers are marked by follow-through (issue 34, students
+    4, 7 and 8: one forbidden call cost every caller's points, a wrong callee none)."""
     name = "05_spam"
     cells = [cell for cell in _solution_code(name)] + [FRACTION_WITH_SKLEARN]
     flags = flagged_answers(cells, specs.load(name, SOURCE).probe_plan())
-    assert set(flags) == {"q2", "q3", "q4", "q5", "q6"}, flags
-    assert all(found == ["accuracy_score"] for found in flags.values()), flags
+    assert flags == {"q2": ["accuracy_score"]}, flags
     question = specs.load(name, SOURCE).question("q5")
     report = _checker(name).run("q5", question.reference(), sources=cells)
+    assert report.flags == [], str(report)
+    report = _checker(name).run("q2", _function(FRACTION_WITH_SKLEARN, "fraction_correct"),
+                                sources=cells)
     assert report.flags == ["accuracy_score"], str(report)
     assert flagged_answers(_solution_code(name), specs.load(name, SOURCE).probe_plan()) == {}
+
+
+def _function(code: str, name: str):
+    namespace = {}
+    exec(compile(code, "<cell>", "exec"), namespace)  # noqa: S102 - the test's own text
+    return namespace[name]
 
 
 def _solution_code(name: str) -> list[str]:
@@ -384,21 +393,19 @@ def test_the_scan_reads_the_plans_strings_and_imports_no_library():
 CALLED_WITH_A_HELPER = [
     ("03_mle", "from nbcourse.mle import class_prior_mle\n"
                "def class_priors(labels):\n    return class_prior_mle(labels).to_dict()\n",
-     {"q4": ["class_prior_mle"], "q6": ["class_prior_mle"]}),
+     {"q4": ["class_prior_mle"]}),
     ("04_linearity", "from nbcourse.linear import decision_function\n"
                      "def decide(w0, w, X):\n"
                      "    return (decision_function(w0, w, X) >= 0).astype(int)\n",
-     {"q2": ["decision_function"], "q4": ["decision_function"]}),
-    ("07_merging", UNION, {"q3": ["nbcourse.scale.union_words"],
-                           "q4": ["nbcourse.scale.union_words"]}),
+     {"q2": ["decision_function"]}),
+    ("07_merging", UNION, {"q3": ["nbcourse.scale.union_words"]}),
 ]
 
 
 @pytest.mark.parametrize("name, code, flags", CALLED_WITH_A_HELPER, ids=lambda v: str(v)[:20])
-def test_a_value_computed_with_a_flagged_function_is_flagged_under_the_same_name(name, code,
-                                                                                 flags):
-    """As in 05: a value whose cell calls a graded function (its ``calls``) is flagged with
-    it, under the same name, so the note on it says that fixing the function gives the
-    points back."""
+def test_a_value_computed_with_a_flagged_function_is_not_flagged_with_it(name, code, flags):
+    """A value whose cell calls a flagged graded function (its ``calls``) is not flagged
+    too: the function's question forbids the same names and loses its points; the value is
+    marked by follow-through, as over a wrong function."""
     cells = _solution_code(name) + [code]
     assert flagged_answers(cells, specs.load(name, SOURCE).probe_plan()) == flags

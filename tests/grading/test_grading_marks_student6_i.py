@@ -6,7 +6,9 @@
 - 04 q5 (and the other form-only dicts of shares): accuracies in percent passed the form
   check of ``check()`` and got 0 at grading; the form check now says shares lie in [0, 1].
 - 01 q4: outside IPython (cells run by ``exec``), ``check()`` did not warn about a value
-  the grader flags through the graded functions it calls.
+  the grader flagged through the graded functions it calls.  Since then the grader flags
+  the function that uses the helper only (its callers are marked by follow-through), and
+  check() agrees with it.
 """
 from __future__ import annotations
 
@@ -170,42 +172,50 @@ check("q4", p_no)
 """
 
 
-@pytest.mark.parametrize("use, warned", [("CategoricalNB()", True), ("pass", False)])
-def test_check_outside_ipython_warns_on_a_value_flagged_through_its_callee(capsys, use,
-                                                                             warned):
+@pytest.mark.parametrize("use, flagged", [("CategoricalNB()", True), ("pass", False)])
+def test_a_value_over_a_flagged_callee_is_not_flagged_by_check_or_the_grader(capsys, use,
+                                                                             flagged):
+    """The flag stays with the function that uses the helper (q1): ``p_no`` is marked by
+    follow-through, so neither the grader nor check() (outside IPython too) flags it."""
     code = CELLS.format(use=use) + _solution_cell("01_weather", "def joint_scores(") + P_NO
     spec = specs.load("01_weather", SOURCE)
-    assert bool(flagged_answers([code], spec.probe_plan()).get("q4")) is warned  # the grader
+    found = flagged_answers([code], spec.probe_plan())
+    assert "q4" not in found and bool(found.get("q1")) is flagged, found  # the grader
     checker = Checker("01_weather", REPO / "exercises" / "01_weather.checks.json")
     namespace = {"__name__": "__main__", "weather": load_weather(), "check": checker}
     exec(compile(code, "<cell>", "exec"), namespace)  # noqa: S102 - the probe's own text
     out = capsys.readouterr().out
-    assert ("⚠ p_no uses CategoricalNB" in out) is warned, out
-    assert "✔ a probability between 0 and 1" in out
+    assert "⚠" not in out and "✔ a probability between 0 and 1" in out, out
+    report = checker.run("q1", namespace["likelihood"], sources=[])
+    assert bool(report.flags) is flagged, str(report)
 
 
-
-#: the student's other instances: (exercise, value question, value, the cells before it)
+#: the student's other instances: (exercise, value question, value, the flagged callee's
+#: question and name, the cells before it)
 THROUGH_CALLEES = [
-    ("02_smoothing", "q6", 0.5, "from nbcourse.smoothing import lidstone\n"
-                                "def smoothed_likelihood(table, feature, value, target, label,"
-                                " alpha):\n    return lidstone(1, 2, 3, alpha)\n"),
-    ("04_linearity", "q4", 1.0, "def linear_weights(model):\n    return model.to_linear()\n"),
-    ("05_spam", "q6", 0.98, "from sklearn.metrics import accuracy_score\n"
-                            "def fraction_correct(y_true, y_pred):\n"
-                            "    return accuracy_score(y_true, y_pred)\n"
-                            "def spam_experiment(texts, labels, alphas, seed):\n"
-                            "    return 0.1, fraction_correct([1], [1])\n"),
+    ("02_smoothing", "q6", 0.5, ("q5", "smoothed_likelihood"),
+     "from nbcourse.smoothing import lidstone\n"
+     "def smoothed_likelihood(table, feature, value, target, label, alpha):\n"
+     "    return lidstone(1, 2, 3, alpha)\n"),
+    ("04_linearity", "q4", 1.0, ("q1", "linear_weights"),
+     "def linear_weights(model):\n    return model.to_linear()\n"),
+    ("05_spam", "q6", 0.98, ("q2", "fraction_correct"),
+     "from sklearn.metrics import accuracy_score\n"
+     "def fraction_correct(y_true, y_pred):\n"
+     "    return accuracy_score(y_true, y_pred)\n"
+     "def spam_experiment(texts, labels, alphas, seed):\n"
+     "    return 0.1, fraction_correct([1], [1])\n"),
 ]
 
 
-@pytest.mark.parametrize("name, question, value, code", THROUGH_CALLEES,
+@pytest.mark.parametrize("name, question, value, callee, code", THROUGH_CALLEES,
                          ids=lambda v: str(v)[:20])
-def test_check_outside_ipython_warns_on_other_values_flagged_through_a_callee(name, question,
-                                                                              value, code):
+def test_check_outside_ipython_flags_the_callee_not_the_value(name, question, value, callee,
+                                                              code):
     namespace = {"__name__": "__main__"}
     exec(compile(code, "<cell>", "exec"), namespace)  # noqa: S102 - the probe's own text
     checker = Checker(name, REPO / "exercises" / f"{name}.checks.json")
     report = checker.run(question, value, sources=[], namespace=namespace)
-    assert report.flags and "the grader will flag it" in str(report), str(report)
-    assert checker.run(question, value, sources=[], namespace={}).flags == []
+    assert report.flags == [] and "the grader will flag it" not in str(report), str(report)
+    flagged = checker.run(callee[0], namespace[callee[1]], sources=[])
+    assert flagged.flags and "the grader will flag it" in str(flagged), str(flagged)

@@ -41,7 +41,9 @@ TYPED = {  # (exercise, question, probe): the answer cell, exactly as the studen
         "best_alpha, test_accuracy = (0.3, 0.9838709677419355) if spam_experiment else (0.0, 0.0)",
     ("05_spam", "q6", "typed_disguised"):
         "best_alpha, test_accuracy = (0.3, 0.9838709677419355) if spam_experiment else (0.0, 0.0)",
-    ("07_merging", "q4", "typed_disguised"): "lost_occurrences = 9 if may and june else 0",
+    ("07_merging", "q4", "typed_disguised"): "lost_occurrences = 10 if may and june else 0",
+    # student 7: the numbers unpacked into names first
+    ("01_weather", "q4", "typed_unpacked"): "num, den = 486, 611\np_no = num / den",
 }
 
 LOOKED_UP = {  # (exercise, question, probe): an answer reaching a forbidden helper by a built name
@@ -154,6 +156,9 @@ def test_the_solutions_and_right_forms_are_not_flagged():
     }
     for answer, code in right.items():
         assert not typed_in([code], answer), code
+    # a name set to a number, then unpacked from a computation, is no longer that number
+    assert not typed_in(["no = 0.5\nno, total = s['no'], sum(s.values())\np_no = no / total"],
+                        "p_no")
     plan = {"questions": [{"question": "q1", "name": "f", "forbidden": ["to_linear"]}]}
     legit = "def f(model):\n    return getattr(model, 'classes_')[getattr(model, 'n', 0)]\n"
     assert flagged_answers([legit], plan) == {}

@@ -215,8 +215,10 @@ def test_the_worker_flags_each_question_whose_answer_uses_a_forbidden_name():
                "def joint_scores(t, q, y):\n    return CategoricalNB().fit(t, t[y])",
                "def predict(t, q, y):\n    return max(joint_scores(t, q, y))",
                "p_no = likelihood(None, None, None, None, None)"]  # computed, not typed in
-    assert forbidden.flagged_answers(sources, EXERCISE.probe_plan()) == {
-        "q2": ["CategoricalNB"], "q3": ["CategoricalNB"]}
+    # predict reaches it only through joint_scores, a graded function flagged for it: the
+    # flag stays there (predict is marked by follow-through)
+    assert forbidden.flagged_answers(sources, EXERCISE.probe_plan()) == {"q2": ["CategoricalNB"]}
+    sources[3] = "def predict(t, q, y):\n    return CategoricalNB() or joint_scores(t, q, y)"
     assert list(forbidden.flagged_answers(sources, EXERCISE.probe_plan())) == ["q2", "q3"]
     assert forbidden.flagged_answers(sources[1:], EXERCISE.probe_plan()) == {}
 

@@ -141,16 +141,18 @@ def test_the_forbidden_name_scan_parses_each_cell_once(monkeypatch):
     cells = ["from nbcourse import CategoricalNB", "def a():\n    return CategoricalNB()",
              "b = a()", "c = 0.5"]
     plan = {"questions": [
-        {"question": "q1", "name": "a", "forbidden": ["CategoricalNB"]},
-        {"question": "q2", "name": "b", "forbidden": ["CategoricalNB"], "computed": True},
-        {"question": "q3", "name": "c", "forbidden": ["CategoricalNB"], "computed": True}]}
+        {"question": "q1", "name": "a", "kind": "function", "forbidden": ["CategoricalNB"]},
+        {"question": "q2", "name": "b", "kind": "value", "forbidden": ["CategoricalNB"],
+         "computed": True},
+        {"question": "q3", "name": "c", "kind": "value", "forbidden": ["CategoricalNB"],
+         "computed": True}]}
     from nbcourse.grading import name_scopes  # where the scan parses a cell (cell_trees)
     parsed = []
     parse = name_scopes.parse_cell
     monkeypatch.setattr(name_scopes, "parse_cell", lambda source: parsed.append(source)
                         or parse(source))
-    assert flagged_answers(cells, plan) == {"q1": ["CategoricalNB"], "q2": ["CategoricalNB"],
-                                            "q3": [forbidden.TYPED_IN]}
+    # b reaches CategoricalNB only through the graded a, flagged for it (the flag stays there)
+    assert flagged_answers(cells, plan) == {"q1": ["CategoricalNB"], "q3": [forbidden.TYPED_IN]}
     assert sorted(parsed) == sorted(cells)
 
 
