@@ -591,6 +591,12 @@ EXERCISE = Exercise(
                                "p = 0.3 is in bin int(0.3 * 10) = 3"),
                      Case("probabilities exactly on the edges of twenty bins", EDGES_TWENTY,
                           hidden=False),
+                     # student 10: p = 1 left in a bin of its own, beside an
+                     # under-confident rest of the last bin
+                     Case("a probability of exactly 1, in the last bin",
+                          ([False, False, True, True, True, False],
+                           [0.1, 0.35, 0.6, 0.9, 0.95, 1.0], 10), hidden=False,
+                          hint="p = 1 belongs to the last bin: min(floor(p * J), J - 1)"),
                      Case("250 predictions, some on the edges of ten bins",
                           (*_with_edges(_calibration_sample(47, 250, 1.2),
                                         [0.3, 0.6, 0.7, 0.3, 0.6, 0.7]), 10)),

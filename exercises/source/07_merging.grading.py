@@ -359,6 +359,9 @@ EXERCISE = Exercise(
                           (_random_table(3, ["ham", "spam"], 25),
                            _random_table(4, ["spam", "ham", "promo"], 25))),
                      Case("an office that received no messages", (NO_MESSAGES, SPAM_FIRST)),
+                     # student 10: classes sorted as text put 10 before 2
+                     Case("classes that are numbers", (_random_table(5, [2, 10], 4),
+                                                       _random_table(6, [10, 1], 4))),
                      Case("the first office received no messages", (NO_MESSAGES, MONDAY),
                           hidden=False,
                           hint="an office with no messages has no classes and no rows: take "
@@ -414,6 +417,9 @@ EXERCISE = Exercise(
                           hidden=False,
                           hint="a shard with N = 0 rows has no weight, whatever its means and "
                                "variances hold: the merged summary is the other shard's"),
+                     # student 10: leftovers in both empty shards are not the answer
+                     Case("two empty shards, both holding numbers from an earlier run",
+                          ((0, [3.0, 1.0], [2.0, 0.5]), (0, [5.0, -1.0], [1.0, 4.0]))),
                      Case("two shards with no rows at all", ((0, [0.0, 0.0], [0.0, 0.0]),
                                                              (0, [0.0, 0.0], [0.0, 0.0])),
                           hidden=False,

@@ -22,8 +22,10 @@ the solutions in place passed only because its own mistake makes up for the call
 on its own logic too, and its feedback says so.  One that passes both ways while a
 function it calls directly is wrong earns the same share as a failed one (05's
 ``test_accuracy`` from a wrong recipe that lands on the right number by a coincidence
-of the corpus): otherwise its mark would depend on that coincidence.  Every message this adds is fixed text
-made of the spec's names: what the kernel sends back in this phase is never shown.
+of the corpus): otherwise its mark would depend on that coincidence.  A function
+flagged for a forbidden helper counts as wrong here, whatever its values.  Every
+message this adds is fixed text made of the spec's names: what the kernel sends back in
+this phase is never shown.
 
 What the kernel receives: the solutions of the called functions only (never the
 calling answer's own, never an expected value), each defined in a namespace of its own

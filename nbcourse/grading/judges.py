@@ -38,10 +38,15 @@ class Judge:
 
 @dataclass
 class Within(Judge):
-    """A number between ``low`` and ``high`` (inclusive); ``message`` when it is not."""
+    """A number between ``low`` and ``high`` (inclusive); ``message`` when it is not.
+
+    ``exact_over``: the value is a count divided by this number (05's recall: the spam of
+    the test part), so ``check()`` takes such a share of few decimals as exact, not
+    rounded (66 / 75 = 0.88)."""
     low: float
     high: float
     message: str = ""
+    exact_over: int = 0
     kind = "within"
 
     def __call__(self, actual, expected, case=None):

@@ -445,9 +445,14 @@ def _an_allowed_value(spec: PublicQuestion, value) -> bool:
     """Whether ``value`` is one of the few values a public case allows (05's alphas): a
     value taken from that list was not rounded, however few its decimals."""
     for case in spec.cases:
-        allowed = getattr(from_json(case.get("judge")), "values", None) or []
+        judge = from_json(case.get("judge"))
+        allowed = getattr(judge, "values", None) or []
         if any(type(value) is not bool and compare(value, v, Tolerance()) is None
                for v in allowed):
+            return True
+        over = getattr(judge, "exact_over", 0)  # a count over a known number: exact
+        if over and isinstance(value, (int, float)) and type(value) is not bool and \
+                abs(value * over - round(value * over)) < 1e-9 * over:
             return True
     return False
 

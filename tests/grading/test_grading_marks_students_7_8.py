@@ -67,12 +67,44 @@ def complement_weights_v_used(counts, alpha):
     return (w / np.abs(w).sum(axis=1, keepdims=True)).tolist()
 
 
+def bernoulli_summed_over_classes_when_square(class_prior, p, b):
+    p, b = np.asarray(p, float), np.asarray(b, float)
+    axis = 0 if p.shape[0] == p.shape[1] else 1
+    terms = b[:, None] * np.log(p) + (1 - b[:, None]) * np.log(1 - p) if axis == 0 else \
+        b * np.log(p) + (1 - b) * np.log(1 - p)
+    return (np.log(class_prior) + terms.sum(axis)).tolist()
+
+
+def merge_gaussian_keeping_leftovers(a, b):
+    n = a[0] + b[0]
+    if n == 0:  # the question asks for zeros: these are an earlier run's numbers
+        return [0, list(a[1]), list(a[2])]
+    return ref_merge_gaussian(a, b)
+
+
+def merge_counts_sorted_as_text(a, b):
+    merged = ref_merge_counts(a, b)
+    order = sorted(range(len(merged["classes"])), key=lambda i: str(merged["classes"][i]))
+    return {key: [merged[key][i] for i in order] for key in merged}
+
+
+def ref_merge_gaussian(a, b):
+    return module("07_merging").ref_merge_gaussian(a, b)
+
+
+def ref_merge_counts(a, b):
+    return module("07_merging").ref_merge_counts(a, b)
+
+
 WRONG = [  # (exercise, question, answer, whether check() now catches it too)
     ("03_mle", "q3", numeric_mle_one_pass, False),
     ("01_weather", "q1", likelihood_ignoring_case, False),
     ("06_gaussian", "q7", decisions_without_the_diagonal, False),
     ("06_gaussian", "q7", decisions_by_a_threshold, True),
     ("08_beyond_naive", "q2", complement_weights_v_used, True),
+    ("04_linearity", "q6", bernoulli_summed_over_classes_when_square, False),
+    ("07_merging", "q2", merge_gaussian_keeping_leftovers, False),
+    ("07_merging", "q1", merge_counts_sorted_as_text, False),
 ]
 
 
@@ -156,3 +188,22 @@ def test_a_value_is_not_told_a_mistake_its_right_function_does_not_make(tmp_path
     page = _page(pages["other_alphas"])
     assert "kept on a tie" not in page and "Known mistake" not in page, page
     assert "with the alphas given and seed 0" in page
+
+
+def test_a_recall_that_is_a_count_over_the_test_spam_is_not_called_rounded():
+    """Student 10: 66 / 75 = 0.88 is the exact recall; check() told it it looked rounded."""
+    right, rounded = str(check("05_spam", "q8", 0.88)), str(check("05_spam", "q8", 0.89))
+    assert "decimal places" not in right and "decimal places" in rounded
+
+
+def calibration_error_without_the_last_bin_rule(is_positive, p, n_bins):
+    pos, p = np.asarray(is_positive, float), np.asarray(p, float)
+    bins = np.floor(p * n_bins).astype(int)  # p = 1 gets a bin of its own
+    return float(sum((bins == j).sum() / len(p) * abs(pos[bins == j].mean() - p[bins == j].mean())
+                     for j in np.unique(bins)))
+
+
+def test_an_ece_that_leaves_p_1_in_a_bin_of_its_own_fails_a_public_case():
+    assert not check("06_gaussian", "q6", calibration_error_without_the_last_bin_rule).all_passed
+    result = graded("06_gaussian", "q6", calibration_error_without_the_last_bin_rule)
+    assert result.score < result.points
