@@ -199,9 +199,11 @@ def joint_scores(table, query, target):
 #: "count with pandas and plain Python": the estimator, and the library's shared numerics
 NOT_THE_LIBRARY = ("CategoricalNB", "nbcourse._numerics.*")
 
-TYPED_P_NO = ("Your `p_no` does not come from your `joint_scores`: run with a `joint_scores` "
-              "that gives other scores, your cell still gives the same number. Compute it "
-              "from the scores: the score of 'no' divided by the sum of the scores.")
+TYPED_P_NO = ("Your `p_no` does not follow your `joint_scores`: run with a `joint_scores` "
+              "that gives other scores, your cell does not give the score of 'no' divided by "
+              "the sum of those scores (a number typed in stays the same; the larger score "
+              "is not always the score of 'no'). Compute it from the scores: the score of "
+              "'no' divided by the sum of the scores.")
 
 
 WHOLE_TABLE = ("Your value is what you get by dividing by the number of rows of the whole "

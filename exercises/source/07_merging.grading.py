@@ -359,6 +359,7 @@ EXERCISE = Exercise(
                           (_random_table(3, ["ham", "spam"], 25),
                            _random_table(4, ["spam", "ham", "promo"], 25))),
                      Case("an office that received no messages", (NO_MESSAGES, SPAM_FIRST)),
+                     Case("two offices that received no messages", (NO_MESSAGES, NO_MESSAGES)),
                      # student 10: classes sorted as text put 10 before 2
                      Case("classes that are numbers", (_random_table(5, [2, 10], 4),
                                                        _random_table(6, [10, 1], 4))),

@@ -582,6 +582,10 @@ EXERCISE = Exercise(
                      Case("a word no document contains",
                           ([[2, 0, 1, 1], [1, 0, 0, 2], [0, 0, 4, 1]],)),
                      Case("a single document", ([[1, 3, 0, 2]],)),
+                     # student 10: an answer that scales a float array in place passed check()
+                     Case("counts in a numpy array of floats, which must come back unchanged",
+                          (np.array([[2.0, 0.0, 1.0], [1.0, 3.0, 0.0], [0.0, 1.0, 2.0]]),),
+                          hidden=False),
                      Case("a larger sparse matrix",
                           (sp.csr_matrix(_random_documents(11, 25, 40)),)),
                  ]),

@@ -88,6 +88,12 @@ def merge_counts_sorted_as_text(a, b):
     return {key: [merged[key][i] for i in order] for key in merged}
 
 
+def merge_counts_with_an_empty_row(a, b):
+    if not a["classes"] and not b["classes"]:
+        return {"classes": [], "class_count": [], "feature_count": [[]]}
+    return ref_merge_counts(a, b)
+
+
 def ref_merge_gaussian(a, b):
     return module("07_merging").ref_merge_gaussian(a, b)
 
@@ -105,6 +111,7 @@ WRONG = [  # (exercise, question, answer, whether check() now catches it too)
     ("04_linearity", "q6", bernoulli_summed_over_classes_when_square, False),
     ("07_merging", "q2", merge_gaussian_keeping_leftovers, False),
     ("07_merging", "q1", merge_counts_sorted_as_text, False),
+    ("07_merging", "q1", merge_counts_with_an_empty_row, False),
 ]
 
 
@@ -207,3 +214,13 @@ def test_an_ece_that_leaves_p_1_in_a_bin_of_its_own_fails_a_public_case():
     assert not check("06_gaussian", "q6", calibration_error_without_the_last_bin_rule).all_passed
     result = graded("06_gaussian", "q6", calibration_error_without_the_last_bin_rule)
     assert result.score < result.points
+
+
+def test_p_no_as_the_larger_score_is_told_what_the_swap_saw(tmp_path):
+    """Student 9: max(scores) / sum is right on the lesson's day only ('no' wins there); the
+    page said the value did not come from joint_scores, though it did."""
+    from test_grading_marks_probes import grade_probes
+    larger = "s = joint_scores(weather, lesson_day, 'play')\np_no = max(s.values()) / sum(s.values())\n"
+    rows, pages = grade_probes("01_weather", {"larger": larger}, tmp_path)
+    assert rows["larger"]["q4"]["score"] == 0
+    assert "the larger score is not always the score of 'no'" in _page(pages["larger"])
