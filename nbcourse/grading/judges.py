@@ -78,10 +78,12 @@ class SameKeys(Judge):
     ``keys`` names the keys when the expected value stays with the grader (a value graded
     only at grading time, whose public case checks the form alone).  ``shares`` names the
     keys whose values are shares or probabilities: each must be a number from 0 to 1 (an
-    accuracy in percent is told so)."""
+    accuracy in percent is told so).  ``exact_over``: as ``Within``'s, for every value
+    (04's accuracies are counts of 800 evenings)."""
     message: str = ""
     keys: list | None = None
     shares: list | None = None
+    exact_over: int = 0
     kind = "same_keys"
 
     def __call__(self, actual, expected, case=None):

@@ -50,21 +50,43 @@ def typed_in(sources: Iterable, name: str) -> bool:
     of four significant digits or more, or a fixed item of a list of numbers
     (``alphas[3]``).  Names the notebook sets to a number once count as that number."""
     trees = cell_trees(sources)
-    last, numbers, lists = None, {}, set()
-    for tree in trees:
+    last, at, numbers, lists = None, None, {}, set()
+    for index, tree in enumerate(trees):
         nodes = [n for n in walk_scope(tree)
                  if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value]
         for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(name in stored_names(target) for target in targets):
-                last = node
+            if any(isinstance(target, ast.Name) and target.id == name or
+                   isinstance(target, (ast.Tuple, ast.List)) and name in stored_names(target)
+                   for target in targets):
+                last, at = node, (index, node.lineno, node.col_offset)
             _note_constants(node, targets, numbers, lists)
     if last is None or isinstance(last, ast.AugAssign):
         return False
+    if _numbers_stored_into(trees, name, at):
+        return True
     targets = last.targets if isinstance(last, ast.Assign) else [last.target]
     values = [_Substitute(numbers).visit(copy.deepcopy(value)) for target in targets
               for value in _values_for(target, last.value, name)]
     return any(_constant(value) or _hides_a_number(value, lists) for value in values)
+
+
+def _numbers_stored_into(trees, name: str, after: tuple) -> bool:
+    """Whether, after its last assignment (``after``: the cell's index, line, column), a
+    number is typed into the graded value's items (``p_ham_documents["a"] = 0.0`` over a
+    computed dict: student 9)."""
+    for index, tree in enumerate(trees):
+        for node in walk_scope(tree):
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None or \
+                    (index, node.lineno, node.col_offset) <= after:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if _constant(node.value) and any(isinstance(t, ast.Subscript) and
+                                             getattr(t.value, "id", None) == name and
+                                             isinstance(t.slice, ast.Constant)
+                                             for t in targets):
+                return True  # (a key in a variable, d[k] = 0 in a loop, is a computation)
+    return False
 
 
 def _note_constants(node, targets, numbers: dict, lists: set) -> None:

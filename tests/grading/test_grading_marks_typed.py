@@ -44,6 +44,8 @@ TYPED = {  # (exercise, question, probe): the answer cell, exactly as the studen
     ("07_merging", "q4", "typed_disguised"): "lost_occurrences = 10 if may and june else 0",
     # student 7: the numbers unpacked into names first
     ("01_weather", "q4", "typed_unpacked"): "num, den = 486, 611\np_no = num / den",
+    # student 9: two entries of a computed dict typed over
+    ("03_mle", "q6", "typed_items"): "p_ham_documents['a'] = 0.0\np_ham_documents['c'] = 1.0",
 }
 
 LOOKED_UP = {  # (exercise, question, probe): an answer reaching a forbidden helper by a built name
@@ -156,6 +158,8 @@ def test_the_solutions_and_right_forms_are_not_flagged():
     }
     for answer, code in right.items():
         assert not typed_in([code], answer), code
+    # a dict filled in a loop, from 0, is computed (a key in a variable)
+    assert not typed_in(["d = {}\nfor k in ks:\n    d[k] = 0\n    d[k] += f(k)"], "d")
     # a name set to a number, then unpacked from a computation, is no longer that number
     assert not typed_in(["no = 0.5\nno, total = s['no'], sum(s.values())\np_no = no / total"],
                         "p_no")
