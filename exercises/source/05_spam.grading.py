@@ -195,7 +195,7 @@ def spam_scores(part="test", stratified=True):
     return _SCORES[key]
 
 
-def test_spam_count() -> int:
+def spam_in_the_test_part() -> int:
     """The spam messages of the stratified test part: a recall is a count over this, so
     check() takes 66 / 75 = 0.88 as exact, not as a rounded number."""
     texts, labels = _sms_texts_and_labels()
@@ -589,7 +589,7 @@ EXERCISE = Exercise(
                  mistakes=_score_mistakes("recall", "precision"),
                  cases=[Case("a share between 0 and 1", hidden=False,
                              judge=Within(0, 1, "spam_recall should be a share between 0 "
-                                                "and 1", exact_over=test_spam_count())),
+                                                "and 1", exact_over=spam_in_the_test_part())),
                         Case("the recall of spam on the stratified test part")]),
     ],
 )
