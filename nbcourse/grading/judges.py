@@ -42,7 +42,8 @@ class Within(Judge):
 
     ``exact_over``: the value is a count divided by this number (05's recall: the spam of
     the test part), so ``check()`` takes such a share of few decimals as exact, not
-    rounded (66 / 75 = 0.88)."""
+    rounded (66 / 75 = 0.88).  Only for a denominator that is not a multiple of 100 (or
+    10): every 2-decimal number is a count over 800, rounded or not."""
     low: float
     high: float
     message: str = ""
@@ -78,12 +79,10 @@ class SameKeys(Judge):
     ``keys`` names the keys when the expected value stays with the grader (a value graded
     only at grading time, whose public case checks the form alone).  ``shares`` names the
     keys whose values are shares or probabilities: each must be a number from 0 to 1 (an
-    accuracy in percent is told so).  ``exact_over``: as ``Within``'s, for every value
-    (04's accuracies are counts of 800 evenings)."""
+    accuracy in percent is told so)."""
     message: str = ""
     keys: list | None = None
     shares: list | None = None
-    exact_over: int = 0
     kind = "same_keys"
 
     def __call__(self, actual, expected, case=None):

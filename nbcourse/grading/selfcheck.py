@@ -451,10 +451,8 @@ def _an_allowed_value(spec: PublicQuestion, value) -> bool:
                for v in allowed):
             return True
         over = getattr(judge, "exact_over", 0)  # a count over a known number: exact
-        numbers = list(value.values()) if isinstance(value, dict) else [value]
-        if over and numbers and all(
-                isinstance(v, (int, float)) and type(v) is not bool and
-                abs(v * over - round(v * over)) < 1e-9 * over for v in numbers):
+        if over and isinstance(value, (int, float)) and type(value) is not bool and \
+                abs(value * over - round(value * over)) < 1e-9 * over:
             return True
     return False
 

@@ -224,12 +224,3 @@ def test_p_no_as_the_larger_score_is_told_what_the_swap_saw(tmp_path):
     rows, pages = grade_probes("01_weather", {"larger": larger}, tmp_path)
     assert rows["larger"]["q4"]["score"] == 0
     assert "the larger score is not always the score of 'no'" in _page(pages["larger"])
-
-
-def test_04_q5_exact_shares_of_the_800_evenings_are_not_called_rounded():
-    """Student 9: 0.7125 = 570 / 800 was told it looked rounded to 3 places."""
-    right = str(check("04_linearity", "q5", {"majority": 0.5, "best_linear": 0.7125,
-                                             "best_any": 0.7125}))
-    rounded = str(check("04_linearity", "q5", {"majority": 0.5, "best_linear": 0.713,
-                                               "best_any": 0.7125}))
-    assert "decimal places" not in right and "decimal places" in rounded
