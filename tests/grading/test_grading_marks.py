@@ -544,9 +544,12 @@ def merge_gaussian_without_guard(a, b):
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("question, answer, cases", [
     ("q1", merge_counts_width_of_first_row, {"an office that received no messages",
-                                             "the first office received no messages"}),
+                                             "the first office received no messages",
+                                             "two offices that received no messages"}),
     ("q2", merge_gaussian_without_guard, {"two shards with no rows",
-                                          "two shards with no rows at all"}),
+                                          "two shards with no rows at all",
+                                          "two empty shards, both holding numbers from an "
+                                          "earlier run"}),
 ])
 def test_exercise_7_edge_cases_are_graded(question, answer, cases):
     """Issue 34: an office with no messages, and two empty shards, were never tried (each

@@ -214,13 +214,18 @@ def tfidf_multiplying_integers_in_place(counts):
     return np.divide(z, norm, out=np.zeros_like(z), where=norm > 0).tolist()
 
 
+#: the public case where the same answer changes a float array in place (student 10)
+FLOAT_INPUT = "counts in a numpy array of floats, which must come back unchanged"
+
+
 def test_an_in_place_multiply_on_integers_is_not_blamed_on_sparse_handling():
     report = check("08_beyond_naive", "q3", tfidf_multiplying_integers_in_place)
-    failed = [o for o in report.outcomes if not o.passed]
+    failed = [o for o in report.outcomes if not o.passed and o.name != FLOAT_INPUT]
     assert failed and all(o.hint == FLOATS_INTO_INTEGERS for o in failed)
     assert "np.asarray does not unpack it" not in str(report)
+    assert "in place" in next(o.message for o in report.outcomes if o.name == FLOAT_INPUT)
     result = graded("08_beyond_naive", "q3", tfidf_multiplying_integers_in_place)
-    public = [c for c in result.cases if not c.passed and not c.hidden]
+    public = [c for c in result.cases if not c.passed and not c.hidden and c.name != FLOAT_INPUT]
     assert public and all(c.hint == FLOATS_INTO_INTEGERS for c in public)
 
 
