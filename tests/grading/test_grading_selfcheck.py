@@ -753,7 +753,7 @@ def test_25_float_counts_that_are_whole_numbers_are_right_at_check_and_grading()
     assert not check_for("07_merging").run("q1", halves).all_passed
     # every case with a class fails (two empty offices have no count to get wrong)
     halved = grade_question(question, halves)
-    assert halved.score < question.points / 5
+    assert halved.score == round(question.points / len(question.cases), 2)  # that one case
     assert all(not case.passed for case in halved.cases
                if case.name != "two offices that received no messages")
 
