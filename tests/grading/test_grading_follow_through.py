@@ -519,3 +519,44 @@ def test_a_value_the_shared_replay_did_not_report_gets_its_own_probe():
     assert [request["question"] for request in sent] == ["q2", "q3"]
     assert "also" not in sent[1]
     assert replies["q3"] == {"question": "q3", "name": "second", "value": 2}
+
+
+# -- a function that changes its input in place (student 9: likelihood dropping rows)
+
+def test_the_data_a_function_changed_in_place_is_made_again_before_the_value():
+    """The replay re-ran only the value's cell, on a table the student's ``likelihood``
+    had emptied of rows in place: a right ``p_no`` lost its point.  When a graded function
+    was seen changing its input, the cells that made what was handed to a replaced
+    function run again first (and only then)."""
+    cells = [("code", "import pandas as pd\nweather = load()\nday = {'a': 1}"),
+             ("code", "def likelihood(t):\n    t.drop(t.index, inplace=True)\n    return 0"),
+             ("code", "likelihood(weather)"),
+             ("code", "unrelated = load()"),
+             ("code", "s = joint_scores(weather, day)\np_no = s['no'] / sum(s.values())")]
+    replaced = ["likelihood", "joint_scores"]
+    assert replay_source(cells, "p_no", replaced).splitlines() == cells[-1][1].splitlines()
+    source = replay_source(cells, "p_no", replaced, inputs_changed=True)
+    assert source.splitlines() == ["import pandas as pd", "weather = load()", "day = {'a': 1}",
+                                   "s = joint_scores(weather, day)",
+                                   "p_no = s['no'] / sum(s.values())"]
+
+
+DROPS_ROWS = '''
+def likelihood(table, feature, value, target, label):
+    table.drop(table.index[table[target] != label], inplace=True)  # changes the caller's table
+    return Fraction(int((table[feature] == value).sum()), len(table))
+'''
+
+
+def test_a_right_value_keeps_its_point_when_a_function_emptied_its_table(tmp_path):
+    """Student 9: with ``likelihood`` dropping rows of the table it is given, ``p_no``'s cell
+    (right) lost its point: the replay ran on the already emptied ``weather``."""
+    path = tmp_path / "drops_rows.ipynb"
+    path.write_text(_solved("01_weather", {"likelihood": DROPS_ROWS}), encoding="utf-8")
+    batch = grade_batch("01_weather", [path], tmp_path / "out", jobs=1, progress=None)
+    (result,) = batch.results
+    q = _questions(result)
+    assert q["likelihood"].score < q["likelihood"].points
+    for name in ("joint_scores", "predict", "p_no"):
+        assert q[name].score == q[name].points, (name, q[name].status, q[name].notes)
+        assert q[name].follow_through == ["q1"], name

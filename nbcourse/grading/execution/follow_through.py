@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 
 from .cells import parse_cell
+from .probe_source import INPUT_CHANGED
 from .report import KernelOutcome
 
 _DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -59,11 +60,39 @@ def _without(tree: ast.Module, replaced: list[str]) -> str:
     return ast.unparse(ast.Module(body=body, type_ignores=[]))
 
 
-def replay_source(cells: list, name: str, replaced: list[str]) -> str | None:
+def _handed_to(trees: list[ast.Module], functions: set[str]) -> set[str]:
+    """The names whose objects ``trees`` hand to one of ``functions`` as an argument
+    (``joint_scores(weather, day)``: ``weather`` and ``day``), each call's own names."""
+    handed = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in functions:
+                for argument in node.args + [k.value for k in node.keywords]:
+                    handed |= _loads(argument)
+    return handed - functions
+
+
+def _taint(parsed: list[ast.Module], replaced: set[str], remade: set[str]) -> list[int]:
+    """The cells that computed something with a replaced function (or with what such a
+    cell bound), and those that bind a name in ``remade``, in order."""
+    tainted, touched = set(replaced), []
+    for index, tree in enumerate(parsed):
+        if _loads(tree) & tainted or _binds(tree) & remade:
+            touched.append(index)
+            tainted |= _binds(tree) - replaced
+    return touched
+
+
+def replay_source(cells: list, name: str, replaced: list[str],
+                  inputs_changed: bool = False) -> str | None:
     """The code that computes value ``name`` again once the ``replaced`` functions are
     swapped: the last code cell that assigns it, after every earlier cell that assigned
     it or whose results it reads (directly or through another such cell) and that
-    computed them with a replaced function; each without its statements that bind a replaced name.  None if
+    computed them with a replaced function; each without its statements that bind a
+    replaced name.  ``inputs_changed``: a graded function was seen changing its input in
+    place, so the objects handed to a replaced function on the way (``weather``) may no
+    longer be what their cells made: the cells that bind them run again too.  None if
     no cell assigns ``name``, or if a cell parses but is too deeply nested to be written
     back as source (``ast.unparse`` recurses: a sum of a few hundred terms)."""
     parsed = [tree for kind, source in cells
@@ -72,11 +101,11 @@ def replay_source(cells: list, name: str, replaced: list[str]) -> str | None:
                    if any(name in _bound(node) for node in parsed[i].body)), None)
     if target is None:
         return None
-    tainted, touched = set(replaced), []
-    for index, tree in enumerate(parsed[:target]):  # what a replaced function computed
-        if _loads(tree) & tainted:
-            touched.append(index)
-            tainted |= _binds(tree) - set(replaced)
+    touched = _taint(parsed[:target], set(replaced), set())
+    if inputs_changed:  # what a replaced function may have changed, made again
+        callers = set(replaced).union(*(_binds(parsed[i]) for i in touched))
+        handed = _handed_to([parsed[i] for i in touched] + [parsed[target]], callers)
+        touched = _taint(parsed[:target], set(replaced), handed)
     # the value itself too: a later cell may assign it only in a branch that did not run
     # (``if found: p_no = ...``), and the value then came from an earlier cell
     wanted, chosen = _loads(parsed[target]) | {name}, []
@@ -108,7 +137,8 @@ async def run_follow_through(session, plan: dict, cells: list, limits, report, d
         if wanted is not None:
             requests = [r for r in requests if r.get("key", r["question"]) in wanted]
     before = (report.kernel, report.kernel_reason, report.memory_error)
-    extras = [_extra(request, cells) for request in requests]
+    changed = _an_input_changed(report)
+    extras = [_extra(request, cells, changed) for request in requests]
     for number, (request, extra) in enumerate(zip(requests, extras)):
         key = request.get("key", request["question"])
         if key in report.follow_through:
@@ -130,12 +160,20 @@ async def run_follow_through(session, plan: dict, cells: list, limits, report, d
     return False
 
 
-def _extra(request: dict, cells: list) -> dict:
+def _extra(request: dict, cells: list, inputs_changed: bool) -> dict:
     """What a follow-through probe adds to its question's request."""
     extra = {k: request[k] for k in ("replace", "reference", "graded")}
     if request["kind"] == "value":
-        extra["cell"] = replay_source(cells, request["name"], request["replace"])
+        extra["cell"] = replay_source(cells, request["name"], request["replace"],
+                                      inputs_changed)
     return extra
+
+
+def _an_input_changed(report) -> bool:
+    """Whether an ordinary reading saw a graded function change an input in place."""
+    return any(isinstance(case, dict) and str(case.get("error", "")).startswith(INPUT_CHANGED)
+               for reply in report.probes.values() if isinstance(reply, dict)
+               for case in (reply.get("cases") if isinstance(reply.get("cases"), list) else []))
 
 
 def _same_replay(requests: list, extras: list, request: dict, extra: dict) -> list:
