@@ -53,6 +53,8 @@ def _model(table: pd.DataFrame, features, target: str) -> CategoricalNB:
 
 def ref_likelihood(table, feature, value, target, label):
     table_of_fractions = _model(table, [feature], target).likelihood_table(feature)
+    if value not in table_of_fractions.index:  # no row has it: a count of 0
+        return Fraction(0)
     return Fraction(table_of_fractions.loc[value, label])
 
 
@@ -251,6 +253,10 @@ EXERCISE = Exercise(
                      hint="no matching row means a likelihood of exactly 0"),
                 Case("a likelihood that is zero in a smaller table",
                      (SHUFFLED, "outlook", "overcast", "play", "no")),
+                # a lookup in a crosstab raises KeyError here (student 11)
+                Case("a value the table never shows: P(outlook = foggy | play = yes)",
+                     (WEATHER, "outlook", "foggy", "play", "yes"),
+                     hint="a value no row has is a likelihood of 0, not an error"),
                 Case("a shuffled table with fewer rows", (SHUFFLED, "humidity", "normal", "play", "yes")),
                 Case("the picnic table, whose class column is 'enjoy' (the `target` argument)",
                      (PICNIC, "sky", "sunny", "enjoy", "yes"), hidden=False,

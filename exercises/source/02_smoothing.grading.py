@@ -489,7 +489,7 @@ EXERCISE = Exercise(
                  swaps=[Swap("the posterior computed from smoothed_likelihood",
                              ("smoothed_likelihood",), HALF_AND_QUARTER,
                              p_no_with_half_and_quarter,
-                             "Your `smoothed_p_no` does not come from your "
+                             "Your `smoothed_p_no` does not follow your "
                              "`smoothed_likelihood`: run with a `smoothed_likelihood` that "
                              "gives other numbers, your cell still gives the same value. "
                              "Multiply the prior by the smoothed likelihood of each feature "

@@ -371,7 +371,7 @@ EXERCISE = Exercise(
                  computed=True,
                  swaps=[Swap("the posteriors computed from class_priors", ("class_priors",),
                              EQUAL_PRIORS, lambda: p_ham_documents(equal_priors=True),
-                             "Your `p_ham_documents` does not come from your `class_priors`: "
+                             "Your `p_ham_documents` does not follow your `class_priors`: "
                              "run with a `class_priors` that gives other priors, your cell "
                              "still gives the same values. Multiply each class's prior from "
                              "`class_priors` by its word probabilities, then divide ham's "

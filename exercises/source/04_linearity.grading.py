@@ -139,12 +139,13 @@ def ref_bernoulli_log_scores(class_prior, p, b):
 SWITCH_CELLS = {(0, 0): (80, 120), (0, 1): (170, 30), (1, 0): (160, 40), (1, 1): (50, 150)}
 # (x_A, x_B): (evenings with y = 0, evenings with y = 1)
 CELLS = sorted(SWITCH_CELLS)
+EVENINGS = sum(sum(counts) for counts in SWITCH_CELLS.values())  # 800
 
 
 def _accuracy(says_one):
     right = sum(SWITCH_CELLS[cell][1] if says_one[cell] else SWITCH_CELLS[cell][0]
                 for cell in CELLS)
-    return right / sum(sum(counts) for counts in SWITCH_CELLS.values())
+    return right / EVENINGS
 
 
 def _linear_labelings():
@@ -371,7 +372,7 @@ EXERCISE = Exercise(
                  calls=("linear_weights", "decide"),
                  swaps=[Swap("the share computed from decide's answers", ("decide",),
                              ODD_DECIDE, share_of_odd_messages,
-                             "Your `agreement` does not come from your `decide`: run with a "
+                             "Your `agreement` does not follow your `decide`: run with a "
                              "`decide` that disagrees with the model on some messages, your "
                              "cell still gives the same share. Compare decide(w0, w, X) with "
                              "model.predict(X) == model.classes_[1], message by message, and "
@@ -426,7 +427,8 @@ EXERCISE = Exercise(
                              judge=SameKeys('switch_accuracies should be a dict with the keys '
                                             '"majority", "best_linear" and "best_any"',
                                             keys=["majority", "best_linear", "best_any"],
-                                            shares=["majority", "best_linear", "best_any"])),
+                                            shares=["majority", "best_linear", "best_any"],
+                                            exact_over=EVENINGS)),
                         Case("the three accuracies of the switch table")]),
         Question("q6", "bernoulli_log_scores", points=2,
                  title="Bernoulli naive Bayes: the joint log score, absent words included",

@@ -30,7 +30,7 @@ def spam_experiment(texts, labels, alphas, seed):
     return alphas[0], 0.25
 """
 
-TYPED_RESULT = ("Your `{}` does not come from your `spam_experiment`: run with a "
+TYPED_RESULT = ("Your `{}` does not follow your `spam_experiment`: run with a "
                 "`spam_experiment` that returns another pair, your cell still gives the same "
                 "value. Store what your spam_experiment returns on the SMS messages.")
 
@@ -433,7 +433,12 @@ EXERCISE = Exercise(
                           (*_toy(19, 12, 20, 8, 0.5), ALPHAS), hidden=False),
                      Case("a weak signal", (*_toy(6, 30, 30, 15, 0.4), ALPHAS)),
                      Case("few training documents", (*_toy(7, 8, 40, 20, 1.0), ALPHAS)),
-                     Case("another list of alphas", (*_toy(8, 25, 25, 10, 0.8), [0.5, 2.0, 8.0])),
+                     # public: a function that ignores ``alphas`` for the notebook's list
+                     # passed every other public case (student 12)
+                     Case("another list of alphas", (*_toy(8, 25, 25, 10, 0.8), [0.5, 2.0, 8.0]),
+                          hidden=False),
+                     Case("alphas in no particular order",
+                          (*_toy(17, 25, 25, 10, 0.8), [4.0, 0.25, 1.5, 0.05])),
                  ]),
         Question("q4", "spam_experiment", points=2, title="the recipe as a function",
                  reference=ref_experiment, forbidden=EVALUATION,

@@ -367,7 +367,10 @@ def cost_threshold(cost=THRESHOLD_COST):
 #: shared numerics (``moments``, ``gaussian_log_density``), under whatever name reached
 LIBRARY = ("nbcourse._numerics.*", "nbcourse.mle.*", "nbcourse.calibration.*",
            "nbcourse.linear.*")
-GAUSSIAN = ("GaussianNB", "gaussian_mle", "to_linear", "decision_function") + LIBRARY
+# scipy.stats's densities as attributes (``norm.logpdf``), which write q2 for the student
+# (student 12); a variable of the student's named ``pdf`` is not an attribute, not flagged
+GAUSSIAN = ("GaussianNB", "gaussian_mle", "to_linear", "decision_function", "pdf",
+            "logpdf") + LIBRARY
 CALIBRATION = ("reliability_table", "plot_reliability", "expected_calibration_error",
                "CalibratedClassifier") + LIBRARY
 DECISION = ("expected_cost_decision", "total_cost") + LIBRARY

@@ -290,7 +290,7 @@ def lost_with_common_words_only(months=(PRUNED_MAY, PRUNED_JUNE)):
     return sum(full.values()) - sum(full[w] for w in both)
 
 
-TYPED_LOST = ("Your `lost_occurrences` does not come from your `merge_vocabularies`: run with "
+TYPED_LOST = ("Your `lost_occurrences` does not follow your `merge_vocabularies`: run with "
               "a `merge_vocabularies` that keeps other words, your cell still gives the same "
               "number. Build each month's table, merge the two with merge_vocabularies, and "
               "count what the merged table misses.")

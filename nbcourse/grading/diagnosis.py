@@ -54,7 +54,7 @@ def _leaves(actual, expected):
 #: How the note on a call that changed its input in place begins (``input_changed``)
 CHANGED_IN_PLACE = "the function changed"
 #: How the note on a value that looks rounded begins (``form_note``)
-LOOKS_ROUNDED = "the value looks rounded"
+LOOKS_ROUNDED = "the value equals the right one rounded"
 FORM_NOTES = ("the numbers are right but", LOOKS_ROUNDED, CHANGED_IN_PLACE,
               "the text is right but")
 
@@ -132,8 +132,8 @@ def form_note(actual, expected, tolerance, *, rounded: bool = True) -> str | Non
                 not math.isclose(float(a), float(e), rel_tol=tolerance.rel, abs_tol=tolerance.abs_)
                 for a, e in pairs):
             return (f"{LOOKS_ROUNDED} to {places} decimal place"
-                    f"{'s' if places > 1 else ''}: return it unrounded (round only what you "
-                    "print)")
+                    f"{'s' if places > 1 else ''}: if you rounded it, return it unrounded "
+                    "(round only what you print)")
     return None
 
 

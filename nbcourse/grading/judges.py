@@ -42,8 +42,8 @@ class Within(Judge):
 
     ``exact_over``: the value is a count divided by this number (05's recall: the spam of
     the test part), so ``check()`` takes such a share of few decimals as exact, not
-    rounded (66 / 75 = 0.88).  Only for a denominator that is not a multiple of 100 (or
-    10): every 2-decimal number is a count over 800, rounded or not."""
+    rounded (66 / 75 = 0.88), unless any rounding to its places is such a count too
+    (0.71 over 800: ``selfcheck._exact_share``)."""
     low: float
     high: float
     message: str = ""
@@ -79,10 +79,11 @@ class SameKeys(Judge):
     ``keys`` names the keys when the expected value stays with the grader (a value graded
     only at grading time, whose public case checks the form alone).  ``shares`` names the
     keys whose values are shares or probabilities: each must be a number from 0 to 1 (an
-    accuracy in percent is told so)."""
+    accuracy in percent is told so).  ``exact_over``: as ``Within``'s, for each value."""
     message: str = ""
     keys: list | None = None
     shares: list | None = None
+    exact_over: int = 0
     kind = "same_keys"
 
     def __call__(self, actual, expected, case=None):
@@ -210,8 +211,13 @@ class Optimum(Judge):
         if not isinstance(actual, list) or len(actual) != len(expected) or \
                 not all(_number(a) for a in actual):
             return f"expected a list of {len(expected)} probabilities, got {describe_value(actual)}"
+        floor = self._floor(case)
         if any(a < -self.abs_ for a in actual) or abs(sum(actual) - 1) > self.abs_:
-            return self._not_probabilities(actual, self._floor(case))
+            return self._not_probabilities(actual, floor)
+        if floor > 0 and any(a < floor - self.abs_ for a in actual):  # not "downhill"
+            return (f"some of your probabilities are below the floor smallest = {floor:g}: "
+                    "map the scores with smallest + (1 - J * smallest) * exp(z) / "
+                    "sum(exp(z)), which never goes below it")
         import math
         uniform = sum(e * math.log(1 / len(expected)) for e in expected if e > 0)
         if all(a > 0 for a in actual) and sum(

@@ -372,15 +372,15 @@ def _judge(question, case, outcome, expected):
         verdict = _hidden_verdict(actual, expected)
         places = rounded_places(actual, question.tolerance, expected=expected)
         if places:  # the expected value rounded to the student's places, nothing else
-            verdict += f"; your value has only {places} {HIDDEN_ROUNDED}"
+            verdict += (f"; your value has only {places} decimal place"
+                        f"{'s' if places > 1 else ''}: {HIDDEN_ROUNDED}")
         return verdict, actual
     return (student_message(message, 300) if message else message), actual
 
 
 #: Said of a wrong hidden value that is the expected one rounded to its own few decimals
 #: (the words are fixed; only the student's number of places is filled in).
-HIDDEN_ROUNDED = ("decimal places: if you rounded it, store it unrounded (round only what "
-                  "you print)")
+HIDDEN_ROUNDED = "if you rounded it, store it unrounded (round only what you print)"
 
 
 def _fixed_kind(value) -> str:

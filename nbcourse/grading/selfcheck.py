@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 import os
 import re
 import sys
@@ -72,7 +73,8 @@ class CheckResult:
         lines = []
         fail = 'fail their' if ' and ' in self.callees_failing else 'fails its'
         if self.callees_failing and self.all_passed:
-            lines.append(f"  note: {self.name} passes with your {self.callees_failing}, which "
+            how = "is computed" if self.graded_later else "passes"  # (its form only checked)
+            lines.append(f"  note: {self.name} {how} with your {self.callees_failing}, which "
                          f"{fail} own public tests. When graded, {self.name} is also run with "
                          "the right functions in place: if it passes only because it makes up "
                          "for their mistake, it loses its points.")
@@ -431,9 +433,17 @@ VALUE_SHARES = 20
 
 
 def _value_rounded_to(spec, value) -> int | None:
-    """The places a graded value looks rounded to (``values.rounded_places``), where a
-    number of three or more places is also exact as a share of up to twice
-    ``VALUE_SHARES``: 04 q5's right 0.575 is 23/40 (a rounding to 3 places, 0.382, is not)."""
+    """The places a graded value looks rounded to (``values.rounded_places``), number by
+    number (a dict's or a list's fewest), where a number of three or more places is also
+    exact as a share of up to twice ``VALUE_SHARES`` (04 q5's right 0.575 is 23/40; a
+    rounding to 3 places, 0.382, is not), and one a public case allows is exact."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        found = [p for p in (_value_rounded_to(spec, v) for v in value) if p]
+        return min(found) if found else None
+    if _an_allowed_value(spec, value):
+        return None
     places = rounded_places(value, spec.tolerance, VALUE_SHARES)
     if places is not None and places >= 3 and \
             rounded_places(value, spec.tolerance, 2 * VALUE_SHARES) is None:
@@ -442,19 +452,29 @@ def _value_rounded_to(spec, value) -> int | None:
 
 
 def _an_allowed_value(spec: PublicQuestion, value) -> bool:
-    """Whether ``value`` is one of the few values a public case allows (05's alphas): a
-    value taken from that list was not rounded, however few its decimals."""
+    """Whether ``value`` is one of the few values a public case allows (05's alphas), or
+    an exact count over the number a case's judge names (``exact_over``): such a value
+    was not rounded, however few its decimals."""
     for case in spec.cases:
         judge = from_json(case.get("judge"))
         allowed = getattr(judge, "values", None) or []
         if any(type(value) is not bool and compare(value, v, Tolerance()) is None
                for v in allowed):
             return True
-        over = getattr(judge, "exact_over", 0)  # a count over a known number: exact
-        if over and isinstance(value, (int, float)) and type(value) is not bool and \
-                abs(value * over - round(value * over)) < 1e-9 * over:
+        if _exact_share(value, getattr(judge, "exact_over", 0)):
             return True
     return False
+
+
+def _exact_share(value, over: int) -> bool:
+    """Whether ``value`` is a count over ``over`` that no rounding can have made: 66/75 =
+    0.88, or 570/800 = 0.7125; not 0.71, since every number of two places is a count over
+    800, rounded or not."""
+    if not over or type(value) not in (int, float) or not math.isfinite(value):
+        return False
+    places = next((p for p in range(7) if round(value, p) == value), None)
+    return places is not None and over % 10 ** places != 0 and \
+        abs(value * over - round(value * over)) < 1e-9 * over
 
 
 def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None,

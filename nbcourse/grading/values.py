@@ -253,14 +253,25 @@ def compare(actual, expected, tol: Tolerance = Tolerance(), *, exact: bool = Fal
             return problem
         if len(actual) != len(expected):
             return f"expected {len(expected)} items{where}, got {len(actual)}"
-        for i, (a, e) in enumerate(zip(actual, expected)):
-            problem = compare(a, e, tol, exact=exact, path=f"{path}[{i}]", strip=strip)
-            if problem:
-                return problem
-        return None
+        problem = _items_problem(actual, expected, tol, exact, path, strip)
+        if problem and len(actual) == 2 and \
+                _items_problem(actual[::-1], expected, tol, exact, path, strip) is None:
+            return (f"the two items{where} are right but in the other order: return them "
+                    "in the order the question gives")
+        return problem
     if isinstance(expected, dict):
         return _compare_dict(actual, expected, tol, exact, path, strip)
     raise TypeError(f"cannot compare with an expected value of type {type(expected).__name__}")
+
+
+def _items_problem(actual: list, expected: list, tol, exact: bool, path: str,
+                   strip: bool) -> str | None:
+    """The first item of ``actual`` that does not match its place in ``expected``."""
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        problem = compare(a, e, tol, exact=exact, path=f"{path}[{i}]", strip=strip)
+        if problem:
+            return problem
+    return None
 
 
 def as_list(actual, expected: list, where: str = "") -> tuple:
@@ -347,9 +358,9 @@ UNKNOWN = object()
 
 def rounded_places(value, tolerance: "Tolerance | None" = None,
                    shares: int = 40, expected=UNKNOWN) -> int | None:
-    """How many decimal places an answer looks rounded to (2 to 4), else None: what
-    ``check()`` can say from the student's value alone, and a hidden case's message
-    when the value is the expected one rounded.
+    """How many decimal places an answer looks rounded to (2 to 4; 1 to 4 against
+    ``expected``), else None: what ``check()`` can say from the student's value alone,
+    and a hidden case's message when the value is the expected one rounded.
 
     A dict or a list looks rounded when one of its numbers does (the fewest places any
     of those shows).  A simple share (7/8 = 0.875, 0.96 = 24/25: denominator up to
@@ -363,7 +374,8 @@ def rounded_places(value, tolerance: "Tolerance | None" = None,
     """
     if expected is not UNKNOWN:  # 0.88 for 0.875 is a rounding, though 0.88 is 22/25
         found = [places for a, e in (_leaves(value, expected) or [])
-                 if (places := rounded_places(a, tolerance, 0)) and _rounds_to(e, a, places)]
+                 if (places := _places(a, 0, fewest=1)) and _rounds_to(e, a, places)
+                 and not _within(a, tolerance, places)]
         return min(found) if found else None
     if isinstance(value, dict):
         value = list(value.values())
@@ -371,10 +383,13 @@ def rounded_places(value, tolerance: "Tolerance | None" = None,
         found = [p for p in (rounded_places(v, tolerance, shares) for v in value) if p]
         return min(found) if found else None
     places = _places(value, shares)
-    if places and tolerance is not None and \
-            0.5 * 10 ** -places <= max(tolerance.abs_, tolerance.rel * abs(value)):
-        return None
-    return places
+    return None if places and _within(value, tolerance, places) else places
+
+
+def _within(value, tolerance, places: int) -> bool:
+    """Whether a rounding to ``places`` stays within the question's tolerance."""
+    return tolerance is not None and \
+        0.5 * 10 ** -places <= max(tolerance.abs_, tolerance.rel * abs(value))
 
 
 def _rounds_to(expected, value: float, places: int) -> bool:
@@ -389,14 +404,16 @@ def _rounds_to(expected, value: float, places: int) -> bool:
         abs(exact - value) <= 0.5 * 10 ** -places * (1 + 1e-9)
 
 
-def _places(value, shares: int) -> int | None:
+def _places(value, shares: int, fewest: int = 2) -> int | None:
+    """The places of a float of few decimals (``fewest`` to 4).  One place only where the
+    expected value is known (0.8 for 0.7954): alone, 0.8 is as likely a right 4/5."""
     if not isinstance(value, float) or not math.isfinite(value) or value.is_integer():
         return None
     if shares and float(Fraction(value).limit_denominator(shares)) == value:
         return None
     for places in (1, 2, 3, 4):
         if round(value, places) == value:
-            return places if places >= 2 else None
+            return places if places >= fewest else None
     return None
 
 

@@ -181,9 +181,9 @@ def test_a_wrong_answer_fails_a_public_check_and_loses_marks_at_grading(name, qu
 
 def test_a_rounded_answer_is_told_so_in_check_and_at_grading():
     said = str(check("06_gaussian", "q6", ece_rounded))
-    assert "looks rounded to 2 decimal places" in said
+    assert "equals the right one rounded to 2 decimal places" in said
     said = str(check("05_spam", "q2", accuracy_rounded(3)))
-    assert "looks rounded to 3 decimal places" in said
+    assert "equals the right one rounded to 3 decimal places" in said
     # a form-only value: check() cannot judge it, but it can see the rounding
     said = str(check("01_weather", "q5", 0.382))
     assert "has only 3 decimal places: if you rounded it" in said

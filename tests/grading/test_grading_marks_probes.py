@@ -107,7 +107,7 @@ def test_the_solution_keeps_every_mark_of_exercise_4(exercise_4):
 def test_an_agreement_of_1_that_does_not_come_from_decide_earns_nothing(exercise_4, probe):
     rows, pages = exercise_4
     assert rows[probe]["q4"]["score"] == 0, rows[probe]["q4"]
-    assert "does not come from your `decide`" in pages[probe].replace("&#x27;", "'")
+    assert "does not follow your `decide`" in pages[probe].replace("&#x27;", "'")
     assert rows[probe]["q1"]["score"] == rows[probe]["q1"]["points"]
     assert rows[probe]["q2"]["score"] == (0 if probe == "decide_deleted" else
                                           rows[probe]["q2"]["points"])
@@ -241,7 +241,7 @@ def test_a_rounded_function_answer_is_told_so_in_check_and_at_grading():
         return round(float(gaussian.ref_calibration_error(is_positive, p, n_bins)), 3)
 
     report = check("06_gaussian", "q6", ece_rounded)
-    assert not report.all_passed and "looks rounded to 3 decimal places" in str(report)
+    assert not report.all_passed and "equals the right one rounded to 3 decimal places" in str(report)
     result = graded("06_gaussian", "q6", ece_rounded)
     assert result.score < 0.5
     assert ROUNDED_NOTE in " ".join(c.message for c in result.cases if c.hidden)
@@ -253,7 +253,7 @@ def test_a_rounded_function_answer_is_told_so_in_check_and_at_grading():
         return [n, np.round(mean, 2).tolist(), np.round(var, 2).tolist()]
 
     report = check("07_merging", "q2", merge_rounded)
-    assert not report.all_passed and "looks rounded to 2 decimal places" in str(report)
+    assert not report.all_passed and "equals the right one rounded to 2 decimal places" in str(report)
 
 
 # ---------------------------------------- wrong answers that passed check() (item 5)

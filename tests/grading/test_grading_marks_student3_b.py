@@ -111,7 +111,7 @@ def test_a_right_lost_occurrences_cell_is_credited_when_merge_vocabularies_is_wr
 def test_lost_occurrences_typed_in_as_a_dict_earns_nothing(exercise_7):
     rows, pages = exercise_7
     assert rows["typed_dict"]["q4"]["score"] == 0, rows["typed_dict"]["q4"]
-    assert "does not come from your `merge_vocabularies`" in _page(pages["typed_dict"])
+    assert "does not follow your `merge_vocabularies`" in _page(pages["typed_dict"])
 
 
 def test_lost_occurrences_follows_merge_vocabularies_in_the_spec():

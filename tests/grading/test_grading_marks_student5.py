@@ -259,11 +259,14 @@ def test_a_decimal_likelihood_gets_no_counting_hint_at_grading(graded_probes):
     assert "count only the rows of the class" not in _page(pages["decimal"])
 
 
-def test_a_value_whose_callee_emptied_its_input_is_told_so(graded_probes):
+def test_a_value_whose_callee_emptied_its_input_keeps_its_point(graded_probes):
+    """The replay makes the emptied query again before the value's cell (student 9), so
+    the right ``p_no`` keeps its point; it was told "changes an input in place" before."""
     rows, pages = graded_probes["01_weather"]
     q2, q4 = rows["empties_query"]["q2"], rows["empties_query"]["q4"]
     assert q2["score"] < q2["points"]
-    assert any("changes an input in place" in note for note in q4["notes"]), q4["notes"]
+    assert q4["score"] == q4["points"], q4["notes"]
+    assert any("computed with your `joint_scores` (q2)" in note for note in q4["notes"])
     assert not any(note.startswith("hint: ") for note in q4["notes"]), q4["notes"]
     page = _page(pages["empties_query"])
     assert "a posterior is a joint score divided by the sum" not in page

@@ -305,7 +305,7 @@ def test_the_grader_gives_03_q6_typed_in_nothing(tmp_path_factory):
     _, _, _, rows, _ = _graded("03_mle", tmp_path_factory)
     assert rows["typed"]["q6"]["score"] == 0, rows["typed"]["q6"]
     q6 = rows["typed_dict_call"]["q6"]
-    assert q6["score"] == 0 and "does not come from your `class_priors`" in " ".join(q6["notes"])
+    assert q6["score"] == 0 and "does not follow your `class_priors`" in " ".join(q6["notes"])
     assert not lost_marks(rows["solution"].values()), lost_marks(rows["solution"].values())
 
 

@@ -1,0 +1,157 @@
+"""Issue 34, students 9 to 12: notes that said something untrue about a value or named
+the wrong mistake, and two wrong answers that passed cases they should not have.
+
+- 04 q5: the right 0.575 and 0.7125 (counts over 800 evenings) were told "has only 3
+  decimal places: if you rounded it" in check(): each number is now judged alone, and a
+  count over the number the spec names (``exact_over``) is exact unless a rounding to its
+  places is such a count too (0.71: every two-place number is a count over 800).
+- 01 q4: ``round(p_no, 2)`` is 0.8, one decimal place, and got no rounding note at all;
+  against the expected value one place counts too.
+- A public case whose value equals the right one rounded was told it "looks rounded",
+  though a median can equal a rounded mean by chance: it now says what is true, and "if".
+- 04 q4 ``decide`` compared with itself was told it "does not come from your `decide`".
+- check() said a form-only value "passes" with a failing callee (student 11).
+- 01 q1: a crosstab lookup raises KeyError for a value the table never shows, and had
+  full marks; 05 q3: a ``choose_alpha`` ignoring ``alphas`` passed every public case
+  (students 11 and 12).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nbcourse.grading import check_for
+from nbcourse.grading.hidden import grade_answer
+from test_grading_marks_probes import SOURCE, grade_probes
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("value", [
+    {"majority": 0.575, "best_linear": 0.7125, "best_any": 0.75},  # student 9's (wrong)
+    {"majority": 0.6, "best_linear": 0.6875, "best_any": 0.825},
+])
+def test_counts_over_800_evenings_are_not_called_rounded(value):
+    report = check_for("04_linearity").run("q5", value)
+    assert "decimal places" not in str(report), str(report)
+
+
+@pytest.mark.parametrize("value, places", [
+    ({"majority": 0.58, "best_linear": 0.7125, "best_any": 0.75}, 2),
+    ({"majority": 0.575, "best_linear": 0.713, "best_any": 0.75}, 3),
+])
+def test_a_rounded_accuracy_among_exact_ones_is_still_told(value, places):
+    report = check_for("04_linearity").run("q5", value)
+    assert f"has only {places} decimal places: if you rounded it" in str(report), str(report)
+
+
+def test_a_value_rounded_to_one_place_is_told_at_grading():
+    result = grade_answer("01_weather", "q4", 0.8, REPO / "exercises" / "source")
+    assert result.score == 0
+    assert "your value has only 1 decimal place: if you rounded it" in result.cases[-1].message
+    for wrong in (0.5, 0.79):  # not the expected value rounded: no such note
+        result = grade_answer("01_weather", "q4", wrong, REPO / "exercises" / "source")
+        assert "if you rounded it" not in result.cases[-1].message, wrong
+
+
+def test_a_public_value_equal_to_the_right_one_rounded_is_told_so_with_an_if():
+    report = check_for("03_mle").run("q2", lambda counts: [round(c / sum(counts), 2)
+                                                          for c in counts])
+    text = str(report)
+    assert "equals the right one rounded to 2 decimal places: if you rounded it" in text
+    assert "looks rounded" not in text
+
+
+def test_decide_compared_with_itself_is_not_told_it_ignores_decide(tmp_path):
+    probes = {"itself": "agreement = float(np.mean(decide(w0, w, X) == decide(w0, w, X)))"}
+    rows, pages = grade_probes("04_linearity", probes, tmp_path)
+    assert rows["itself"]["q4"]["score"] == 0
+    page = pages["itself"].replace("&#x27;", "'")
+    assert "does not follow your `decide`" in page and "does not come from" not in page
+
+
+def test_check_does_not_say_a_form_only_value_passes():
+    """Student 11: check() tests only the form of ``p_no``, yet said it "passes with your
+    `joint_scores`", as if the value had been judged."""
+    def joint_scores(table, day, target):  # wrong: every class scores the same
+        return {"yes": 0.5, "no": 0.5}
+    report = check_for("01_weather").run("q4", 0.5, namespace={"joint_scores": joint_scores})
+    text = str(report)
+    assert "p_no is computed with your `joint_scores` (q2)" in text, text
+    assert "p_no passes" not in text
+
+
+def test_a_likelihood_that_raises_for_a_value_the_table_never_shows_loses_points():
+    def likelihood(table, feature, value, target, label):
+        counts = pd.crosstab(table[feature], table[target])
+        return Fraction(int(counts.loc[value, label]), int(counts[label].sum()))
+    assert check_for("01_weather").run("q1", likelihood).all_passed  # the public cases
+    result = grade_answer("01_weather", "q1", likelihood, REPO / "exercises" / "source")
+    assert result.score < result.points
+    failed = [case.name for case in result.cases if not case.passed]
+    assert failed == ["a value the table never shows: P(outlook = foggy | play = yes)"]
+
+
+def test_a_choose_alpha_that_ignores_its_alphas_fails_a_public_case():
+    from nbcourse import MultinomialNB
+
+    def choose_alpha(X_train, y_train, X_validation, y_validation, alphas):
+        best, best_accuracy = None, -1.0
+        for alpha in [0.01, 0.03, 0.1, 0.3, 1.0, 3.0]:  # the notebook's list, typed in
+            model = MultinomialNB(alpha=alpha).fit(X_train, y_train)
+            accuracy = float(np.mean(model.predict(X_validation) == y_validation))
+            if accuracy > best_accuracy:
+                best, best_accuracy = alpha, accuracy
+        return best
+    report = check_for("05_spam").run("q3", choose_alpha)
+    assert not report.all_passed, str(report)
+    result = grade_answer("05_spam", "q3", choose_alpha, REPO / "exercises" / "source")
+    assert [case.name for case in result.cases if not case.passed] == [
+        "another list of alphas", "alphas in no particular order"]
+
+
+def test_an_optimum_below_the_floor_is_not_told_it_went_downhill():
+    """Student 11: an optimiser of the negative log-likelihood that ignores the floor was
+    told it "went downhill", which contradicted the diagnosis (the floor ignored)."""
+    from scipy.optimize import minimize
+    from scipy.special import softmax
+
+    def numeric_mle(counts, smallest=0.0):
+        counts = np.asarray(counts, float)
+        found = minimize(lambda z: -np.sum(counts * np.log(softmax(z) + 1e-300)),
+                         x0=np.zeros(len(counts)))
+        return list(softmax(found.x))
+    text = str(check_for("03_mle").run("q3", numeric_mle))
+    assert "went downhill" not in text, text
+    assert "below the floor smallest = 0.05" in text, text
+
+
+def test_a_pair_in_the_other_order_is_told_so():
+    """Student 12: ``(w, w0)`` for ``(w0, w)`` was told to turn a one-element list into a
+    number, advice that keeps it wrong."""
+    def shared_variance_weights(means, variance, priors):
+        means, variance = np.asarray(means, float), np.asarray(variance, float)
+        w = (means[1] - means[0]) / variance
+        w0 = np.log(priors[1] / priors[0]) - np.sum((means[1] ** 2 - means[0] ** 2)
+                                                    / (2 * variance))
+        return w, float(w0)
+    text = str(check_for("06_gaussian").run("q3", shared_variance_weights))
+    assert "right but in the other order" in text, text
+    assert "float(x[0])" not in text
+
+
+def test_scipy_stats_densities_are_flagged_in_exercise_6():
+    """Student 12: "inside your functions, use numpy only", yet ``norm.logpdf`` wrote q2
+    for the student with full marks."""
+    text = str(check_for("06_gaussian").run("q2", _joint_log_scores_by_scipy))
+    assert "logpdf" in text and "flag" in text, text
+
+
+def _joint_log_scores_by_scipy(means, variances, priors, x):
+    from scipy.stats import norm
+    return np.log(priors) + norm.logpdf(np.asarray(x), loc=np.asarray(means),
+                                        scale=np.sqrt(variances)).sum(axis=1)
