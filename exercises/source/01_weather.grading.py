@@ -357,12 +357,19 @@ EXERCISE = Exercise(
                 # (high, not windy: 4/5 * 2/5 for "no" against 3/9 * 6/9 for "yes").
                 Case("a day where the class prior tips the balance",
                      (WEATHER, {"humidity": "high", "windy": "false"}, "play")),
+                # public: a predict that reads "play" or the notebook's `weather` passed
+                # every public case on the weather table (student 11)
                 Case("another table where the class prior tips the balance",
-                     (PICNIC, {"humid": "high", "water": "warm"}, "enjoy")),
+                     (PICNIC, {"humid": "high", "water": "warm"}, "enjoy"), hidden=False,
+                     hint="use the `table` and `target` you are given, not the notebook's "
+                          "weather table or 'play'"),
                 Case("a day where the less common label wins",
                      (WEATHER, {"outlook": "sunny", "humidity": "high"}, "play")),
                 Case("a table with three classes", (FRUIT, {"colour": "yellow", "size": "long"}, "label")),
                 Case("another three-class query", (FRUIT, {"colour": "green", "size": "big"}, "label")),
+                # the weather's columns and class, other rows: the notebook's table says "yes"
+                Case("a shuffled table with fewer rows",
+                     (SHUFFLED, {"outlook": "rainy", "temperature": "mild"}, "play")),
                 # Smoothed likelihoods (no smoothing is asked) pick "yes" on the days below
                 # where "no" is right; the first feature alone is wrong on every one of them.
                 Case("a rainy, windy day", (WEATHER, {"outlook": "rainy", "windy": "true"}, "play"),

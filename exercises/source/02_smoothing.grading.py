@@ -17,6 +17,8 @@ WEATHER = load_weather()
 PICNIC = load_picnic()
 LESSON_DAY = {"outlook": "sunny", "temperature": "cool", "humidity": "high", "windy": "true"}
 SHUFFLED = WEATHER.sample(frac=1.0, random_state=11).iloc[:9]
+#: the weather's own column names, where outlook shows two values: J is this table's
+TWO_OUTLOOKS = WEATHER[WEATHER["outlook"] != "rainy"].reset_index(drop=True)
 FRUIT = pd.DataFrame({
     "colour": ["red", "red", "yellow", "yellow", "yellow", "red", "green", "yellow", "red", "green"],
     "size": ["small", "small", "long", "long", "small", "small", "small", "long", "big", "big"],
@@ -461,8 +463,18 @@ EXERCISE = Exercise(
                           (WEATHER, "outlook", "overcast", "play", "no", 1), hidden=False),
                      Case("eleven sweets: three classes, a colour with six values, alpha = 0.5",
                           (SWEETS, "colour", "red", "label", "fruity", 0.5), hidden=False),
+                     # public: smoothing only a zero count passed every public case
+                     # (student 11)
+                     Case("an unseen value with half a pseudo-count: P(outlook = overcast | "
+                          "play = no), alpha = 0.5",
+                          (WEATHER, "outlook", "overcast", "play", "no", 0.5), hidden=False,
+                          hint="the same formula for every count, zero or not: (count + "
+                               "alpha) / (class size + alpha * J)"),
                      Case("alpha = 0 gives back the plain count ratio",
                           (WEATHER, "windy", "true", "play", "yes", 0)),
+                     # J read from the notebook's weather table had full marks (student 11)
+                     Case("the weather's columns, where outlook shows only two values",
+                          (TWO_OUTLOOKS, "outlook", "sunny", "play", "no", 1)),
                      Case("half a pseudo-count", (WEATHER, "temperature", "mild", "play", "no", 0.5)),
                      Case("a strong prior", (WEATHER, "humidity", "high", "play", "yes", 10)),
                      Case("a table with other column names", (PICNIC, "sky", "rainy", "enjoy", "yes", 1)),

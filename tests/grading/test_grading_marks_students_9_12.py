@@ -155,3 +155,67 @@ def _joint_log_scores_by_scipy(means, variances, priors, x):
     from scipy.stats import norm
     return np.log(priors) + norm.logpdf(np.asarray(x), loc=np.asarray(means),
                                         scale=np.sqrt(variances)).sum(axis=1)
+
+
+# -- student 11: answers that read the notebook's weather table or "play"
+
+def _weather():
+    from nbcourse.datasets import load_weather
+    return load_weather()
+
+
+def test_a_predict_that_ignores_table_or_target_fails_a_public_case():
+    weather = _weather()
+
+    def scores(table, query, target):
+        counts = table[target].value_counts()
+        out = {}
+        for label, size in counts.items():
+            rows = table[table[target] == label]
+            score = Fraction(int(size), len(table))
+            for feature, value in query.items():
+                score *= Fraction(int((rows[feature] == value).sum()), len(rows))
+            out[label] = score
+        return out
+
+    def play_typed_in(table, query, target):  # student 11's, as written
+        found = scores(table, query, "play")
+        return max(found, key=found.get)
+
+    def notebook_table(table, query, target):
+        found = scores(weather, query, target)
+        return max(found, key=found.get)
+
+    def notebook_table_where_it_can(table, query, target):  # after the KeyError
+        found = scores(weather if target in weather else table, query, target)
+        return max(found, key=found.get)
+
+    for predict in (play_typed_in, notebook_table):
+        report = check_for("01_weather").run("q3", predict)
+        assert not report.all_passed, str(report)
+    result = grade_answer("01_weather", "q3", notebook_table_where_it_can,
+                          REPO / "exercises" / "source")
+    assert [case.name for case in result.cases if not case.passed] == [
+        "a shuffled table with fewer rows"]
+
+
+def test_a_smoothed_likelihood_with_j_from_the_notebook_loses_points():
+    weather = _weather()
+
+    def smoothed_likelihood(table, feature, value, target, label, alpha):
+        rows = table[table[target] == label]
+        j = weather[feature].nunique() if feature in weather else table[feature].nunique()
+        return (int((rows[feature] == value).sum()) + alpha) / (len(rows) + alpha * j)
+    assert check_for("02_smoothing").run("q5", smoothed_likelihood).all_passed
+    result = grade_answer("02_smoothing", "q5", smoothed_likelihood, REPO / "exercises" / "source")
+    assert [case.name for case in result.cases if not case.passed] == [
+        "the weather's columns, where outlook shows only two values"]
+
+
+def test_smoothing_only_the_zero_counts_fails_a_public_case():
+    def smoothed_likelihood(table, feature, value, target, label, alpha):
+        rows = table[table[target] == label]
+        count, j = int((rows[feature] == value).sum()), table[feature].nunique()
+        return (count + alpha) / (len(rows) + alpha * j) if count else alpha / (len(rows) + j)
+    report = check_for("02_smoothing").run("q5", smoothed_likelihood)
+    assert not report.all_passed, str(report)
