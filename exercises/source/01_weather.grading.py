@@ -156,6 +156,11 @@ def predict_without_prior(table, query, target):
     return max(scores, key=scores.get)
 
 
+def predict_largest_label(table, query, target):
+    """``max(scores)``: the dict's keys compared, not its values (student 11)."""
+    return str(max(table[target].unique()))
+
+
 def predict_majority(table, query, target):
     return str(table[target].value_counts().idxmax())
 
@@ -333,6 +338,10 @@ EXERCISE = Exercise(
                         "Your answer is the most common label whatever the query: the "
                         "likelihoods of the query's values must weigh in too. See lesson 01, "
                         "§5."),
+                Mistake("the largest label, not the largest score", predict_largest_label,
+                        "You return the label that comes last in sorted order: max(scores) "
+                        "compares the dict's keys. Take the key of the largest score: "
+                        "max(scores, key=scores.get)."),
                 Mistake("the smallest score", predict_smallest,
                         "You return the label with the smallest joint score; the prediction is "
                         "the one with the largest. See lesson 01, §5."),

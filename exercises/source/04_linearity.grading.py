@@ -281,6 +281,13 @@ model = MultinomialNB(alpha=1.0).fit(BagOfWords().fit_transform(_sms["text"]),
 """
 
 
+def share_of_ham_decisions():
+    sms = load_sms_mini()
+    X = BagOfWords().fit_transform(sms["text"])
+    model = MultinomialNB(alpha=1.0).fit(X, sms["label"].to_numpy())
+    return float(np.mean(model.predict(X) != model.classes_[1]))
+
+
 def share_of_odd_messages():
     X = BagOfWords().fit_transform(load_sms_mini()["text"])
     return float(np.mean(np.asarray(X.sum(axis=1)).ravel() % 2 == 1))
@@ -397,6 +404,13 @@ EXERCISE = Exercise(
                              "Your value is the share of messages where the two rules "
                              "*disagree* (1 - agreement). The question asks for the share "
                              "where they agree."),
+                     # a decide that returns a list: decide(...) == 1 is one False, so the
+                     # share is that of the messages the model calls ham (student 11)
+                     Mistake("a list compared with 1 as a whole", share_of_ham_decisions,
+                             "Your value is the share of messages the model calls ham: "
+                             "decide(w0, w, X) == 1 on a list is a single False, not one "
+                             "answer per message. Make it an array first: "
+                             "np.asarray(decide(w0, w, X)) == 1."),
                      Mistake("a count instead of a share", lambda: float(len(load_sms_mini())),
                              "Your value counts the messages on which both rules agree. The "
                              "question asks for the share: divide by the number of messages."),

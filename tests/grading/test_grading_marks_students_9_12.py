@@ -219,3 +219,26 @@ def test_smoothing_only_the_zero_counts_fails_a_public_case():
         return (count + alpha) / (len(rows) + alpha * j) if count else alpha / (len(rows) + j)
     report = check_for("02_smoothing").run("q5", smoothed_likelihood)
     assert not report.all_passed, str(report)
+
+
+def test_max_over_the_labels_is_named_not_the_most_common_label():
+    """Student 11: ``max(scores)`` (the keys) was diagnosed "always the most common label"."""
+    def predict(table, query, target):
+        counts = table[target].value_counts()
+        return max({label: int(size) for label, size in counts.items()})
+    result = grade_answer("01_weather", "q3", predict, REPO / "exercises" / "source")
+    assert "max(scores, key=scores.get)" in " ".join(result.notes), result.notes
+    assert "most common label whatever the query" not in " ".join(result.notes), result.notes
+
+
+def test_a_list_from_decide_compared_with_1_is_named_at_grading(tmp_path):
+    """Student 11: ``decide(...) == 1`` on a list is one False; the share is then that of
+    ham, and the page gave only the hint the cell already follows."""
+    probes = {"list": "def decide(w0, w, A):\n"
+                      "    return [1 if w0 + row @ np.asarray(w) > 0 else 0 for row in "
+                      "np.asarray(A.toarray() if hasattr(A, 'toarray') else A)]\n"
+                      "agreement = float(np.mean((decide(w0, w, X) == 1) == "
+                      "(model.predict(X) == model.classes_[1])))"}
+    rows, pages = grade_probes("04_linearity", probes, tmp_path)
+    assert rows["list"]["q4"]["score"] == 0
+    assert "np.asarray(decide(w0, w, X)) == 1" in pages["list"].replace("&#x27;", "'")
