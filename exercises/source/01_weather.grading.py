@@ -27,6 +27,16 @@ FRUIT = pd.DataFrame({
               "apple", "apple"],
 })
 
+# Three ways to commute where, for some days, no class has a posterior above one half and
+# the winner is the last label in every order: an answer that looks for a posterior above
+# 0.5, or compares the first two labels only, picks another one (student 11).
+COMMUTE = pd.DataFrame(
+    [("sun", "near", "bike"), ("sun", "near", "bike"), ("sun", "far", "bike"),
+     ("rain", "near", "bike"), ("rain", "near", "bus"), ("rain", "far", "bus"),
+     ("sun", "far", "bus"), ("sun", "near", "bus"), ("rain", "far", "car"),
+     ("sun", "far", "car"), ("rain", "far", "car"), ("sun", "near", "car"),
+     ("rain", "near", "car")], columns=["sky", "distance", "mode"])
+
 # The lesson's table with one more yes/no column after "play": an answer that takes the
 # last column as the class (instead of `target`) reads "umbrella" and gets another value.
 UMBRELLA = WEATHER.assign(umbrella=["yes" if o == "rainy" else "no" for o in WEATHER.outlook])
@@ -376,6 +386,12 @@ EXERCISE = Exercise(
                      (WEATHER, {"outlook": "sunny", "humidity": "high"}, "play")),
                 Case("a table with three classes", (FRUIT, {"colour": "yellow", "size": "long"}, "label")),
                 Case("another three-class query", (FRUIT, {"colour": "green", "size": "big"}, "label")),
+                Case("three classes, none with a posterior above one half",
+                     (COMMUTE, {"sky": "sun", "distance": "far"}, "mode"), hidden=False,
+                     hint="the label with the largest joint score wins, even below one half: "
+                          "compare the scores of every label"),
+                Case("three classes, none above one half, on another day",
+                     (COMMUTE, {"sky": "rain", "distance": "near"}, "mode")),
                 # the weather's columns and class, other rows: the notebook's table says "yes"
                 Case("a shuffled table with fewer rows",
                      (SHUFFLED, {"outlook": "rainy", "temperature": "mild"}, "play")),

@@ -70,6 +70,13 @@ def _toy(seed, n_train, n_validation, n_words, signal):
     return X_train, y_train, X_validation, y_validation
 
 
+def _relabelled(parts, names: dict):
+    """A toy corpus's parts with its labels renamed (``choose_alpha`` must not know them)."""
+    X_train, y_train, X_validation, y_validation = parts
+    return (X_train, [names[y] for y in y_train], X_validation,
+            [names[y] for y in y_validation])
+
+
 def ref_experiment(texts, labels, alphas, seed, *, leaky=False, choose_on="validation",
                    report_on="test", refit_with_validation=False):
     """The recipe of questions 4 to 6: split, vocabulary, alpha, test accuracy.
@@ -328,12 +335,12 @@ LEAKY = ("Your vocabulary was built from every message, the validation and test 
 EVALUATION = ("stratified_split", "accuracy", "binary_scores", "confusion_matrix",
               "accuracy_score", "balanced_accuracy_score", "precision_score", "recall_score",
               "precision_recall_fscore_support", "classification_report",
-              "nbcourse.evaluation.*", "nbcourse._numerics.*")
+              "nbcourse.evaluation.*", "nbcourse.smoothing_strength.*", "nbcourse._numerics.*")
 
 #: q7 and q8 ask to count the test part's spam by hand
 COUNTING = ("binary_scores", "confusion_matrix", "precision_score", "recall_score",
             "precision_recall_fscore_support", "classification_report",
-            "nbcourse._numerics.*")
+            "nbcourse.smoothing_strength.*", "nbcourse._numerics.*")
 
 #: where the recipe's mistakes are made: a value computed with a right spam_experiment that
 #: equals one of them does so by chance (another alpha list, say), and is not told so
@@ -437,6 +444,11 @@ EXERCISE = Exercise(
                      # passed every other public case (student 12)
                      Case("another list of alphas", (*_toy(8, 25, 25, 10, 0.8), [0.5, 2.0, 8.0]),
                           hidden=False),
+                     # a scoring helper that knows "spam" passed every other case, then
+                     # raised in q4's hidden corpora (student 12)
+                     Case("classes named other than ham and spam",
+                          (*_relabelled(_toy(10, 30, 30, 12, 1.0), {"ham": "ok", "spam": "junk"}),
+                           ALPHAS)),
                      Case("alphas in no particular order",
                           (*_toy(17, 25, 25, 10, 0.8), [4.0, 0.25, 1.5, 0.05])),
                  ]),

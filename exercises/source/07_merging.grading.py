@@ -306,7 +306,8 @@ def lost_only_words_no_month_kept():
 
 
 MERGE_NAMES = ("merge", "add_counts", "CountTable", "merge_gaussian_summaries", "partial_fit",
-               "GaussianNB", "MultinomialNB", "nbcourse.scale.*", "nbcourse._numerics.*")
+               "GaussianNB", "MultinomialNB", "nbcourse.scale.*", "nbcourse.naive_bayes.*",
+               "nbcourse._numerics.*")
 
 EXERCISE = Exercise(
     title="Exercise 7: merging naive Bayes models",

@@ -358,7 +358,7 @@ UNKNOWN = object()
 
 def rounded_places(value, tolerance: "Tolerance | None" = None,
                    shares: int = 40, expected=UNKNOWN) -> int | None:
-    """How many decimal places an answer looks rounded to (2 to 4; 1 to 4 against
+    """How many decimal places an answer looks rounded to (2 to 4; 1 to 6 against
     ``expected``), else None: what ``check()`` can say from the student's value alone,
     and a hidden case's message when the value is the expected one rounded.
 
@@ -374,7 +374,7 @@ def rounded_places(value, tolerance: "Tolerance | None" = None,
     """
     if expected is not UNKNOWN:  # 0.88 for 0.875 is a rounding, though 0.88 is 22/25
         found = [places for a, e in (_leaves(value, expected) or [])
-                 if (places := _places(a, 0, fewest=1)) and _rounds_to(e, a, places)
+                 if (places := _places(a, 0, fewest=1, most=6)) and _rounds_to(e, a, places)
                  and not _within(a, tolerance, places)]
         return min(found) if found else None
     if isinstance(value, dict):
@@ -404,14 +404,15 @@ def _rounds_to(expected, value: float, places: int) -> bool:
         abs(exact - value) <= 0.5 * 10 ** -places * (1 + 1e-9)
 
 
-def _places(value, shares: int, fewest: int = 2) -> int | None:
-    """The places of a float of few decimals (``fewest`` to 4).  One place only where the
-    expected value is known (0.8 for 0.7954): alone, 0.8 is as likely a right 4/5."""
+def _places(value, shares: int, fewest: int = 2, most: int = 4) -> int | None:
+    """The places of a float of few decimals (``fewest`` to ``most``).  One place, or five
+    and six, only where the expected value is known (0.8 for 0.7954, 0.203822 for
+    0.20382166): alone, 0.8 is as likely a right 4/5."""
     if not isinstance(value, float) or not math.isfinite(value) or value.is_integer():
         return None
     if shares and float(Fraction(value).limit_denominator(shares)) == value:
         return None
-    for places in (1, 2, 3, 4):
+    for places in range(1, most + 1):
         if round(value, places) == value:
             return places if places >= fewest else None
     return None

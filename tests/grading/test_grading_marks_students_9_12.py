@@ -242,3 +242,96 @@ def test_a_list_from_decide_compared_with_1_is_named_at_grading(tmp_path):
     rows, pages = grade_probes("04_linearity", probes, tmp_path)
     assert rows["list"]["q4"]["score"] == 0
     assert "np.asarray(decide(w0, w, X)) == 1" in pages["list"].replace("&#x27;", "'")
+
+
+# -- student 12: library helpers under private or other modules' names
+
+def _choose_by_the_lessons_helper(X_train, y_train, X_validation, y_validation, alphas):
+    from nbcourse.smoothing_strength import spam_validation_scores
+    scores = [spam_validation_scores(a, X_train, y_train, X_validation, y_validation)
+              ["accuracy"] for a in alphas]
+    return alphas[int(np.argmax(scores))]
+
+
+def _merge_by_a_private_helper(a, b):
+    from nbcourse.naive_bayes.gaussian import _combine_variances
+    (na, ma, va), (nb, mb, vb) = a, b
+    if na == 0 or nb == 0:
+        return (na + nb, *(np.asarray(x, float) for x in ((ma, va) if nb == 0 else (mb, vb))))
+    merged = _combine_variances(na, np.asarray(ma, float), np.asarray(va, float),
+                                nb, np.asarray(mb, float), np.asarray(vb, float))
+    return (na + nb,) + tuple(merged[-2:])
+
+
+def _mi_by_a_private_helper(x_k, x_l, y):
+    from nbcourse.naive_bayes.tree_augmented import _cmi_from_counts
+    _, a = np.unique(np.asarray(list(x_k), dtype=str), return_inverse=True)
+    _, b = np.unique(np.asarray(list(x_l), dtype=str), return_inverse=True)
+    _, c = np.unique(np.asarray(list(y), dtype=str), return_inverse=True)
+    counts = np.zeros((c.max() + 1, a.max() + 1, b.max() + 1))
+    np.add.at(counts, (c, a, b), 1)
+    return float(_cmi_from_counts(counts))
+
+
+@pytest.mark.parametrize("exercise, question, answer, name", [
+    ("05_spam", "q3", _choose_by_the_lessons_helper, "spam_validation_scores"),
+    ("07_merging", "q2", _merge_by_a_private_helper, "_combine_variances"),
+    ("08_beyond_naive", "q1", _mi_by_a_private_helper, "_cmi_from_counts"),
+])
+def test_a_library_helper_under_another_modules_name_is_flagged(exercise, question, answer,
+                                                                 name):
+    text = str(check_for(exercise).run(question, answer))
+    assert name in text and "flag" in text, text
+
+
+def test_a_choose_alpha_that_knows_the_label_spam_fails_a_hidden_case():
+    def choose_alpha(X_train, y_train, X_validation, y_validation, alphas):
+        from nbcourse import MultinomialNB
+        best, best_score = None, -1.0
+        for alpha in alphas:  # the share of spam caught: a score that knows "spam"
+            found = MultinomialNB(alpha=alpha).fit(X_train, y_train).predict(X_validation)
+            spam = [f == "spam" for f, y in zip(found, y_validation) if y == "spam"]
+            score = sum(spam) / len(spam)
+            if score > best_score:
+                best, best_score = alpha, score
+        return best
+    result = grade_answer("05_spam", "q3", choose_alpha, REPO / "exercises" / "source")
+    assert "classes named other than ham and spam" in [
+        case.name for case in result.cases if not case.passed]
+
+
+def test_a_predict_that_needs_a_posterior_above_one_half_fails_a_public_case():
+    """Student 11: "the label whose posterior is above 0.5, else the first" had full marks,
+    and "the larger of the first two labels" passed every public case."""
+    def scores(table, query, target):
+        out = {}
+        for label, rows in table.groupby(target, sort=False):
+            score = Fraction(len(rows), len(table))
+            for feature, value in query.items():
+                score *= Fraction(int((rows[feature] == value).sum()), len(rows))
+            out[label] = score
+        return out
+
+    def above_one_half(table, query, target):
+        found = scores(table, query, target)
+        total = sum(found.values())
+        return next((k for k, v in found.items() if v / total > 0.5), list(found)[0])
+
+    def first_two(table, query, target):
+        found = scores(table, query, target)
+        a, b = list(found)[:2]
+        return a if found[a] >= found[b] else b
+
+    for predict in (above_one_half, first_two):
+        report = check_for("01_weather").run("q3", predict)
+        assert not report.all_passed, str(report)
+
+
+def test_a_value_rounded_to_six_places_is_told_at_grading():
+    """Student 11: 03 q6 rounded to 6 places lost its 2 points with no word of rounding."""
+    from nbcourse.grading import specs
+    expected = specs.load("03_mle", REPO / "exercises" / "source").question("q6").reference()
+    rounded = {k: round(float(v), 6) for k, v in expected.items()}
+    result = grade_answer("03_mle", "q6", rounded, REPO / "exercises" / "source")
+    assert result.score == 0
+    assert "your value has only 6 decimal places: if you rounded it" in result.cases[-1].message
