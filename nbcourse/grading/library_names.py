@@ -23,6 +23,7 @@ import functools
 import importlib
 import inspect
 import pkgutil
+import textwrap
 from pathlib import Path
 from typing import Iterable
 
@@ -145,18 +146,85 @@ def _stands_for(entry: str) -> list[object]:
     return found
 
 
+@functools.lru_cache(maxsize=1)
+def _functions() -> tuple:
+    """Every function the library's modules hold (classes are not followed: a lesson
+    uses ``MultinomialNB`` freely, though its methods call the shared numerics)."""
+    found = {}
+    for module in _modules().values():
+        for value in _members(module).values():
+            if inspect.isfunction(value) and value.__module__.startswith("nbcourse."):
+                found[id(value)] = value
+    return tuple(found.values())
+
+
+@functools.lru_cache(maxsize=None)
+def _uses(function) -> tuple[int, ...]:
+    """The ids of the objects a library function's code names, resolved in its module
+    (``binary_scores``, ``_numerics.moments``)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError):
+        return ()
+    scope, found = function.__globals__, []
+    for node in ast.walk(tree):
+        chain = []
+        while isinstance(node, ast.Attribute):
+            chain.insert(0, node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in scope:
+            continue
+        value = scope[node.id]
+        found.append(id(value))
+        for attribute in chain:  # each step of ``_numerics.moments``
+            value = getattr(value, attribute, None)
+            if value is None:
+                break
+            found.append(id(value))
+    return tuple(found)
+
+
+def _wrapping(forbidden: dict[int, object]) -> set[int]:
+    """The library functions that use a forbidden object, directly or through another
+    such function (``spam_validation_scores`` calls ``binary_scores``): the same answer
+    under a name the entries do not say.  The shared numerics (``log``, ``moments``) do
+    not start such a chain: half the library calls them, and a helper that does is no
+    more the answer to a question than numpy is."""
+    seeds = {key for key, value in forbidden.items()
+             if getattr(value, "__module__", "") != _SHARED}
+    found, grown = set(seeds), True
+    while grown:
+        grown = False
+        for function in _functions():
+            if id(function) not in found and found.intersection(_uses(function)):
+                found.add(id(function))
+                grown = True
+    return found - seeds
+
+
 def expand(entries: Iterable[str]) -> list[str]:
     """The forbidden entries as the scan reads them: plain names unchanged, in their
     order, then every ``module.name`` that reaches an object a qualified entry stands
-    for, sorted (the same file on every release)."""
+    for, or a library function that uses such an object or a library object a plain
+    entry names, sorted (the same file on every release)."""
     entries = list(entries)
     for entry in entries:
         if not isinstance(entry, str) or not entry:
             raise TypeError(f"a forbidden entry is a non-empty string, got {entry!r}")
     plain = [entry for entry in entries if not qualified(entry)]
     names: set[str] = set()
+    forbidden = {id(value): value for entry in plain for value in _named(entry)}
     for entry in entries:
         if qualified(entry):
             for value in _stands_for(entry):
                 names.update(_places().get(id(value), []))
+                forbidden[id(value)] = value
+    for wrapper in _wrapping(forbidden):
+        names.update(_places().get(wrapper, []))
     return list(dict.fromkeys(plain)) + sorted(names)
+
+
+def _named(name: str) -> list[object]:
+    """The library's functions and classes that a plain entry names."""
+    return [value for module in _modules().values()
+            for member, value in _members(module).items() if member == name]

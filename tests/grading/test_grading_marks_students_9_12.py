@@ -335,3 +335,30 @@ def test_a_value_rounded_to_six_places_is_told_at_grading():
     result = grade_answer("03_mle", "q6", rounded, REPO / "exercises" / "source")
     assert result.score == 0
     assert "your value has only 6 decimal places: if you rounded it" in result.cases[-1].message
+
+
+def test_a_library_function_that_wraps_a_forbidden_one_is_forbidden_too():
+    """Student 12: ``spam_validation_scores`` is ``binary_scores`` behind another module,
+    and read 05's precision and recall with full marks; the shared numerics, which half
+    the library calls, do not make every caller forbidden."""
+    from nbcourse.grading.library_names import expand
+    assert "nbcourse.smoothing_strength.spam_validation_scores" in expand(["binary_scores"])
+    assert "nbcourse.naive_bayes.merge" in expand(["TreeAugmentedNB"])
+    assert "nbcourse.mle.multinomial_mle" not in expand(["nbcourse._numerics.*"])
+
+
+def _summaries_from_the_library(X, y, var_smoothing):
+    from nbcourse.scale import gaussian_summary
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    floor = var_smoothing * np.max(np.var(X, axis=0))
+    means, variances = [], []
+    for label in np.unique(y):
+        n, mean, squares = gaussian_summary(X[y == label])
+        means.append(mean)
+        variances.append(squares / n + floor)
+    return np.array(means), np.array(variances)
+
+
+def test_gaussian_summaries_from_nbcourse_scale_are_flagged_in_exercise_6():
+    text = str(check_for("06_gaussian").run("q1", _summaries_from_the_library))
+    assert "gaussian_summary" in text and "flag" in text, text
