@@ -11,6 +11,7 @@ from nbcourse import CategoricalNB
 from nbcourse.datasets import load_picnic, load_weather
 from nbcourse.grading.judges import AsDict, Within
 from nbcourse.grading.specs import Case, Exercise, Mistake, NotApplicable, Question, Swap
+from nbcourse.grading.values import Tolerance
 
 WEATHER = load_weather()
 PICNIC = load_picnic()
@@ -236,6 +237,10 @@ EXERCISE = Exercise(
         Question(
             "q1", "likelihood", points=2, title="a likelihood P(feature = value | class) by counting",
             reference=ref_likelihood, forbidden=NOT_THE_LIBRARY,
+            # a count over a count is exact (or a float to its last digit): the default
+            # tolerance let a likelihood rounded to 6 places pass here and then fail the
+            # right joint_scores that multiplies four of them (student 11)
+            tolerance=Tolerance(rel=1e-12, abs_=1e-15),
             hint="count only the rows of the class, both above and below the fraction bar",
             mistakes=[
                 Mistake("divided by the whole table", likelihood_over_the_whole_table,

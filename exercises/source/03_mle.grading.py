@@ -226,6 +226,10 @@ EXERCISE = Exercise(
                      Case("five outcomes", ([1, 2, 3, 4, 5], [0.1, 0.1, 0.2, 0.3, 0.3])),
                      Case("a thousand observations: their product underflows",
                           ([400, 300, 300], [0.4, 0.3, 0.3])),
+                     # setting theta to 1 where a count is 0, in place, changed the
+                     # caller's array (student 11)
+                     Case("numpy arrays, an outcome never observed: theta comes back unchanged",
+                          (np.array([0, 4, 2]), np.array([0.0, 0.25, 0.75]))),
                  ]),
         Question("q2", "mle", points=2, title="the closed-form maximum-likelihood estimate",
                  reference=lambda counts: multinomial_mle(counts), forbidden=CLOSED_FORMS,
@@ -354,6 +358,8 @@ EXERCISE = Exercise(
                           hint="X may be a list of lists: np.asarray(X) turns it into an "
                                "array, and a function leaves the list it is given as it was"),
                      Case("nine documents as a list of lists", (WORDS_X.tolist(), WORDS_Y)),
+                     # keys turned into text (str(c)) had full marks (student 11)
+                     Case("classes that are numbers", (WORDS_X[:6], [1, 0, 0, 1, 1, 0])),
                      Case("counts in a numpy array of floats, which must come back unchanged",
                           (TOY_X.astype(float), TOY_Y), hidden=False),
                  ]),

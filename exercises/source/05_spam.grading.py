@@ -366,9 +366,10 @@ EXERCISE = Exercise(
                              "is training, then validation (the next int(0.1 n)), then the "
                              "rest for the test part."),
                      Mistake("the validation part cut at int(0.9 n)", split_cut_at_ninety,
-                             "You ended the validation part at int(0.9 n). It holds the "
-                             "int(0.1 n) messages after the training part, which is not the "
-                             "same cut for every n (try n = 19)."),
+                             "Your validation part ends where int(0.9 n) would end it "
+                             "(round(0.1 n) often does too). It must hold the int(0.1 n) "
+                             "messages after the training part, which is not the same cut for "
+                             "every n (try n = 19)."),
                  ],
                  cases=[
                      Case("the lecture's 500 messages, seed 0", (500, 0), hidden=False),

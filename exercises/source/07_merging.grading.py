@@ -360,7 +360,10 @@ EXERCISE = Exercise(
                           (_random_table(3, ["ham", "spam"], 25),
                            _random_table(4, ["spam", "ham", "promo"], 25))),
                      Case("an office that received no messages", (NO_MESSAGES, SPAM_FIRST)),
-                     Case("two offices that received no messages", (NO_MESSAGES, NO_MESSAGES)),
+                     # public: a merge that crashes on it passed every public case (student 12)
+                     Case("two offices that received no messages", (NO_MESSAGES, NO_MESSAGES),
+                          hidden=False,
+                          hint="two tables with no classes merge into a table with no classes"),
                      # student 10: classes sorted as text put 10 before 2
                      Case("classes that are numbers", (_random_table(5, [2, 10], 4),
                                                        _random_table(6, [10, 1], 4))),

@@ -229,6 +229,21 @@ def mistake_counts(answers) -> dict[str, int]:
 
 IN_PART = ("Some tests match a known mistake and others go wrong in another way too, so "
            "your answer may make more than one mistake. ")
+#: ... when every failed test matches it, and the answer only passes some it would fail
+IN_SOME = ("Every test that fails matches a known mistake, though your answer passes some "
+           "tests that this mistake fails. ")
+
+
+def in_part_preface(passed: Sequence[bool], actual: Sequence, mistaken: dict[str, Sequence],
+                    names: Sequence[str], same: Callable[[object, object, int], bool]) -> str:
+    """How a diagnosis made in part begins (``diagnose_in_part``): ``IN_PART`` when some
+    failed test goes wrong in another way, ``IN_SOME`` when none does (08 q4's
+    ``s // gain + 1`` passes the balanced message its mistake fails, and fails nothing
+    else: "others go wrong" was untrue, student 12)."""
+    other = any(not ok and (value is NO_VALUE or not any(
+        same(value, mistaken[name][i], i) for name in names))
+        for i, (ok, value) in enumerate(zip(passed, actual)))
+    return IN_PART if other else IN_SOME
 
 
 def summary_lines(results, exercise) -> list[str]:

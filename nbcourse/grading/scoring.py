@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 from . import follow_through
-from .diagnosis import (FORM_NOTES, IN_PART, NO_VALUE, STILL_THE_STUB, case_hint_applies,
-                        case_hints_apply, diagnose, diagnose_in_part, explain, input_changed,
-                        raised_hint)
+from .diagnosis import (FORM_NOTES, IN_PART, IN_SOME, NO_VALUE, STILL_THE_STUB,
+                        case_hint_applies, case_hints_apply, diagnose, diagnose_in_part,
+                        explain, in_part_preface, input_changed, raised_hint)
 from .execution.limits import MB
 from .execution.probe_source import INPUT_CHANGED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
@@ -298,8 +298,8 @@ def _diagnose(question, result: QuestionResult, verdicts, actuals) -> None:
     if not names:
         return
     result.mistakes = names
-    result.diagnosis = (IN_PART if in_part else "") + explain(
-        names, {m.name: m.feedback for m in question.mistakes})
+    preface = in_part_preface(verdicts, actuals, mistaken, names, same) if in_part else ""
+    result.diagnosis = preface + explain(names, {m.name: m.feedback for m in question.mistakes})
     for index, (case, ok) in enumerate(zip(result.cases, verdicts)):
         if not ok and (not in_part or any(
                 actuals[index] is not NO_VALUE and mistaken[name][index] is not FAILED
@@ -549,7 +549,8 @@ def _not_made_here(exercise: Exercise, questions: list[QuestionResult]) -> None:
         kept = [name for name in result.mistakes if name not in ruled_out]
         said = result.diagnosis
         result.mistakes = kept
-        result.diagnosis = ((IN_PART if said.startswith(IN_PART) else "") + explain(
+        kept_preface = next((p for p in (IN_PART, IN_SOME) if said.startswith(p)), "")
+        result.diagnosis = (kept_preface + explain(
             kept, {m.name: m.feedback for m in question.mistakes})) if kept else ""
         result.notes = [n for n in result.notes if n != said]
         if result.diagnosis or question.hint:

@@ -320,14 +320,15 @@ class Checker:
             result.mistakes, result.diagnosis = [], ""  # would blame the wrong code
         if failing:  # (passing, it may only make up for their mistake: said too)
             result.callees_failing = " and ".join(f"`{q.name}` ({q.id})" for q in failing)
-        places = _value_rounded_to(spec, _plain(answer)) \
+        found = _value_rounded_to(spec, _plain(answer)) \
             if spec.graded_later and spec.kind == "value" \
             and not _an_allowed_value(spec, _plain(answer)) else None  # (a dict's, a list's)
-        if places:
-            result.note = (f"{spec.name} has only {places} decimal places: if you rounded it, "
-                           "store it unrounded, since the grader compares it with the exact "
-                           "value and a rounded one loses the points (round only what you "
-                           "print)")
+        if found:
+            places, where = found
+            result.note = (f"{spec.name}{where} has only {places} decimal places: if you "
+                           "rounded it, store it unrounded, since the grader compares it with "
+                           "the exact value and a rounded one loses the points (round only "
+                           "what you print)")
         return result
 
     def _callees(self, spec: PublicQuestion, answer, namespace: dict | None):
@@ -432,23 +433,24 @@ class Checker:
 VALUE_SHARES = 20
 
 
-def _value_rounded_to(spec, value) -> int | None:
-    """The places a graded value looks rounded to (``values.rounded_places``), number by
-    number (a dict's or a list's fewest), where a number of three or more places is also
-    exact as a share of up to twice ``VALUE_SHARES`` (04 q5's right 0.575 is 23/40; a
-    rounding to 3 places, 0.382, is not), and one a public case allows is exact."""
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, list):
-        found = [p for p in (_value_rounded_to(spec, v) for v in value) if p]
-        return min(found) if found else None
+def _value_rounded_to(spec, value, where: str = "") -> tuple[int, str] | None:
+    """(places, where) of the number of a graded value that looks rounded to the fewest
+    places (``values.rounded_places``; ``where`` is its key or index, ``['spread_a']``),
+    where a number of three or more places is also exact as a share of up to twice
+    ``VALUE_SHARES`` (04 q5's right 0.575 is 23/40; a rounding to 3 places, 0.382, is
+    not), and one a public case allows is exact."""
+    if isinstance(value, (dict, list)):
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        found = [f for key, item in items
+                 if (f := _value_rounded_to(spec, item, f"{where}[{key!r}]"))]
+        return min(found, key=lambda f: f[0]) if found else None
     if _an_allowed_value(spec, value):
         return None
     places = rounded_places(value, spec.tolerance, VALUE_SHARES)
-    if places is not None and places >= 3 and \
+    if places is None or places >= 3 and \
             rounded_places(value, spec.tolerance, 2 * VALUE_SHARES) is None:
         return None
-    return places
+    return places, where
 
 
 def _an_allowed_value(spec: PublicQuestion, value) -> bool:

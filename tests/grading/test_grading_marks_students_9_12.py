@@ -40,13 +40,15 @@ def test_counts_over_800_evenings_are_not_called_rounded(value):
     assert "decimal places" not in str(report), str(report)
 
 
-@pytest.mark.parametrize("value, places", [
-    ({"majority": 0.58, "best_linear": 0.7125, "best_any": 0.75}, 2),
-    ({"majority": 0.575, "best_linear": 0.713, "best_any": 0.75}, 3),
+@pytest.mark.parametrize("value, key, places", [
+    ({"majority": 0.58, "best_linear": 0.7125, "best_any": 0.75}, "majority", 2),
+    ({"majority": 0.575, "best_linear": 0.713, "best_any": 0.75}, "best_linear", 3),
 ])
-def test_a_rounded_accuracy_among_exact_ones_is_still_told(value, places):
+def test_a_rounded_accuracy_among_exact_ones_is_still_told_by_its_key(value, key, places):
+    """... and the note names the entry (student 12: which of four keys was it?)."""
     report = check_for("04_linearity").run("q5", value)
-    assert f"has only {places} decimal places: if you rounded it" in str(report), str(report)
+    assert f"switch_accuracies['{key}'] has only {places} decimal places: if you rounded it" \
+        in str(report), str(report)
 
 
 def test_a_value_rounded_to_one_place_is_told_at_grading():
@@ -362,3 +364,60 @@ def _summaries_from_the_library(X, y, var_smoothing):
 def test_gaussian_summaries_from_nbcourse_scale_are_flagged_in_exercise_6():
     text = str(check_for("06_gaussian").run("q1", _summaries_from_the_library))
     assert "gaussian_summary" in text and "flag" in text, text
+
+
+def test_a_diagnosis_made_in_part_does_not_say_others_go_wrong_when_none_do():
+    """Student 12: ``s // gain + 1`` fails only the tie case, which its known mistake
+    explains, and was told "others go wrong in another way too"."""
+    def good_words_needed(x, log_prior, feature_log_prob):
+        flp = np.asarray(feature_log_prob, dtype=float)
+        s = log_prior[1] - log_prior[0] + float(np.dot(np.asarray(x, dtype=float),
+                                                       flp[1] - flp[0]))
+        gain = float(np.max(flp[0] - flp[1]))
+        return 0 if s <= 0 else int(s // gain) + 1
+    result = grade_answer("08_beyond_naive", "q4", good_words_needed,
+                          REPO / "exercises" / "source")
+    assert 0 < result.score < result.points
+    notes = " ".join(result.notes)
+    assert "others go wrong in another way" not in notes, notes
+    assert "Every test that fails matches a known mistake" in notes, notes
+
+
+def test_three_hidden_cases_for_student_11s_full_marks():
+    """03 q1 setting theta to 1 in place, 03 q5 with text keys, 07 q1 crashing on two empty
+    tables (now public)."""
+    def log_likelihood(counts, theta):
+        c, t = np.asarray(counts), np.asarray(theta, float)
+        t[c == 0] = 1.0  # the caller's array, when it is one of floats
+        with np.errstate(divide="ignore"):
+            return float(np.sum(c * np.log(t)))
+
+    def word_probabilities(X, y):
+        X, y = np.asarray(X, float), np.asarray(y)
+        return {str(c): X[y == c].sum(axis=0) / X[y == c].sum() for c in np.unique(y)}
+    source = REPO / "exercises" / "source"
+    for exercise, question, answer, case in [
+            ("03_mle", "q1", log_likelihood,
+             "numpy arrays, an outcome never observed: theta comes back unchanged"),
+            ("03_mle", "q5", word_probabilities, "classes that are numbers")]:
+        result = grade_answer(exercise, question, answer, source)
+        assert case in [c.name for c in result.cases if not c.passed], (exercise, question)
+
+    def merge_counts(a, b):
+        n_words = len(a["feature_count"][0]) if len(a["classes"]) else len(b["feature_count"][0])
+        return {"classes": [], "feature_count": np.zeros((0, n_words))}
+    report = check_for("07_merging").run("q1", merge_counts)
+    assert any(o.name == "two offices that received no messages" and not o.passed
+               for o in report.outcomes), str(report)
+
+
+def test_a_likelihood_rounded_to_six_places_fails_q1_not_the_joint_scores_above_it():
+    """Student 11: q1 took 0.222222 for 2/9 (within the default tolerance), and the right
+    ``joint_scores`` that multiplies four of them lost 1.29 points, blamed on itself."""
+    def likelihood(table, feature, value, target, label):
+        rows = table[table[target] == label]
+        return round(float((rows[feature] == value).mean()), 6)
+    result = grade_answer("01_weather", "q1", likelihood, REPO / "exercises" / "source")
+    assert result.score < result.points
+    assert any("rounded to 6 decimal places" in case.message for case in result.cases
+               if not case.passed), [case.message for case in result.cases]
