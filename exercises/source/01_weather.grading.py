@@ -37,6 +37,13 @@ COMMUTE = pd.DataFrame(
      ("sun", "far", "bus"), ("sun", "near", "bus"), ("rain", "far", "car"),
      ("sun", "far", "car"), ("rain", "far", "car"), ("sun", "near", "car"),
      ("rain", "near", "car")], columns=["sky", "distance", "mode"])
+# ... and where the most common label (bike) loses on a day no class has above one half:
+# "above one half, else the most common label" picks it (student 13).
+COMMUTE_BIKES = pd.DataFrame(
+    [("sun", "near", "bike"), ("sun", "near", "bike"), ("sun", "far", "bike"),
+     ("rain", "near", "bike"), ("sun", "near", "bike"), ("rain", "far", "bus"),
+     ("rain", "far", "bus"), ("sun", "far", "bus"), ("rain", "near", "car"),
+     ("rain", "far", "car"), ("sun", "far", "car")], columns=["sky", "distance", "mode"])
 
 # The lesson's table with one more yes/no column after "play": an answer that takes the
 # last column as the class (instead of `target`) reads "umbrella" and gets another value.
@@ -339,6 +346,10 @@ EXERCISE = Exercise(
                      hint="take the labels from the target column (table[target].unique()), "
                           "never a fixed list such as ['yes', 'no']"),
                 Case("another four-label query", (FRUIT, {"colour": "yellow", "size": "small"}, "label")),
+                Case("the weather table with its umbrella column as the class",
+                     (UMBRELLA, {"outlook": "rainy", "windy": "true"}, "umbrella"), hidden=False,
+                     hint="the class column is the `target` you are given, even when the "
+                          "table also has a 'play' column"),
                 Case("the weather table with windy as the class",
                      (WEATHER, {"outlook": "rainy", "play": "yes"}, "windy")),
             ]),
@@ -397,6 +408,15 @@ EXERCISE = Exercise(
                           "compare the scores of every label"),
                 Case("three classes, none above one half, on another day",
                      (COMMUTE, {"sky": "rain", "distance": "near"}, "mode")),
+                Case("three classes, none above one half, and the most common one loses",
+                     (COMMUTE_BIKES, {"sky": "sun", "distance": "far"}, "mode"), hidden=False,
+                     hint="the label with the largest joint score wins, even below one half "
+                          "and even when another label is more common"),
+                # a table with a "play" column that is not the class (student 13)
+                Case("the weather table with its umbrella column as the class",
+                     (UMBRELLA, {"temperature": "mild", "windy": "true"}, "umbrella"),
+                     hidden=False, hint="the class column is the `target` you are given, "
+                                        "even when the table also has a 'play' column"),
                 # the weather's columns and class, other rows: the notebook's table says "yes"
                 Case("a shuffled table with fewer rows",
                      (SHUFFLED, {"outlook": "rainy", "temperature": "mild"}, "play")),

@@ -295,7 +295,11 @@ EXERCISE = Exercise(
                      Case("a floor that changes nothing", ([5, 5], 0.1)),
                      Case("four outcomes, one never observed, a floor of 0.1", ([3, 0, 10, 7], 0.1)),
                      # student 7: lifting one outcome to the floor pushes a second below it
-                     Case("a floor that spreads to a second outcome", ([2, 21, 77], 0.2)),
+                     # public: one pass of water-filling passed every public case (student 13)
+                     Case("a floor that spreads to a second outcome", ([2, 21, 77], 0.2),
+                          hidden=False,
+                          hint="raising one outcome to the floor can push another below it: "
+                               "the optimum keeps every probability at or above the floor"),
                  ]),
         Question("q4", "class_priors", points=1, title="the class prior P(y) by maximum likelihood",
                  reference=lambda labels: class_prior_mle(labels).to_dict(), forbidden=CLOSED_FORMS,
@@ -322,7 +326,9 @@ EXERCISE = Exercise(
                      Case("three labels", (THREE_Y,), hidden=False,
                           hint="take the labels from the data (set(labels) or np.unique), never "
                                "a fixed list such as ('yes', 'no')"),
-                     Case("labels that are numbers", ([1, 0, 0, 1, 1, 2],)),
+                     # public: keys turned into text passed every public case (student 13)
+                     Case("labels that are numbers", ([1, 0, 0, 1, 1, 2],), hidden=False,
+                          hint="keep each label as it is given (1 stays the number 1)"),
                      Case("a single label", (["spam"] * 4,)),
                  ]),
         Question("q5", "word_probabilities", points=2,

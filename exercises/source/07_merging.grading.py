@@ -423,8 +423,13 @@ EXERCISE = Exercise(
                           hint="a shard with N = 0 rows has no weight, whatever its means and "
                                "variances hold: the merged summary is the other shard's"),
                      # student 10: leftovers in both empty shards are not the answer
+                     # public: returning the stale numbers passed every public case
+                     # (student 14)
                      Case("two empty shards, both holding numbers from an earlier run",
-                          ((0, [3.0, 1.0], [2.0, 0.5]), (0, [5.0, -1.0], [1.0, 4.0]))),
+                          ((0, [3.0, 1.0], [2.0, 0.5]), (0, [5.0, -1.0], [1.0, 4.0])),
+                          hidden=False,
+                          hint="two shards with no rows merge into (0, zeros, zeros), whatever "
+                               "numbers they hold"),
                      Case("two shards with no rows at all", ((0, [0.0, 0.0], [0.0, 0.0]),
                                                              (0, [0.0, 0.0], [0.0, 0.0])),
                           hidden=False,

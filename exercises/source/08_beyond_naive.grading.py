@@ -412,7 +412,9 @@ def ref_fold_habits(ddof=0, baseline=None, sign=1):
 #: "the library versions are off limits": also the library's shared numerics, whatever the
 #: name they are reached under (issue 34)
 NUMERICS = ("nbcourse._numerics.*",)
-COMPLEMENT_NAMES = ("ComplementNB", "nbcourse.naive_bayes.complement.*") + NUMERICS
+# the smoothing helpers do q2's smoothed log-share (``lidstone_log``, student 14)
+COMPLEMENT_NAMES = ("ComplementNB", "nbcourse.naive_bayes.complement.*",
+                    "nbcourse.smoothing.*") + NUMERICS
 TFIDF_NAMES = ("TfidfTransformer", "TfidfVectorizer") + NUMERICS
 MI_NAMES = ("conditional_mutual_information", "mutual_info_score", "TreeAugmentedNB",
             "nbcourse.naive_bayes.tree_augmented.*") + NUMERICS
@@ -694,7 +696,10 @@ EXERCISE = Exercise(
                                             '"baseline", "spread_a", "mean_difference" and '
                                             '"b_wins"',
                                             keys=["baseline", "spread_a", "mean_difference",
-                                                  "b_wins"], shares=["baseline"])),
+                                                  "b_wins"], shares=["baseline"],
+                                            # the mean of five differences of three places
+                                            # is a count of 1/5000: 0.0084 is exact
+                                            exact_over=5000)),
                         Case("the baseline, the spread and the paired comparison")]),
     ],
 )

@@ -421,3 +421,106 @@ def test_a_likelihood_rounded_to_six_places_fails_q1_not_the_joint_scores_above_
     assert result.score < result.points
     assert any("rounded to 6 decimal places" in case.message for case in result.cases
                if not case.passed), [case.message for case in result.cases]
+
+
+# -- students 13 and 14 (on d8382d0)
+
+def _scores_of(table, query, target):
+    out = {}
+    for label, rows in table.groupby(target, sort=False):
+        score = Fraction(len(rows), len(table))
+        for feature, value in query.items():
+            score *= Fraction(int((rows[feature] == value).sum()), len(rows))
+        out[label] = score
+    return out
+
+
+def _above_one_half_else_most_common(table, query, target):
+    found = _scores_of(table, query, target)
+    total = sum(found.values())
+    return next((k for k, v in found.items() if total and v / total > Fraction(1, 2)),
+                table[target].value_counts().idxmax())
+
+
+def _play_when_there_is_one(table, query, target):
+    found = _scores_of(table, query, "play" if "play" in table.columns else target)
+    return max(found, key=found.get)
+
+
+def _one_pass_water_filling(counts, smallest=0.0):
+    c = np.asarray(counts, dtype=float)
+    theta = c / c.sum()
+    low = theta < smallest
+    if low.any():
+        theta = np.where(low, smallest, c * (1 - smallest * low.sum()) / c[~low].sum())
+    return list(theta)
+
+
+def _priors_with_text_keys(labels):
+    out = {}
+    for label in labels:
+        out[str(label)] = out.get(str(label), 0) + 1
+    return {k: v / len(labels) for k, v in out.items()}
+
+
+def _merge_keeping_stale_numbers(a, b):
+    (na, ma, va), (nb, mb, vb) = a, b
+    ma, va, mb, vb = (np.asarray(x, dtype=float) for x in (ma, va, mb, vb))
+    n = na + nb
+    if n == 0:
+        return 0, ma, va  # the question asks for zeros
+    if na == 0 or nb == 0:
+        return (n, mb, vb) if na == 0 else (n, ma, va)
+    mean = (na * ma + nb * mb) / n
+    return n, mean, (na * va + nb * vb + (mb - ma) ** 2 * na * nb / n) / n
+
+
+@pytest.mark.parametrize("exercise, question, answer, case", [
+    ("01_weather", "q3", _above_one_half_else_most_common,
+     "three classes, none above one half, and the most common one loses"),
+    ("01_weather", "q3", _play_when_there_is_one,
+     "the weather table with its umbrella column as the class"),
+    ("01_weather", "q2", lambda table, query, target: _scores_of(
+        table, query, "play" if "play" in table.columns else target),
+     "the weather table with its umbrella column as the class"),
+    ("03_mle", "q3", _one_pass_water_filling, "a floor that spreads to a second outcome"),
+    ("03_mle", "q4", _priors_with_text_keys, "labels that are numbers"),
+    ("07_merging", "q2", _merge_keeping_stale_numbers,
+     "two empty shards, both holding numbers from an earlier run"),
+])
+def test_wrong_answers_that_passed_check_fail_a_public_case_now(exercise, question, answer,
+                                                                case):
+    report = check_for(exercise).run(question, answer)
+    assert any(o.name == case and not o.passed for o in report.outcomes), str(report)
+
+
+def _complement_by_lidstone_log(feature_count, alpha):
+    from nbcourse.naive_bayes import complement as cm
+    n = np.asarray(feature_count, dtype=float)
+    return -cm.lidstone_log(n.sum(axis=0, keepdims=True) - n, alpha)
+
+
+def _choose_by_the_models_score(X_train, y_train, X_validation, y_validation, alphas):
+    from nbcourse import MultinomialNB
+    found = [MultinomialNB(alpha=a).fit(X_train, y_train).score(X_validation, y_validation)
+             for a in alphas]
+    return alphas[int(np.argmax(found))]
+
+
+@pytest.mark.parametrize("exercise, question, answer, name", [
+    ("08_beyond_naive", "q2", _complement_by_lidstone_log, "lidstone_log"),
+    ("05_spam", "q3", _choose_by_the_models_score, "score"),
+])
+def test_student_14s_library_shortcuts_are_flagged(exercise, question, answer, name):
+    text = str(check_for(exercise).run(question, answer))
+    assert name in text and "flag" in text, text
+
+
+def test_an_exact_mean_of_five_folds_is_not_called_rounded():
+    """Student 14: 0.0084 is the exact mean of five differences of three places."""
+    value = {"baseline": 0.45, "spread_a": 0.02326370563775253, "mean_difference": 0.0084,
+             "b_wins": 4}
+    assert "decimal places" not in str(check_for("08_beyond_naive").run("q5", value))
+    rounded = dict(value, mean_difference=0.008)
+    assert "fold_habits['mean_difference'] has only 3 decimal places" in str(
+        check_for("08_beyond_naive").run("q5", rounded))
