@@ -37,6 +37,10 @@ COMMUTE = pd.DataFrame(
      ("sun", "far", "bus"), ("sun", "near", "bus"), ("rain", "far", "car"),
      ("sun", "far", "car"), ("rain", "far", "car"), ("sun", "near", "car"),
      ("rain", "near", "car")], columns=["sky", "distance", "mode"])
+# The weather table with some days relabelled "maybe": 'yes' and 'no' beside a third label
+# (an answer that types ('yes', 'no') whenever the table has them drops "maybe", student 13).
+MAYBE = WEATHER.assign(play=[("maybe" if i % 5 == 2 else label)
+                             for i, label in enumerate(WEATHER["play"])])
 # ... and where the most common label (bike) loses on a day no class has above one half:
 # "above one half, else the most common label" picks it (student 13).
 COMMUTE_BIKES = pd.DataFrame(
@@ -346,6 +350,7 @@ EXERCISE = Exercise(
                      hint="take the labels from the target column (table[target].unique()), "
                           "never a fixed list such as ['yes', 'no']"),
                 Case("another four-label query", (FRUIT, {"colour": "yellow", "size": "small"}, "label")),
+                Case("yes and no beside a third label", (MAYBE, {"outlook": "rainy"}, "play")),
                 Case("the weather table with its umbrella column as the class",
                      (UMBRELLA, {"outlook": "rainy", "windy": "true"}, "umbrella"), hidden=False,
                      hint="the class column is the `target` you are given, even when the "
@@ -408,6 +413,8 @@ EXERCISE = Exercise(
                           "compare the scores of every label"),
                 Case("three classes, none above one half, on another day",
                      (COMMUTE, {"sky": "rain", "distance": "near"}, "mode")),
+                Case("yes and no beside a third label",
+                     (MAYBE, {"outlook": "overcast", "windy": "false"}, "play")),
                 Case("three classes, none above one half, and the most common one loses",
                      (COMMUTE_BIKES, {"sky": "sun", "distance": "far"}, "mode"), hidden=False,
                      hint="the label with the largest joint score wins, even below one half "

@@ -477,6 +477,9 @@ EXERCISE = Exercise(
                           (TWO_OUTLOOKS, "outlook", "sunny", "play", "no", 1)),
                      Case("half a pseudo-count", (WEATHER, "temperature", "mild", "play", "no", 0.5)),
                      Case("a strong prior", (WEATHER, "humidity", "high", "play", "yes", 10)),
+                     # an alpha rounded to a whole number from 1 up had full marks (student 13)
+                     Case("two and a half pseudo-counts",
+                          (WEATHER, "outlook", "rainy", "play", "no", 2.5)),
                      Case("a table with other column names", (PICNIC, "sky", "rainy", "enjoy", "yes", 1)),
                      Case("a table with three classes", (FRUIT, "size", "big", "label", "lemon", 2)),
                      Case("a shuffled table with fewer rows",

@@ -330,6 +330,9 @@ EXERCISE = Exercise(
                      Case("labels that are numbers", ([1, 0, 0, 1, 1, 2],), hidden=False,
                           hint="keep each label as it is given (1 stays the number 1)"),
                      Case("a single label", (["spam"] * 4,)),
+                     # ('ham', 'spam') typed in, the data's labels only otherwise (student 13)
+                     Case("ham and spam beside a third label",
+                          (["ham", "spam", "promo", "ham", "promo", "ham"],)),
                  ]),
         Question("q5", "word_probabilities", points=2,
                  title="the word probabilities of multinomial naive Bayes",
@@ -366,6 +369,8 @@ EXERCISE = Exercise(
                      Case("nine documents as a list of lists", (WORDS_X.tolist(), WORDS_Y)),
                      # keys turned into text (str(c)) had full marks (student 11)
                      Case("classes that are numbers", (WORDS_X[:6], [1, 0, 0, 1, 1, 0])),
+                     Case("ham and spam beside a third class",
+                          (WORDS_X[:6], ["ham", "spam", "promo", "ham", "promo", "spam"])),
                      Case("counts in a numpy array of floats, which must come back unchanged",
                           (TOY_X.astype(float), TOY_Y), hidden=False),
                  ]),

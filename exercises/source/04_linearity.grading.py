@@ -120,9 +120,14 @@ BERNOULLI = [
 BERNOULLI_MODELS = [_bernoulli_case(*settings) for _, settings in BERNOULLI]
 
 
+#: public besides the first two: three classes (the first two classes alone passed
+#: every public case, student 13)
+PUBLIC_BERNOULLI = {"as many classes as words"}
+
+
 def bernoulli_cases():
     return [Case(name, (np.exp(model.class_log_prior_), np.exp(model.feature_log_prob_), b),
-                 hidden=i > 1)
+                 hidden=i > 1 and name not in PUBLIC_BERNOULLI)
             for i, ((name, _), (model, b)) in enumerate(zip(BERNOULLI, BERNOULLI_MODELS))]
 
 

@@ -86,13 +86,18 @@ def case_hint_applies(message: str) -> bool:
         FORM_NOTES + ("expected ", "the result ", AnswerStatus.NOT_ANSWERED.value))
 
 
-def case_hints_apply(verdicts) -> bool:
-    """Whether the public cases' own hints may be shown, from every case's verdict: a
-    case's hint says what sets that case apart, so it can be the cause only when the
-    answer passes some other case (or has no other case).  An answer that fails them all
-    has a mistake the hint does not name (a sign, a missing step)."""
+def case_hints_apply(verdicts, hinted=()) -> bool:
+    """Whether the public cases' own hints may be shown, from their verdicts (``hinted``:
+    whether each case has a hint of its own): a case's hint says what sets that case
+    apart, so it can be the cause only when the answer passes a plain case, one without a
+    hint (or, with no plain case, some other case; or has no other case).  An answer that
+    fails the plain ones has a mistake the hints do not name (a sign, a missing step; 01
+    q1's count not divided by the class size passed only the case whose count is 0, and
+    was told to use `target` and `feature`, student 13)."""
     verdicts = list(verdicts)
-    return len(verdicts) < 2 or any(verdicts)
+    hinted = list(hinted) or [False] * len(verdicts)
+    plain = [ok for ok, has_hint in zip(verdicts, hinted) if not has_hint]
+    return len(verdicts) < 2 or (any(plain) if plain else any(verdicts))
 
 
 #: numpy's words when an in-place operation (``z *= idf``) would write floats into integers

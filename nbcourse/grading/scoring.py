@@ -264,7 +264,8 @@ def _judge_cases(question, outcomes: list, expected: list, result: QuestionResul
         if not ok and not case.hidden:
             hint = raised_hint(message or "", hint)
         result.cases.append(CaseResult(case.name, case.hidden, ok, message or "", hint=hint))
-    if not case_hints_apply(verdicts):  # as check() does: not the cause of failing them all
+    public = [(ok, bool(c.hint)) for c, ok in zip(question.cases, verdicts) if not c.hidden]
+    if not case_hints_apply([p[0] for p in public], [p[1] for p in public]):  # as check()
         for case, judged in zip(question.cases, result.cases):
             judged.hint = "" if judged.hint == case.hint else judged.hint
     if question.kind == "value":  # one value: right or not, whatever checks it passes

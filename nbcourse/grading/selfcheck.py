@@ -297,7 +297,8 @@ class Checker:
             outcome, actual = self._run_case(spec, case, answer)
             outcomes.append(outcome)
             actuals.append(actual)
-        if not case_hints_apply(o.passed for o in outcomes):  # then the question's own hint
+        if not case_hints_apply([o.passed for o in outcomes],  # then the question's hint
+                                [bool(case.get("hint")) for case in spec.cases]):
             for outcome, case in zip(outcomes, spec.cases):
                 if case.get("hint") and outcome.hint == case["hint"]:
                     outcome.hint = spec.hint
@@ -343,8 +344,12 @@ class Checker:
         if not isinstance(namespace, dict):
             return []
         callees = [self.questions.get(callee_id) for callee_id in spec.calls]
-        return [(callee, namespace.get(callee.name)) for callee in callees
-                if callee is not None and callable(namespace.get(callee.name))]
+        found = [(callee, namespace.get(callee.name)) for callee in callees
+                 if callee is not None and callable(namespace.get(callee.name))]
+        if spec.kind == "function":  # not one it never names (student 13: counted itself)
+            used = _names_used(answer, namespace)
+            found = [(callee, function) for callee, function in found if callee.name in used]
+        return found
 
     def _stop(self, spec: PublicQuestion) -> set[str]:
         """The graded functions the scan of ``spec``'s answer does not follow, as at grading
@@ -431,6 +436,22 @@ class Checker:
 #: is a share of denominator up to this: 0.45 = 9/20 is exact, 0.88 = 22/25 is the 0.875 of
 #: 06 q9 rounded far more often than a share of 25.
 VALUE_SHARES = 20
+
+
+def _names_used(function, namespace: dict) -> set[str]:
+    """The global names a function's code reads, and those of the notebook's own functions
+    it reads (helpers calling a graded function count)."""
+    used, todo, seen = set(), [getattr(function, "__code__", None)], set()
+    while todo:
+        code = todo.pop()
+        if code is None or id(code) in seen:
+            continue
+        seen.add(id(code))
+        used |= set(code.co_names)
+        todo += [c for c in code.co_consts if hasattr(c, "co_names")]
+        todo += [getattr(namespace.get(name), "__code__", None) for name in code.co_names
+                 if inspect.isfunction(namespace.get(name))]
+    return used
 
 
 def _value_rounded_to(spec, value, where: str = "") -> tuple[int, str] | None:

@@ -45,7 +45,7 @@ def typed_in(sources: Iterable, name: str) -> bool:
     graded) is a number typed in, where the exercise asks to compute it.
 
     Flagged: a value that is all numbers (``p_no = Fraction(486, 611)``, ``agreement =
-    1.0``), or an expression that hides one (``_hides_a_number``): a branch of ``... if
+    1.0``), numbers and calls alone (``np.log(10 / 778)``), or an expression that hides one (``_hides_a_number``): a branch of ``... if
     ... else ...`` that is a number other than 0 or ±1, a term multiplied by 0, a number
     of four significant digits or more, or a fixed item of a list of numbers
     (``alphas[3]``).  Names the notebook sets to a number once count as that number."""
@@ -68,7 +68,22 @@ def typed_in(sources: Iterable, name: str) -> bool:
     targets = last.targets if isinstance(last, ast.Assign) else [last.target]
     values = [_Substitute(numbers).visit(copy.deepcopy(value)) for target in targets
               for value in _values_for(target, last.value, name)]
-    return any(_constant(value) or _hides_a_number(value, lists) for value in values)
+    return any(_constant(value) or _closed(value) or _hides_a_number(value, lists)
+               for value in values)
+
+
+def _closed(expression: ast.AST) -> bool:
+    """Whether an expression is numbers and calls alone, with no data in it
+    (``float(np.log(10 / 778) - np.log(3 / 932))``, student 13): every name it holds is
+    a function it calls, so what it computes was typed in."""
+    called = {id(part) for node in ast.walk(expression) if isinstance(node, ast.Call)
+              for part in ast.walk(node.func)}
+    numbers = False
+    for node in ast.walk(expression):
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and id(node) not in called:
+            return False
+        numbers |= isinstance(node, ast.Constant) and type(node.value) in (int, float)
+    return numbers
 
 
 def _numbers_stored_into(trees, name: str, after: tuple) -> bool:

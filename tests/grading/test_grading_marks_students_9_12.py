@@ -198,7 +198,7 @@ def test_a_predict_that_ignores_table_or_target_fails_a_public_case():
     result = grade_answer("01_weather", "q3", notebook_table_where_it_can,
                           REPO / "exercises" / "source")
     assert [case.name for case in result.cases if not case.passed] == [
-        "a shuffled table with fewer rows"]
+        "yes and no beside a third label", "a shuffled table with fewer rows"]
 
 
 def test_a_smoothed_likelihood_with_j_from_the_notebook_loses_points():
@@ -524,3 +524,98 @@ def test_an_exact_mean_of_five_folds_is_not_called_rounded():
     rounded = dict(value, mean_difference=0.008)
     assert "fold_habits['mean_difference'] has only 3 decimal places" in str(
         check_for("08_beyond_naive").run("q5", rounded))
+
+
+def test_case_hints_wait_for_a_plain_case_to_pass():
+    """Student 13: a count not divided by the class size passed only the case whose count
+    is 0, and the other cases' hints told it to use `target` and `feature`, which it did."""
+    def likelihood(table, feature, value, target, label):
+        rows = table[table[target] == label]
+        return Fraction(int((rows[feature] == value).sum()))
+    text = str(check_for("01_weather").run("q1", likelihood))
+    assert "look it up with the `target` argument" not in text, text
+    assert "count only the rows of the class" in text, text
+    result = grade_answer("01_weather", "q1", likelihood, REPO / "exercises" / "source")
+    assert not any("`target` argument" in case.hint for case in result.cases)
+
+
+@pytest.mark.parametrize("cell", [
+    "free_shift = float(np.log(10 / 778) - np.log(3 / 932))",
+    "spam_free, spam_total, ham_free, ham_total, V = 9, 347, 2, 501, 431\n"
+    "free_shift = float(np.log((spam_free + 1) / (spam_total + V)) - "
+    "np.log((ham_free + 1) / (ham_total + V)))",
+])
+def test_counts_typed_into_a_formula_are_typed_in(cell):
+    """Student 13: 04 q7's value from typed word counts had full marks."""
+    from nbcourse.grading.typed_in import typed_in
+    assert typed_in([cell], "free_shift")
+    assert not typed_in(["w0, w = linear_weights(model)\n"
+                         "free_shift = float(w[vocabulary.index('free')])"], "free_shift")
+    assert not typed_in(["free_shift = float(np.log(theta[1, k] / theta[0, k]))"],
+                        "free_shift")
+
+
+def test_check_names_a_failing_callee_only_when_the_answer_uses_it():
+    """Student 13: a ``joint_scores`` that counts by itself was told it "passes with your
+    `likelihood` (q1), which fails its own public tests"."""
+    namespace = {"Fraction": Fraction}
+    exec("def likelihood(table, feature, value, target, label):\n"
+         "    return Fraction(0)\n"
+         "def joint_scores(table, query, target):\n"
+         "    out = {}\n"
+         "    for label, rows in table.groupby(target, sort=False):\n"
+         "        score = Fraction(len(rows), len(table))\n"
+         "        for feature, value in query.items():\n"
+         "            score *= Fraction(int((rows[feature] == value).sum()), len(rows))\n"
+         "        out[label] = score\n"
+         "    return out\n"
+         "def via_likelihood(table, query, target):\n"
+         "    likelihood(table, 'outlook', 'sunny', target, 'yes')\n"
+         "    return joint_scores(table, query, target)\n", namespace)
+    text = str(check_for("01_weather").run("q2", namespace["joint_scores"]))
+    assert "likelihood" not in text, text
+    text = str(check_for("01_weather").run("q2", namespace["via_likelihood"]))
+    assert "passes with your `likelihood` (q1)" in text, text
+
+
+def test_bernoulli_scores_of_the_first_two_classes_fail_a_public_case():
+    def bernoulli_log_scores(class_prior, p, b):
+        p, b = np.asarray(p, float), np.asarray(b, float)
+        scores = np.log(np.asarray(class_prior, float)) + (
+            b * np.log(p) + (1 - b) * np.log(1 - p)).sum(axis=1)
+        return scores[:2]
+    report = check_for("04_linearity").run("q6", bernoulli_log_scores)
+    assert not report.all_passed, str(report)
+
+
+def test_student_13s_contrived_answers_lose_a_hidden_case():
+    """The lesson's labels typed in with a fallback to the data's, and an alpha rounded to
+    a whole number from 1 up, had full marks."""
+    def joint_scores(table, query, target):
+        labels = ["yes", "no"] if {"yes", "no"} <= set(table[target]) else \
+            list(table[target].unique())
+        out = {}
+        for label in labels:
+            rows = table[table[target] == label]
+            score = Fraction(len(rows), len(table))
+            for feature, value in query.items():
+                score *= Fraction(int((rows[feature] == value).sum()), len(rows))
+            out[label] = score
+        return out
+
+    def class_priors(labels):
+        names = ["ham", "spam"] if {"ham", "spam"} <= set(labels) else sorted(set(labels))
+        return {name: labels.count(name) / len(labels) for name in names}
+
+    def smoothed_likelihood(table, feature, value, target, label, alpha):
+        alpha = round(alpha) if alpha >= 1 else alpha
+        rows = table[table[target] == label]
+        count, j = int((rows[feature] == value).sum()), table[feature].nunique()
+        return (count + alpha) / (len(rows) + alpha * j)
+    source = REPO / "exercises" / "source"
+    for exercise, question, answer, case in [
+            ("01_weather", "q2", joint_scores, "yes and no beside a third label"),
+            ("03_mle", "q4", class_priors, "ham and spam beside a third label"),
+            ("02_smoothing", "q5", smoothed_likelihood, "two and a half pseudo-counts")]:
+        result = grade_answer(exercise, question, answer, source)
+        assert [c.name for c in result.cases if not c.passed] == [case], (exercise, question)

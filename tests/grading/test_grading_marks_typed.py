@@ -223,7 +223,7 @@ SWAPPED_ONLY = {
         "p_no = scores['no'] / sum(scores.values())",
     ("05_spam", "q6", "accuracy_by_hand"):
         "best_alpha, _ = spam_experiment(texts, labels, alphas, seed=0)\n"
-        "test_accuracy = float(np.mean([1] * 549 + [0] * 9))",
+        "hits = [1] * 549 + [0] * 9\ntest_accuracy = float(np.mean(hits))",
 }
 
 

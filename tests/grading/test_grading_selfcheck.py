@@ -289,7 +289,7 @@ def test_check_warns_when_the_answer_calls_the_estimator_it_should_rewrite():
     report = check.run("q2", namespace["joint_scores"], sources=CALLS_THE_ESTIMATOR)
     assert report.flags == ["CategoricalNB"]
     text = str(report)
-    assert "2 of 2 public tests passed" in text
+    assert "3 of 3 public tests passed" in text
     assert "⚠ joint_scores uses CategoricalNB" in text and "the grader will flag it" in text
     honest = check.run("q1", right_likelihood, sources=CALLS_THE_ESTIMATOR)
     assert honest.flags == [] and "⚠" not in str(honest)
