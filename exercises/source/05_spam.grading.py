@@ -32,7 +32,9 @@ def spam_experiment(texts, labels, alphas, seed):
 
 TYPED_RESULT = ("Your `{}` does not follow your `spam_experiment`: run with a "
                 "`spam_experiment` that returns another pair, your cell still gives the same "
-                "value. Store what your spam_experiment returns on the SMS messages.")
+                "value. Store what your spam_experiment returns on the SMS messages, called "
+                "with the question's alphas and seed (a list of one alpha leaves it nothing "
+                "to choose).")
 
 
 def ref_split(n, seed):

@@ -619,3 +619,12 @@ def test_student_13s_contrived_answers_lose_a_hidden_case():
             ("02_smoothing", "q5", smoothed_likelihood, "two and a half pseudo-counts")]:
         result = grade_answer(exercise, question, answer, source)
         assert [c.name for c in result.cases if not c.passed] == [case], (exercise, question)
+
+
+def test_a_list_of_one_alpha_is_told_what_the_cell_should_pass(tmp_path):
+    """Student 14: ``spam_experiment(texts, labels, [0.3], 0)`` was told only that its
+    value "does not follow your `spam_experiment`", though it stores what that returns."""
+    probes = {"one_alpha": "best_alpha, test_accuracy = spam_experiment(texts, labels, [0.3], 0)"}
+    rows, pages = grade_probes("05_spam", probes, tmp_path)
+    assert rows["one_alpha"]["q5"]["score"] == 0
+    assert "a list of one alpha leaves it nothing to choose" in pages["one_alpha"]
