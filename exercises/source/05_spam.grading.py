@@ -25,10 +25,20 @@ from nbcourse.text import BagOfWords
 ALPHAS = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0]
 
 # the swap of q5 and q6: a recipe that always picks the first alpha and reports 0.25
+# a recipe whose accuracy tells the alphas and the seed it was given from any others: a
+# second call with other alphas (``[0.01]``, whose accuracy the corpus happens to share
+# with the chosen alpha's, student 16) does not follow it
 FIRST_ALPHA_RECIPE = """
 def spam_experiment(texts, labels, alphas, seed):
-    return alphas[0], 0.25
+    return alphas[0], 0.25 + len(alphas) / 100 + float(sum(alphas)) / 1000 + seed / 10
 """
+
+
+def first_alpha_accuracy():
+    """What ``FIRST_ALPHA_RECIPE`` returns as the accuracy for the question's call."""
+    namespace: dict = {}
+    exec(FIRST_ALPHA_RECIPE, namespace)  # noqa: S102 - the spec's own source
+    return namespace["spam_experiment"](None, None, ALPHAS, 0)[1]
 
 TYPED_RESULT = ("Your `{}` does not follow your `spam_experiment`: run with a "
                 "`spam_experiment` that returns another pair, your cell still gives the same "
@@ -563,7 +573,7 @@ EXERCISE = Exercise(
                  forbidden=EVALUATION,
                  computed=True,
                  swaps=[Swap("the accuracy your recipe returns", ("spam_experiment",),
-                             FIRST_ALPHA_RECIPE, lambda: 0.25,
+                             FIRST_ALPHA_RECIPE, first_alpha_accuracy,
                              TYPED_RESULT.format("test_accuracy"))],
                  # one call of spam_experiment is all the cell does: a right call of a wrong
                  # (even an empty) recipe earns half, not all (red team, issue 34)

@@ -628,3 +628,17 @@ def test_a_list_of_one_alpha_is_told_what_the_cell_should_pass(tmp_path):
     rows, pages = grade_probes("05_spam", probes, tmp_path)
     assert rows["one_alpha"]["q5"]["score"] == 0
     assert "a list of one alpha leaves it nothing to choose" in pages["one_alpha"]
+
+
+def test_a_second_call_with_other_alphas_does_not_follow_the_recipe(tmp_path):
+    """Student 16: ``test_accuracy`` from a second call with ``[0.01]`` had full marks: the
+    corpus gives 0.01, 0.03 and 0.3 the same accuracy, and the swapped recipe returned the
+    same pair whatever it was given."""
+    probes = {"second_call": "best_alpha, _ = spam_experiment(texts, labels, alphas, 0)\n"
+                             "_, test_accuracy = spam_experiment(texts, labels, [0.01], 0)",
+              "keyword_seed": "best_alpha, test_accuracy = spam_experiment(texts, labels, "
+                              "alphas, seed=0)"}
+    rows, pages = grade_probes("05_spam", probes, tmp_path)
+    assert rows["second_call"]["q6"]["score"] == 0
+    assert rows["second_call"]["q5"]["score"] == rows["second_call"]["q5"]["points"]
+    assert all(q["score"] == q["points"] for q in rows["keyword_seed"].values())
