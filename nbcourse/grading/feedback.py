@@ -42,9 +42,11 @@ def _verdict(question: QuestionResult) -> str:
     elif question.flags == [f"uses {question.name}"]:
         text = (f"it calls the library's own {question.name} instead of computing the answer, "
                 "which this exercise asks you to write yourself")
-    else:
+    else:  # a run-time lookup alone is no helper the exercise asks you to write
+        why = "the grader cannot check" if question.flags == [f"uses {DYNAMIC}"] else \
+            "this exercise asks you to write yourself"
         text = (f"it {'; '.join(question.flags)} (itself or through a function it calls), "
-                "which this exercise asks you to write yourself")
+                f"which {why}")
         if any(DYNAMIC in flag for flag in question.flags):
             text += f" ({DYNAMIC_WHY})"
     if question.withheld and question.score == 0:

@@ -145,7 +145,9 @@ DYNAMIC = "a name looked up at run time (getattr, globals(), eval and the like)"
 #: Why such an answer is flagged, in every message that names the flag.
 DYNAMIC_WHY = ("the grader cannot tell what this reaches: call your own code by its name, use "
                "the arguments your function is given rather than the notebook's variables, "
-               "and read a table's column as table[name], not getattr(table, name)")
+               "and read a column or a row's field by its name with [name] (table[name], or "
+               "row[name] over table.iterrows()), not getattr(table, name) or getattr(row, "
+               "name)")
 
 #: Built-in names and attributes that reach a function without writing its name.
 _DYNAMIC_NAMES = {"__import__", "eval", "exec", "globals", "vars", "locals", "import_module",

@@ -152,9 +152,10 @@ def flag_note(name: str, names: str, lost) -> str:
     elif names == name:
         note = (f"`{name}` calls the library's own {names} instead of computing the answer, "
                 "which this exercise asks you to write yourself")
-    else:
-        note = (f"`{name}` uses {names} (itself or through a function it calls), "
-                "which this exercise asks you to write yourself")
+    else:  # a run-time lookup alone is no helper the exercise asks you to write
+        why = "the grader cannot check" if names == DYNAMIC else \
+            "this exercise asks you to write yourself"
+        note = f"`{name}` uses {names} (itself or through a function it calls), which {why}"
     if DYNAMIC in names:
         note += f" ({DYNAMIC_WHY})"
     if lost:

@@ -22,7 +22,7 @@ any value can be wrapped in a function of another name.
 """
 from __future__ import annotations
 
-from .follow_through import reference_source
+from .follow_through import ROUNDED_IN_HIDDEN, reference_source
 from .statuses import AnswerStatus
 from .values import normalise
 
@@ -94,8 +94,17 @@ def judge_swaps(exercise, report, results: list, score_question) -> None:
             expected = [normalise(swap.reference())] * len(question.cases)
             again = score_question(question, reply, expected, 0.0, [])
             if again.status != AnswerStatus.PASSED:
-                _fail(result, swap.feedback, swap.name)
+                rounded = any(ROUNDED_IN_HIDDEN in case.message for case in again.cases)
+                _fail(result, ROUNDED_SWAP.format(question.name) if rounded else swap.feedback,
+                      swap.name)
                 break
+
+
+#: A value that follows the swap but rounded (04 q4's ``round(agreement, 2)`` is the exact
+#: 1.0 on the course's data, and the swapped share rounded): not "does not follow"
+ROUNDED_SWAP = ("Your `{}` is computed from the right functions but rounded: run again with "
+                "another function in place, your cell gives the new value rounded, and the "
+                "grader compares it unrounded. Store it unrounded (round only what you print).")
 
 
 def _fail(result, feedback: str, case_message: str) -> None:

@@ -642,3 +642,26 @@ def test_a_second_call_with_other_alphas_does_not_follow_the_recipe(tmp_path):
     assert rows["second_call"]["q6"]["score"] == 0
     assert rows["second_call"]["q5"]["score"] == rows["second_call"]["q5"]["points"]
     assert all(q["score"] == q["points"] for q in rows["keyword_seed"].values())
+
+
+def test_a_rounded_agreement_is_told_it_is_rounded_not_that_it_ignores_decide(tmp_path):
+    """Student 15: ``round(agreement, 2)`` is the exact 1.0 on the course's data; the swap's
+    share rounded failed with "does not follow your `decide`"."""
+    probes = {"rounded": "agreement = round(float(np.mean(decide(w0, w, X) == "
+                         "(model.predict(X) == model.classes_[1]))), 2)"}
+    rows, pages = grade_probes("04_linearity", probes, tmp_path)
+    assert rows["rounded"]["q4"]["score"] == 0
+    page = pages["rounded"].replace("&#x27;", "'")
+    assert "computed from the right functions but rounded" in page
+    assert "does not follow your `decide`" not in page
+
+
+def test_a_run_time_lookup_alone_is_not_called_a_helper_to_write_yourself():
+    """Student 15: ``getattr(row, target)`` over ``itertuples`` was told it uses something
+    "which this exercise asks you to write yourself", and not how to read a row's field."""
+    from nbcourse.grading.forbidden import DYNAMIC
+    from nbcourse.grading.scoring import flag_note
+    note = flag_note("likelihood", DYNAMIC, 2)
+    assert "the grader cannot check" in note and "write yourself" not in note
+    assert "row[name] over table.iterrows()" in note
+    assert "write yourself" in flag_note("likelihood", "CategoricalNB", 2)
