@@ -43,7 +43,7 @@ class Within(Judge):
     ``exact_over``: the value is a count divided by this number (05's recall: the spam of
     the test part), so ``check()`` takes such a share of few decimals as exact, not
     rounded (66 / 75 = 0.88), unless any rounding to its places is such a count too
-    (0.71 over 800: ``selfcheck._exact_share``)."""
+    (0.71 over 800: ``rounding_notes._exact_share``)."""
     low: float
     high: float
     message: str = ""

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import math
 import os
 import re
 import sys
@@ -38,8 +37,9 @@ from .diagnosis import (FORM_NOTES, NO_VALUE, STILL_THE_STUB, case_hint_applies,
                         raised_hint)
 from .execution.probe_source import changed_input, input_snapshot, raised_by_stub
 from .judges import from_json
+from .rounding_notes import an_allowed_value, value_rounded_to
 from .values import (Tolerance, both_nan, compare, decimal_problem, decode_input, describe_value,
-                     normalise, rounded_places)
+                     normalise)
 from ..resources import CHECKS_SUFFIX, SPEC_SUFFIX, exercise_matches
 FORMAT = 1  # the checks file format this nbcourse reads (specs.Exercise.publish writes it)
 
@@ -321,9 +321,9 @@ class Checker:
             result.mistakes, result.diagnosis = [], ""  # would blame the wrong code
         if failing:  # (passing, it may only make up for their mistake: said too)
             result.callees_failing = " and ".join(f"`{q.name}` ({q.id})" for q in failing)
-        found = _value_rounded_to(spec, _plain(answer)) \
+        found = value_rounded_to(spec, _plain(answer)) \
             if spec.graded_later and spec.kind == "value" \
-            and not _an_allowed_value(spec, _plain(answer)) else None  # (a dict's, a list's)
+            and not an_allowed_value(spec, _plain(answer)) else None  # (a dict's, a list's)
         if found:
             places, where = found
             result.note = (f"{spec.name}{where} has only {places} decimal places: if you "
@@ -432,12 +432,6 @@ class Checker:
         print(self.run(question, answer, namespace=sys._getframe(1).f_globals))
 
 
-#: A graded value of few decimals is taken as exact (not rounded) in ``check()`` only when it
-#: is a share of denominator up to this: 0.45 = 9/20 is exact, 0.88 = 22/25 is the 0.875 of
-#: 06 q9 rounded far more often than a share of 25.
-VALUE_SHARES = 20
-
-
 def _names_used(function, namespace: dict) -> set[str]:
     """The global names a function's code reads, and those of the notebook's own functions
     it reads (helpers calling a graded function count)."""
@@ -452,52 +446,6 @@ def _names_used(function, namespace: dict) -> set[str]:
         todo += [getattr(namespace.get(name), "__code__", None) for name in code.co_names
                  if inspect.isfunction(namespace.get(name))]
     return used
-
-
-def _value_rounded_to(spec, value, where: str = "") -> tuple[int, str] | None:
-    """(places, where) of the number of a graded value that looks rounded to the fewest
-    places (``values.rounded_places``; ``where`` is its key or index, ``['spread_a']``),
-    where a number of three or more places is also exact as a share of up to twice
-    ``VALUE_SHARES`` (04 q5's right 0.575 is 23/40; a rounding to 3 places, 0.382, is
-    not), and one a public case allows is exact."""
-    if isinstance(value, (dict, list)):
-        items = value.items() if isinstance(value, dict) else enumerate(value)
-        found = [f for key, item in items
-                 if (f := _value_rounded_to(spec, item, f"{where}[{key!r}]"))]
-        return min(found, key=lambda f: f[0]) if found else None
-    if _an_allowed_value(spec, value):
-        return None
-    places = rounded_places(value, spec.tolerance, VALUE_SHARES)
-    if places is None or places >= 3 and \
-            rounded_places(value, spec.tolerance, 2 * VALUE_SHARES) is None:
-        return None
-    return places, where
-
-
-def _an_allowed_value(spec: PublicQuestion, value) -> bool:
-    """Whether ``value`` is one of the few values a public case allows (05's alphas), or
-    an exact count over the number a case's judge names (``exact_over``): such a value
-    was not rounded, however few its decimals."""
-    for case in spec.cases:
-        judge = from_json(case.get("judge"))
-        allowed = getattr(judge, "values", None) or []
-        if any(type(value) is not bool and compare(value, v, Tolerance()) is None
-               for v in allowed):
-            return True
-        if _exact_share(value, getattr(judge, "exact_over", 0)):
-            return True
-    return False
-
-
-def _exact_share(value, over: int) -> bool:
-    """Whether ``value`` is a count over ``over`` that no rounding can have made: 66/75 =
-    0.88, or 570/800 = 0.7125; not 0.71, since every number of two places is a count over
-    800, rounded or not."""
-    if not over or type(value) not in (int, float) or not math.isfinite(value):
-        return False
-    places = next((p for p in range(7) if round(value, p) == value), None)
-    return places is not None and over % 10 ** places != 0 and \
-        abs(value * over - round(value * over)) < 1e-9 * over
 
 
 def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None,
