@@ -168,17 +168,7 @@ def _weather():
 
 def test_a_predict_that_ignores_table_or_target_fails_a_public_case():
     weather = _weather()
-
-    def scores(table, query, target):
-        counts = table[target].value_counts()
-        out = {}
-        for label, size in counts.items():
-            rows = table[table[target] == label]
-            score = Fraction(int(size), len(table))
-            for feature, value in query.items():
-                score *= Fraction(int((rows[feature] == value).sum()), len(rows))
-            out[label] = score
-        return out
+    scores = _scores_of
 
     def play_typed_in(table, query, target):  # student 11's, as written
         found = scores(table, query, "play")
@@ -305,22 +295,13 @@ def test_a_choose_alpha_that_knows_the_label_spam_fails_a_hidden_case():
 def test_a_predict_that_needs_a_posterior_above_one_half_fails_a_public_case():
     """Student 11: "the label whose posterior is above 0.5, else the first" had full marks,
     and "the larger of the first two labels" passed every public case."""
-    def scores(table, query, target):
-        out = {}
-        for label, rows in table.groupby(target, sort=False):
-            score = Fraction(len(rows), len(table))
-            for feature, value in query.items():
-                score *= Fraction(int((rows[feature] == value).sum()), len(rows))
-            out[label] = score
-        return out
-
     def above_one_half(table, query, target):
-        found = scores(table, query, target)
+        found = _scores_of(table, query, target)
         total = sum(found.values())
         return next((k for k, v in found.items() if v / total > 0.5), list(found)[0])
 
     def first_two(table, query, target):
-        found = scores(table, query, target)
+        found = _scores_of(table, query, target)
         a, b = list(found)[:2]
         return a if found[a] >= found[b] else b
 
