@@ -124,7 +124,8 @@ def words_over_everything(X, y):
 
 def words_average_of_documents(X, y):
     X, y = np.asarray(X, dtype=float), np.asarray(y)
-    rows = X / X.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):  # an empty document's shares are nan
+        rows = X / X.sum(axis=1, keepdims=True)
     return {label: rows[y == label].mean(axis=0).tolist() for label in np.unique(y)}
 
 
@@ -371,6 +372,10 @@ EXERCISE = Exercise(
                      Case("classes that are numbers", (WORDS_X[:6], [1, 0, 0, 1, 1, 0])),
                      Case("ham and spam beside a third class",
                           (WORDS_X[:6], ["ham", "spam", "promo", "ham", "promo", "spam"])),
+                     # fewer words than documents in a class: a share over the documents
+                     # had full marks (student 17)
+                     Case("a class of mostly empty documents",
+                          ([[1, 0, 0], [0, 0, 0], [0, 0, 0], [2, 1, 3]], ["a", "a", "a", "b"])),
                      Case("counts in a numpy array of floats, which must come back unchanged",
                           (TOY_X.astype(float), TOY_Y), hidden=False),
                  ]),

@@ -82,6 +82,14 @@ def _toy(seed, n_train, n_validation, n_words, signal):
     return X_train, y_train, X_validation, y_validation
 
 
+def _every_alpha_wrong():
+    """A validation part that every model gets wrong, whatever its alpha: word 0 marks ham
+    and word 1 spam in training, the other way round in validation (all alphas tie at 0)."""
+    X_train = np.array([[3, 0], [2, 0], [0, 3], [0, 2]])
+    X_validation = np.array([[0, 4], [5, 0], [0, 3]])
+    return X_train, ["ham", "ham", "spam", "spam"], X_validation, ["ham", "spam", "ham"]
+
+
 def _relabelled(parts, names: dict):
     """A toy corpus's parts with its labels renamed (``choose_alpha`` must not know them)."""
     X_train, y_train, X_validation, y_validation = parts
@@ -346,12 +354,16 @@ LEAKY = ("Your vocabulary was built from every message, the validation and test 
 # the library's evaluation helpers and their scikit-learn counterparts (issue 34)
 EVALUATION = ("stratified_split", "accuracy", "binary_scores", "confusion_matrix",
               "accuracy_score", "balanced_accuracy_score", "precision_score", "recall_score",
+              # 1 - accuracy, and searches that score with the model's own .score (student 18)
+              "zero_one_loss", "hamming_loss", "GridSearchCV", "RandomizedSearchCV",
+              "cross_val_score", "cross_validate", "validation_curve",
               "precision_recall_fscore_support", "classification_report",
               "nbcourse.evaluation.*", "nbcourse.smoothing_strength.*", "nbcourse._numerics.*",
               "score")  # a model's own .score is the accuracy (student 14)
 
 #: q7 and q8 ask to count the test part's spam by hand
 COUNTING = ("binary_scores", "confusion_matrix", "precision_score", "recall_score",
+            "zero_one_loss", "hamming_loss",
             "precision_recall_fscore_support", "classification_report",
             "nbcourse.smoothing_strength.*", "nbcourse._numerics.*")
 
@@ -463,6 +475,10 @@ EXERCISE = Exercise(
                      Case("classes named other than ham and spam",
                           (*_relabelled(_toy(10, 30, 30, 12, 1.0), {"ham": "ok", "spam": "junk"}),
                            ALPHAS)),
+                     # the rule for ties holds at 0 too: starting from the last alpha,
+                     # or from None, answered otherwise (student 18)
+                     Case("every alpha gets every validation message wrong",
+                          (*_every_alpha_wrong(), ALPHAS)),
                      Case("alphas in no particular order",
                           (*_toy(17, 25, 25, 10, 0.8), [4.0, 0.25, 1.5, 0.05])),
                  ]),

@@ -447,10 +447,12 @@ EXERCISE = Exercise(
                              "got squared a second time. The arrays hold variances, sigma^2: "
                              "use them as they are (lesson 06, §2)."),
                      Mistake("the log of a product", joint_log_of_product,
-                             "You multiplied the densities and took the log at the end. Far "
-                             "from the data each density is tiny and their product underflows "
-                             "to 0, whose log is -inf for every class: add the log-densities "
-                             "instead of multiplying (lesson 05, §4, underflow)."),
+                             "You computed the densities and took their log afterwards (of "
+                             "each, or of their product). Far from the data a density is so "
+                             "tiny that it underflows to 0, whose log is -inf for every class: "
+                             "use the log-density itself, -(x - mean)^2 / (2 variance) - "
+                             "log(2 pi variance) / 2, and add those (lesson 05, §4, "
+                             "underflow)."),
                  ],
                  cases=[
                      Case("the eight e-mails' model, a shouting e-mail",

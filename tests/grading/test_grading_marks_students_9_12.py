@@ -646,3 +646,51 @@ def test_a_run_time_lookup_alone_is_not_called_a_helper_to_write_yourself():
     assert "the grader cannot check" in note and "write yourself" not in note
     assert "row[name] over table.iterrows()" in note
     assert "write yourself" in flag_note("likelihood", "CategoricalNB", 2)
+
+
+# -- students 17 and 18 (on 6548a68)
+
+def _accuracy_by_zero_one_loss(y_true, y_pred):
+    from sklearn.metrics import zero_one_loss
+    return 1.0 - float(zero_one_loss(list(y_true), list(y_pred)))
+
+
+def test_student_18s_shortcuts_are_flagged_and_the_tie_at_zero_is_a_case():
+    from nbcourse import MultinomialNB
+    text = str(check_for("05_spam").run("q2", _accuracy_by_zero_one_loss))
+    assert "zero_one_loss" in text and "flag" in text, text
+
+    def choose_alpha(X_train, y_train, X_validation, y_validation, alphas):
+        best, best_accuracy = alphas[-1], 0.0  # the last alpha when every one scores 0
+        for alpha in alphas:
+            found = MultinomialNB(alpha=alpha).fit(X_train, y_train).predict(X_validation)
+            accuracy = float(np.mean(np.asarray(found) == np.asarray(y_validation)))
+            if accuracy > best_accuracy:
+                best, best_accuracy = alpha, accuracy
+        return best
+    result = grade_answer("05_spam", "q3", choose_alpha, REPO / "exercises" / "source")
+    assert [c.name for c in result.cases if not c.passed] == [
+        "every alpha gets every validation message wrong"]
+
+
+def test_a_log_taken_after_each_density_is_not_told_it_multiplied_them():
+    def joint_log_scores(means, variances, priors, x):
+        m, v, x = (np.asarray(a, float) for a in (means, variances, x))
+        with np.errstate(divide="ignore", under="ignore"):
+            return np.log(np.asarray(priors, float)) + np.sum(np.log(
+                np.exp(-(x - m) ** 2 / (2 * v)) / np.sqrt(2 * np.pi * v)), axis=1)
+    result = grade_answer("06_gaussian", "q2", joint_log_scores, REPO / "exercises" / "source")
+    notes = " ".join(result.notes)
+    assert "took their log afterwards (of each, or of their product)" in notes, notes
+
+
+def test_word_shares_over_the_documents_fail_a_hidden_case():
+    def word_probabilities(X, y):
+        X, y = np.asarray(X, float), np.asarray(y)
+        out = {}
+        for label in dict.fromkeys(y.tolist()):
+            total = X[y == label].sum(axis=0)
+            out[label] = list(total / max(total.sum(), (y == label).sum()))
+        return out
+    result = grade_answer("03_mle", "q5", word_probabilities, REPO / "exercises" / "source")
+    assert [c.name for c in result.cases if not c.passed] == ["a class of mostly empty documents"]
