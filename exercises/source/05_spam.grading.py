@@ -355,7 +355,8 @@ LEAKY = ("Your vocabulary was built from every message, the validation and test 
 EVALUATION = ("stratified_split", "accuracy", "binary_scores", "confusion_matrix",
               "accuracy_score", "balanced_accuracy_score", "precision_score", "recall_score",
               # 1 - accuracy, and searches that score with the model's own .score (student 18)
-              "zero_one_loss", "hamming_loss", "GridSearchCV", "RandomizedSearchCV",
+              "zero_one_loss", "hamming_loss", "f1_score", "fbeta_score",
+              "multilabel_confusion_matrix", "GridSearchCV", "RandomizedSearchCV",
               "cross_val_score", "cross_validate", "validation_curve",
               "precision_recall_fscore_support", "classification_report",
               "nbcourse.evaluation.*", "nbcourse.smoothing_strength.*", "nbcourse._numerics.*",
@@ -363,7 +364,8 @@ EVALUATION = ("stratified_split", "accuracy", "binary_scores", "confusion_matrix
 
 #: q7 and q8 ask to count the test part's spam by hand
 COUNTING = ("binary_scores", "confusion_matrix", "precision_score", "recall_score",
-            "zero_one_loss", "hamming_loss",
+            "zero_one_loss", "hamming_loss", "f1_score", "fbeta_score",
+            "multilabel_confusion_matrix",
             "precision_recall_fscore_support", "classification_report",
             "nbcourse.smoothing_strength.*", "nbcourse._numerics.*")
 

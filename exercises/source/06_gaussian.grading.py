@@ -372,9 +372,10 @@ LIBRARY = ("nbcourse._numerics.*", "nbcourse.mle.*", "nbcourse.calibration.*",
 GAUSSIAN = ("GaussianNB", "gaussian_mle", "to_linear", "decision_function", "pdf",
             "logpdf") + LIBRARY
 CALIBRATION = ("reliability_table", "plot_reliability", "expected_calibration_error",
-               "CalibratedClassifier") + LIBRARY
+               "CalibratedClassifier", "calibration_curve") + LIBRARY
 DECISION = ("expected_cost_decision", "total_cost") + LIBRARY
-LOG_SUM_EXP = ("logsumexp", "softmax", "predict_proba", "predict_log_proba") + LIBRARY
+LOG_SUM_EXP = ("logsumexp", "softmax", "log_softmax", "predict_proba",
+               "predict_log_proba") + LIBRARY  # log_softmax: student 18
 
 DDOF = ("You divided by N_c - 1 (ddof=1, the default of pandas' .var()). Gaussian naive Bayes "
         "uses the maximum-likelihood variance, which divides by N_c: lesson 06, §2, and "

@@ -416,7 +416,8 @@ NUMERICS = ("nbcourse._numerics.*",)
 COMPLEMENT_NAMES = ("ComplementNB", "nbcourse.naive_bayes.complement.*",
                     "nbcourse.smoothing.*") + NUMERICS
 TFIDF_NAMES = ("TfidfTransformer", "TfidfVectorizer") + NUMERICS
-MI_NAMES = ("conditional_mutual_information", "mutual_info_score", "TreeAugmentedNB",
+MI_NAMES = ("conditional_mutual_information", "mutual_info_score", "mutual_info_classif",
+            "TreeAugmentedNB",
             "nbcourse.naive_bayes.tree_augmented.*") + NUMERICS
 #: q4: the library's good-word attack (``nbcourse.adversary``) answers it for you
 ATTACK_NAMES = ("nbcourse.adversary.*",) + NUMERICS

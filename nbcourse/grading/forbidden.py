@@ -420,7 +420,12 @@ class _Notebook:
         # a name the notebook defines as its own function is the student's, not the
         # library's (the answer ``laplace`` when ``laplace`` is forbidden)
         own = self._own()
-        found = {self.imported[n] for n in loaded if n in self.imported and
+        # a function's own variable shadows an import of the same name (``acc = ...`` in
+        # choose_alpha beside ``import accuracy_score as acc``: student 18)
+        local = stored - {name for child in ast.walk(node) if isinstance(child, ast.Global)
+                          for name in child.names} \
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else set()
+        found = {self.imported[n] for n in loaded - local if n in self.imported and
                  (n not in own or self.imported[n] == DYNAMIC)}
         found |= (attributes & self.forbidden) | library
         own_dynamic = (loaded & _DYNAMIC_NAMES) - own - stored - set(self.assignments)

@@ -694,3 +694,60 @@ def test_word_shares_over_the_documents_fail_a_hidden_case():
         return out
     result = grade_answer("03_mle", "q5", word_probabilities, REPO / "exercises" / "source")
     assert [c.name for c in result.cases if not c.passed] == ["a class of mostly empty documents"]
+
+
+def _accuracy_by_micro_f1(y_true, y_pred):
+    from sklearn.metrics import f1_score
+    return float(f1_score(list(y_true), list(y_pred), average="micro"))
+
+
+def _posterior_by_log_softmax(log_scores):
+    from scipy.special import log_softmax
+    return np.exp(log_softmax(np.array(log_scores, dtype=float), axis=1))
+
+
+def _mi_by_mutual_info_classif(x_k, x_l, y):
+    from sklearn.feature_selection import mutual_info_classif
+    x_k, x_l, y = (np.asarray(list(v), dtype=str) for v in (x_k, x_l, y))
+    total = 0.0
+    for label in np.unique(y):
+        rows = y == label
+        _, a = np.unique(x_k[rows], return_inverse=True)
+        _, b = np.unique(x_l[rows], return_inverse=True)
+        total += rows.mean() * float(mutual_info_classif(a.reshape(-1, 1), b,
+                                                         discrete_features=True)[0])
+    return total
+
+
+@pytest.mark.parametrize("exercise, question, answer, name", [
+    ("05_spam", "q2", _accuracy_by_micro_f1, "f1_score"),
+    ("06_gaussian", "q8", _posterior_by_log_softmax, "log_softmax"),
+    ("08_beyond_naive", "q1", _mi_by_mutual_info_classif, "mutual_info_classif"),
+])
+def test_student_18s_other_library_names_are_flagged(exercise, question, answer, name):
+    text = str(check_for(exercise).run(question, answer))
+    assert name in text and "flag" in text, text
+
+
+def test_a_local_variable_is_not_the_import_of_the_same_name():
+    """Student 18: ``acc = fraction_correct(...)`` in ``choose_alpha``, beside a cell that
+    imports ``accuracy_score as acc``, flagged the right ``choose_alpha`` too (2 points)."""
+    from nbcourse.grading import forbidden, specs
+    exercise = specs.load("05_spam", REPO / "exercises" / "source")
+    forbidden_names = exercise.question("q3").forbidden
+    cells = ["from sklearn.metrics._classification import accuracy_score as acc\n"
+             "def fraction_correct(y_true, y_pred):\n"
+             "    return float(acc(list(y_true), list(y_pred)))",
+             "def choose_alpha(X_train, y_train, X_validation, y_validation, alphas):\n"
+             "    best, best_acc = None, -1\n"
+             "    for a in alphas:\n"
+             "        acc = fraction_correct(y_validation, fit(a).predict(X_validation))\n"
+             "        if acc > best_acc:\n"
+             "            best, best_acc = a, acc\n"
+             "    return best",
+             "def choose_by_the_import(X_train, y_train, X_validation, y_validation, alphas):\n"
+             "    return max(alphas, key=lambda a: acc(y_validation, fit(a).predict(X_validation)))"]
+    stop = {"fraction_correct"}
+    assert forbidden.find(cells, "choose_alpha", forbidden_names, stop) == []
+    assert forbidden.find(cells, "choose_by_the_import", forbidden_names, stop) == ["accuracy_score"]
+    assert forbidden.find(cells, "fraction_correct", forbidden_names) == ["accuracy_score"]
