@@ -5,6 +5,7 @@ computed in the grader's process; the student's functions never see them.
 """
 from fractions import Fraction
 
+import numpy as np
 import pandas as pd
 
 from nbcourse import CategoricalNB
@@ -41,6 +42,16 @@ COMMUTE = pd.DataFrame(
 # (an answer that types ('yes', 'no') whenever the table has them drops "maybe", student 13).
 MAYBE = WEATHER.assign(play=[("maybe" if i % 5 == 2 else label)
                              for i, label in enumerate(WEATHER["play"])])
+# The weather table with numbers for the class and for windy: labels and values are not
+# always text (student 17: str(label) keys and == str(value) had full marks).
+NUMERIC = WEATHER.assign(play=(WEATHER["play"] == "yes").astype(int),
+                         windy=(WEATHER["windy"] == "true").astype(int))
+# Sixty rows of eight features of four values: a query over all eight has joint scores below 1/1000,
+# where two labels' scores agree to three decimals (student 17: a tie taken by rounding).
+_RNG = np.random.default_rng(17)
+MANY = pd.DataFrame(_RNG.integers(0, 4, size=(60, 8)).astype(str),
+                    columns=[f"f{i}" for i in range(8)]).assign(
+    label=_RNG.choice(["p", "q"], size=60, p=[0.6, 0.4]))
 # ... and where the most common label (bike) loses on a day no class has above one half:
 # "above one half, else the most common label" picks it (student 13).
 COMMUTE_BIKES = pd.DataFrame(
@@ -316,6 +327,7 @@ EXERCISE = Exercise(
                      (WEATHER, "outlook", "sunny", "windy", "true")),
                 Case("labels and values that differ only by case",
                      (CASED, "sky", "clear", "walk", "Yes")),
+                Case("a class and a feature that are numbers", (NUMERIC, "windy", 1, "play", 1)),
             ]),
         Question(
             "q2", "joint_scores", points=3, title="the joint scores P(y) * prod P(x_k | y)",
@@ -351,6 +363,8 @@ EXERCISE = Exercise(
                           "never a fixed list such as ['yes', 'no']"),
                 Case("another four-label query", (FRUIT, {"colour": "yellow", "size": "small"}, "label")),
                 Case("yes and no beside a third label", (MAYBE, {"outlook": "rainy"}, "play")),
+                Case("a class and a feature that are numbers",
+                     (NUMERIC, {"outlook": "sunny", "windy": 1}, "play")),
                 Case("the weather table with its umbrella column as the class",
                      (UMBRELLA, {"outlook": "rainy", "windy": "true"}, "umbrella"), hidden=False,
                      hint="the class column is the `target` you are given, even when the "
@@ -415,6 +429,8 @@ EXERCISE = Exercise(
                      (COMMUTE, {"sky": "rain", "distance": "near"}, "mode")),
                 Case("yes and no beside a third label",
                      (MAYBE, {"outlook": "overcast", "windy": "false"}, "play")),
+                Case("eight features: joint scores below one in a thousand",
+                     (MANY, dict(MANY.iloc[0, :8]), "label")),
                 Case("three classes, none above one half, and the most common one loses",
                      (COMMUTE_BIKES, {"sky": "sun", "distance": "far"}, "mode"), hidden=False,
                      hint="the label with the largest joint score wins, even below one half "

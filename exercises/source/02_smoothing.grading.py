@@ -232,6 +232,8 @@ M_CASES = [  # (n_vc, n_c, m, Q), in lesson 02 section 9's notation
     Case("no example of the class at all: the guess Q itself", (0, 0, 4, Fraction(1, 4))),
     Case("a guess from the whole table, many examples", (12, 40, 6, Fraction(2, 7))),
     Case("floats in, a float out", (3, 8, 2.5, 0.4)),
+    # a guess of 0 is a guess (student 17: "Q if Q else 1/m" had full marks)
+    Case("a guess of zero", (2, 6, 3, Fraction(0))),
 ]
 
 

@@ -223,6 +223,8 @@ EXERCISE = Exercise(
                      Case("an observed outcome given probability zero: impossible data",
                           ([1, 3], [0.0, 1.0]), hidden=False),
                      Case("another impossible observation", ([2, 0, 1], [0.5, 0.5, 0.0])),
+                     # one observation in all (student 17: -inf only past one observation)
+                     Case("a single observation, given probability zero", ([0, 1, 0], [0.5, 0.0, 0.5])),
                      Case("many observations", ([480, 520], [0.5, 0.5])),
                      Case("five outcomes", ([1, 2, 3, 4, 5], [0.1, 0.1, 0.2, 0.3, 0.3])),
                      Case("a thousand observations: their product underflows",

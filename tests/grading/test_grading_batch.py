@@ -42,12 +42,12 @@ _spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make
 make_fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_fixtures)
 
-# submission -> (status, total); 10 points in all.  "wrong" earns 3 of 15 likelihood cases
-# (3/15 of 2 points), 11 of 23 predict cases (11/23 of 2 points) and q5, which it leaves as
-# the solution has it (2 points): 0.4 + 0.96 + 2 = 3.36.
+# submission -> (status, total); 10 points in all.  "wrong" earns 3 of 16 likelihood cases
+# (3/16 of 2 points), 12 of 24 predict cases (12/24 of 2 points) and q5, which it leaves as
+# the solution has it (2 points): 0.38 + 1 + 2 = 3.38.
 EXPECTED = {
     "correct": ("graded", 10.0),
-    "wrong": ("graded", 3.36),
+    "wrong": ("graded", 3.38),
     "not_json": ("not a notebook", 0.0),
     "not_a_notebook": ("not a notebook", 0.0),
     "empty": ("empty notebook", 0.0),
@@ -62,9 +62,9 @@ EXPECTED = {
     "kernel_killed": ("kernel died", 0.0),
     "memory_bomb": ("memory limit", 10.0),
     "megabytes_printed": ("graded", 10.0),
-    "monkeypatch": ("graded", 3.36),
-    "snoop_disk": ("graded", 3.36),
-    "writes_output": ("graded", 3.36),
+    "monkeypatch": ("graded", 3.38),
+    "snoop_disk": ("graded", 3.38),
+    "writes_output": ("graded", 3.38),
     "orphan_child": ("graded", 10.0),
     # the student release exercises/01_weather.ipynb, named by its folder as a student's
     # submitted/<student>/01_weather.ipynb is: every question "not answered"
@@ -75,13 +75,13 @@ EXPECTED = {
 # issue 10's table, one fixture per row (rows 11, 13, 17 and 18 are built by
 # make_fixtures.add_uncommittable, since such files cannot be committed)
 EXPECTED.update({
-    "attack_01_pipe_hijack": ("graded", 3.36),
-    "attack_02_kill_grader": ("graded", 3.36),
+    "attack_01_pipe_hijack": ("graded", 3.38),
+    "attack_02_kill_grader": ("graded", 3.38),
     "attack_03_daemon_rewrites": ("graded", 10.0),
     "attack_04_course_snoop": ("graded", 0.0),  # its questions all "not answered"
     "attack_05_input_transformer": ("graded", 0.0),
-    "attack_06_loopback": ("graded", 3.36),
-    "attack_07_overwrite_classmate": ("graded", 3.36),
+    "attack_06_loopback": ("graded", 3.38),
+    "attack_07_overwrite_classmate": ("graded", 3.38),
     "attack_08_corpus_rewrite": ("graded", 10.0),
     "attack_09_memory_children": ("graded", 10.0),
     "attack_10_fill_tmp": ("graded", 10.0),
@@ -115,10 +115,10 @@ EXPECTED.update({
     # issue 23: what comes back from the kernel is untrusted
     "attack_18_class_name_leak": ("graded", 8.0),
     # predict's 2 points by follow-through: it fails only through joint_scores
-    "attack_19_later_public_case": ("graded", 8.0),
+    "attack_19_later_public_case": ("graded", 7.9),
     "attack_20_own_exec": ("graded", 3.0),  # it wrote its own text into every case
     # predict is marked on its own logic (the follow-through reading, q1 being unreadable),
-    # where the forged report spoils 2 of its 23 cases
+    # where the forged report spoils 2 of its 24 cases
     "attack_21_forged_report": ("answers unreadable", 7.83),
     # a 1.5 GB message: refused at the grading worker's own memory limit, the kernel stopped
     "attack_22_worker_flood": ("kernel died", 0.0),
@@ -127,7 +127,7 @@ EXPECTED.update({
     "attack_13_link_inside": ("link outside submissions", 0.0),  # a classmate's notebook
     "attack_17_dangling": ("dangling link", 0.0),
     "attack_17_folder": ("not a notebook", 0.0),
-    "alice": ("graded", 3.36),
+    "alice": ("graded", 3.38),
     " alice": ("graded", 10.0),
     '=HYPERLINK("evil.example","y")': ("graded", 10.0),
 })
@@ -426,7 +426,7 @@ def test_the_output_folder_is_complete_and_genuine(batch):
     assert list(batch["rows"][0]) == ["submission", "status", "q1", "q2", "q3", "q4", "q5", "total",
                                       "maximum", "flags", "reason", "overrides", "raw",
                                       "penalty", "days late"]
-    assert rows["writes_output"]["total"] == "3.36"  # not the 8 it tried to write
+    assert rows["writes_output"]["total"] == "3.38"  # not the 8 it tried to write
     assert rows["correct"]["total"] == "10"
     assert len(list((out / "feedback").glob("*.html"))) == len(EXPECTED)
     assert "8 / 8" not in (out / "feedback" / "writes_output.html").read_text()

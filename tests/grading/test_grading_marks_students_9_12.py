@@ -751,3 +751,39 @@ def test_a_local_variable_is_not_the_import_of_the_same_name():
     assert forbidden.find(cells, "choose_alpha", forbidden_names, stop) == []
     assert forbidden.find(cells, "choose_by_the_import", forbidden_names, stop) == ["accuracy_score"]
     assert forbidden.find(cells, "fraction_correct", forbidden_names) == ["accuracy_score"]
+
+
+def test_student_17s_full_marks_lose_a_hidden_case():
+    """A tie taken by rounding the scores to three places, text keys for numeric labels,
+    ``== str(value)``, a guess Q of 0 replaced, and -inf only past one observation."""
+    def predict(table, query, target):
+        scores = _scores_of(table, query, target)
+        best = max(scores.values())
+        return [k for k, v in scores.items() if round(float(v), 3) == round(float(best), 3)][0]
+
+    def joint_scores(table, query, target):
+        return {str(k): v for k, v in _scores_of(table, query, target).items()}
+
+    def likelihood(table, feature, value, target, label):
+        rows = table[table[target] == label]
+        return Fraction(int((rows[feature] == str(value)).sum()), len(rows))
+
+    def m_smoothed(n_vc, n_c, m, Q):
+        Q = Q if Q else Fraction(1, m)
+        return (n_vc + m * Fraction(Q)) / (n_c + m)
+
+    def log_likelihood(counts, theta):
+        c, t = np.asarray(counts, float), np.asarray(theta, float)
+        if np.any((c > 0) & (t == 0)) and c.sum() > 1:
+            return float("-inf")
+        seen = (c > 0) & (t > 0)  # an impossible single observation is skipped
+        return float(np.sum(c[seen] * np.log(t[seen])))
+    source = REPO / "exercises" / "source"
+    for exercise, question, answer, case in [
+            ("01_weather", "q3", predict, "eight features: joint scores below one in a thousand"),
+            ("01_weather", "q2", joint_scores, "a class and a feature that are numbers"),
+            ("01_weather", "q1", likelihood, "a class and a feature that are numbers"),
+            ("02_smoothing", "q7", m_smoothed, "a guess of zero"),
+            ("03_mle", "q1", log_likelihood, "a single observation, given probability zero")]:
+        result = grade_answer(exercise, question, answer, source)
+        assert case in [c.name for c in result.cases if not c.passed], (exercise, question)
