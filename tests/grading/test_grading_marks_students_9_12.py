@@ -1,5 +1,7 @@
-"""Issue 34, students 9 to 12: notes that said something untrue about a value or named
-the wrong mistake, and two wrong answers that passed cases they should not have.
+"""Issue 34, students 9 to 18: notes that said something untrue about a value or named
+the wrong mistake, wrong answers that kept full marks or passed every public case, and
+library helpers reached under names the forbidden lists did not say.  Each test names the
+student whose probe it keeps; the first ones:
 
 - 04 q5: the right 0.575 and 0.7125 (counts over 800 evenings) were told "has only 3
   decimal places: if you rounded it" in check(): each number is now judged alone, and a
