@@ -451,9 +451,9 @@ EXERCISE = Exercise(
                              "You computed the densities and took their log afterwards (of "
                              "each, or of their product). Far from the data a density is so "
                              "tiny that it underflows to 0, whose log is -inf for every class: "
-                             "use the log-density itself, -(x - mean)^2 / (2 variance) - "
-                             "log(2 pi variance) / 2, and add those (lesson 05, §4, "
-                             "underflow)."),
+                             "add log-densities instead of multiplying densities, each "
+                             "written as -(x - mean)^2 / (2 variance) - log(2 pi variance) / 2 "
+                             "(lesson 05, §4, underflow)."),
                  ],
                  cases=[
                      Case("the eight e-mails' model, a shouting e-mail",

@@ -59,7 +59,7 @@ def test_right_answers_that_call_a_wrong_likelihood_keep_their_points(graded):
         assert q[name].follow_through == ["q1"]
         assert q[name].mistakes == [] and q[name].diagnosis == ""
         assert not any(note.startswith("hint: ") for note in q[name].notes)
-    assert result.total == q["likelihood"].score + 3 + 2 + 1 + 2
+    assert result.total == round(q["likelihood"].score + 3 + 2 + 1 + 2, 2)
     page = pages["only_likelihood_wrong"]
     assert "Your `predict` is right: it fails only because it calls your `likelihood` (q1)" \
         in page.replace("&#x27;", "'")
