@@ -422,8 +422,7 @@ class _Notebook:
         own = self._own()
         # a function's own variable shadows an import of the same name (``acc = ...`` in
         # choose_alpha beside ``import accuracy_score as acc``: student 18)
-        local = stored - {name for child in ast.walk(node) if isinstance(child, ast.Global)
-                          for name in child.names} \
+        local = _assigned_locals(node) \
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else set()
         found = {self.imported[n] for n in loaded - local if n in self.imported and
                  (n not in own or self.imported[n] == DYNAMIC)}
@@ -434,6 +433,19 @@ class _Notebook:
         if self.star:
             found |= (loaded & self.forbidden) - own
         return found, loaded, stored
+
+
+def _assigned_locals(function: ast.AST) -> set[str]:
+    """The names a function assigns in its body (``acc = ...``), which shadow a module-level
+    import of the same name there; not its parameters, whose defaults (``eval=eval``) are
+    read outside it, nor names it declares global."""
+    defaults = function.args.defaults + [d for d in function.args.kw_defaults if d]
+    outside = {n.id for d in defaults for n in ast.walk(d) if isinstance(n, ast.Name)}
+    declared = {name for child in ast.walk(function) if isinstance(child, ast.Global)
+                for name in child.names}
+    assigned = {child.id for child in ast.walk(function)
+                if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store)}
+    return assigned - declared - outside
 
 
 def find(sources: Iterable, name: str, forbidden: Iterable[str],

@@ -753,6 +753,10 @@ def test_a_local_variable_is_not_the_import_of_the_same_name():
     assert forbidden.find(cells, "choose_alpha", forbidden_names, stop) == []
     assert forbidden.find(cells, "choose_by_the_import", forbidden_names, stop) == ["accuracy_score"]
     assert forbidden.find(cells, "fraction_correct", forbidden_names) == ["accuracy_score"]
+    # a parameter's default is read outside the function: ``acc=acc`` is the import
+    cells.append("def choose_with_a_default(X, y, alphas, acc=acc):\n    return acc(X, y)")
+    assert forbidden.find(cells, "choose_with_a_default", forbidden_names, stop) == [
+        "accuracy_score"]
 
 
 def test_student_17s_full_marks_lose_a_hidden_case():
