@@ -236,8 +236,9 @@ def joint_scores(table, query, target):
     return {label: Fraction(rank + 1) for rank, label in enumerate(labels)}
 """
 
-#: "count with pandas and plain Python": the estimator, and the library's shared numerics
-NOT_THE_LIBRARY = ("CategoricalNB", "nbcourse._numerics.*")
+#: "count with pandas and plain Python": the estimator (the library's and scikit-learn's
+#: naive Bayes, whatever it is imported as), and the library's shared numerics
+NOT_THE_LIBRARY = ("CategoricalNB", "nbcourse._numerics.*", "sklearn.naive_bayes.*")
 
 TYPED_P_NO = ("Your `p_no` does not follow your `joint_scores`: run with a `joint_scores` "
               "that gives other scores, your cell does not give the score of 'no' divided by "

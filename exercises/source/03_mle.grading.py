@@ -181,7 +181,9 @@ LAPLACE = ("Your estimate adds one pseudo-count to every outcome: that is Laplac
            "alone: see lesson 03, §4.")
 
 #: "nbcourse.mle ... already do this": the whole module, under whatever name it is reached
-MLE_MODULE = ("nbcourse.mle.*", "nbcourse._numerics.*")
+MLE_MODULE = ("nbcourse.mle.*", "nbcourse._numerics.*",
+              # scikit-learn's estimators and scipy.stats's log-densities (norm.logpdf)
+              "sklearn.naive_bayes.*", "scipy.stats.*")
 LIKELIHOODS = ("categorical_log_likelihood", "gaussian_log_likelihood") + MLE_MODULE
 CLOSED_FORMS = ("multinomial_mle", "class_prior_mle", "lagrange_multiplier", "lidstone",
                 "laplace", "numeric_simplex_mle", "MultinomialNB", "CategoricalNB") + MLE_MODULE

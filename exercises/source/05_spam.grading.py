@@ -360,6 +360,8 @@ EVALUATION = ("stratified_split", "accuracy", "binary_scores", "confusion_matrix
               "cross_val_score", "cross_validate", "validation_curve",
               "precision_recall_fscore_support", "classification_report",
               "nbcourse.evaluation.*", "nbcourse.smoothing_strength.*", "nbcourse._numerics.*",
+              # scikit-learn's scores and searches, under any name
+              "sklearn.metrics.*", "sklearn.model_selection.*",
               "score")  # a model's own .score is the accuracy (student 14)
 
 #: q7 and q8 ask to count the test part's spam by hand
@@ -367,7 +369,7 @@ COUNTING = ("binary_scores", "confusion_matrix", "precision_score", "recall_scor
             "zero_one_loss", "hamming_loss", "f1_score", "fbeta_score",
             "multilabel_confusion_matrix",
             "precision_recall_fscore_support", "classification_report",
-            "nbcourse.smoothing_strength.*", "nbcourse._numerics.*")
+            "nbcourse.smoothing_strength.*", "nbcourse._numerics.*", "sklearn.metrics.*")
 
 #: where the recipe's mistakes are made: a value computed with a right spam_experiment that
 #: equals one of them does so by chance (another alpha list, say), and is not told so

@@ -366,7 +366,9 @@ def cost_threshold(cost=THRESHOLD_COST):
 #: "inside your functions, use numpy only": the modules the rule names, and the library's
 #: shared numerics (``moments``, ``gaussian_log_density``), under whatever name reached
 LIBRARY = ("nbcourse._numerics.*", "nbcourse.mle.*", "nbcourse.calibration.*",
-           "nbcourse.linear.*", "nbcourse.scale.*")  # scale: gaussian_summary (student 12)
+           "nbcourse.linear.*", "nbcourse.scale.*",  # scale: gaussian_summary (student 12)
+           # numpy only: not scikit-learn, scipy.stats's densities, scipy.special's logsumexp
+           "sklearn.*", "scipy.stats.*", "scipy.special.*")
 # scipy.stats's densities as attributes (``norm.logpdf``), which write q2 for the student
 # (student 12); a variable of the student's named ``pdf`` is not an attribute, not flagged
 GAUSSIAN = ("GaussianNB", "gaussian_mle", "to_linear", "decision_function", "pdf",

@@ -22,7 +22,12 @@ expanded by ``library_names`` into every module and name that reaches the same o
 counts only when the name really comes from the library: imported from an nbcourse
 module, an attribute of a name bound to one (``import nbcourse.scale as s``,
 ``s.combine_moments``, ``nbcourse._numerics.sigmoid``), or a literal ``getattr`` on it.
-A bare attribute is not enough (``np.log`` is not ``nbcourse._numerics.log``).
+A bare attribute is not enough (``np.log`` is not ``nbcourse._numerics.log``).  Another
+package's module forbidden whole (``sklearn.metrics.*``, kept as it is by ``library_names``)
+is read the same way, by path, without importing it: anything reached through an import
+from it counts, under any name (``from sklearn.metrics import f1_score as f``, ``import
+sklearn``, then ``sklearn.metrics.zero_one_loss``); after ``from sklearn.metrics import *``,
+so does a name the code reads that nothing in the notebook binds.
 
 A forbidden name that is also the name of a function the notebook defines (the answer
 ``laplace`` when the library's ``laplace`` is forbidden) counts only when reached as an
@@ -57,8 +62,10 @@ function around it (``name_scopes``): it reads each of those attributes.
 from __future__ import annotations
 
 import ast
+import builtins
 from typing import Iterable
 
+from .library_names import outside
 from .name_scopes import (cell_trees, evaluated_outside, literal_scopes, stored_names,
                           walk_scope)
 from .typed_in import TYPED_IN, typed_in
@@ -195,6 +202,11 @@ class _Notebook:
 
     def __init__(self, sources: Iterable, forbidden: set[str]):
         self.forbidden = forbidden
+        # other packages' modules forbidden whole (``sklearn.metrics``): whatever is
+        # imported from one counts, under any name (``_outside``)
+        self.outside = {entry[:-2] for entry in forbidden if outside(entry)}
+        # the packages whose imports are followed as paths: the library and those
+        self._roots = {"nbcourse"} | {module.split(".")[0] for module in self.outside}
         # the notebook-level definitions of each name that may be the one called
         # (``_note_definitions``); a function defined inside another is read with it
         self.functions: dict[str, list[ast.AST]] = {}
@@ -236,6 +248,8 @@ class _Notebook:
         for tree in trees:
             self._note_stored_into(tree)
         self._resolve_aliases()
+        self._bound = {name for tree in trees for node in ast.walk(tree)
+                       for name in _bound_names(node)}
 
     def _note_stored_into(self, node: ast.AST, local: frozenset = frozenset()) -> None:
         """Values put into a notebook variable, anywhere in a cell, other than by assigning
@@ -324,17 +338,17 @@ class _Notebook:
             for alias in node.names:
                 if alias.name.split(".")[0] in _DYNAMIC_MODULES:
                     self.imported[alias.asname or alias.name.split(".")[0]] = DYNAMIC
-                if alias.name.split(".")[0] == "nbcourse":
+                if alias.name.split(".")[0] in self._roots:
                     local = alias.asname or alias.name.split(".")[0]
                     self.paths[local] = alias.name if alias.asname else local
             return
         module = node.module or ""
         if not node.level and module.split(".")[0] in _DYNAMIC_MODULES:
             self.imported.update({alias.asname or alias.name: DYNAMIC for alias in node.names})
-        if node.level or module.split(".")[0] != "nbcourse":
+        if node.level or module.split(".")[0] not in self._roots:
             return
         for alias in node.names:
-            if alias.name == "*":
+            if alias.name == "*":  # ``self.star`` above: the library's forbidden names
                 self.star_modules.append(module)
             else:
                 self.paths[alias.asname or alias.name] = f"{module}.{alias.name}"
@@ -361,14 +375,33 @@ class _Notebook:
                 not isinstance(child.ctx, ast.Store):
             paths.add(self.path(child))
             if isinstance(child, ast.Name) and child.id not in self.paths \
-                    and child.id not in self.functions:
-                paths.update(f"{module}.{child.id}" for module in self.star_modules)
+                    and child.id not in self.functions:  # other packages: _star_outside
+                paths.update(f"{module}.{child.id}" for module in self.star_modules
+                             if not self._outside(module))
         if isinstance(read, (str, set)) and read != DYNAMIC:
             base = self.path(child.args[0]) if isinstance(child, ast.Call) else None
             if base is not None:
                 paths.update(f"{base}.{name}" for name in ({read} if isinstance(read, str)
                                                             else read))
-        return paths & self.forbidden
+        return (paths & self.forbidden) | {path for path in paths if self._outside(path)}
+
+    def _outside(self, path: str | None) -> bool:
+        """Whether a path is in (or is) another package's module forbidden whole."""
+        return path is not None and any(path == module or path.startswith(module + ".")
+                                        for module in self.outside)
+
+    def _star_outside(self, loaded: set[str], stored: set[str]) -> set[str]:
+        """After ``from sklearn.metrics import *``, a name the code reads that nothing in
+        the notebook binds may be one of that module's (which names it holds is not in
+        the code, and the grader does not import it): counted as that module's; so is
+        a plain forbidden name (``f1_score``), even one the notebook also binds, which
+        the star import may have replaced."""
+        modules = [module for module in self.star_modules if self._outside(module)]
+        if not modules:
+            return set()
+        free = loaded - stored - self._bound - _ALWAYS_BOUND
+        listed = (loaded & self.forbidden) - stored - self._own()
+        return {f"{module}.{name}" for module in modules for name in free} | listed
 
     def _resolve_aliases(self) -> None:
         """``NB = CategoricalNB`` makes NB an alias too, and ``m = nbcourse._numerics``
@@ -432,7 +465,30 @@ class _Notebook:
             found.add(DYNAMIC)
         if self.star:
             found |= (loaded & self.forbidden) - own
+        found |= self._star_outside(loaded - local, stored)
         return found, loaded, stored
+
+
+def _bound_names(node: ast.AST) -> list[str]:
+    """The names one node binds, wherever it is: an assignment's or a loop's target, a
+    parameter, an import, a definition, an ``except ... as`` or a pattern's name."""
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        return [node.id]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    name = getattr(node, "name", None) if isinstance(node, (ast.ExceptHandler, ast.MatchAs,
+                                                             ast.MatchStar)) else None
+    rest = getattr(node, "rest", None) if isinstance(node, ast.MatchMapping) else None
+    return [n for n in (name, rest) if n]
+
+
+#: Names a notebook's code reads without binding them: Python's builtins and IPython's.
+_ALWAYS_BOUND = set(dir(builtins)) | {"display", "get_ipython", "In", "Out", "_", "__", "___",
+                                      "exit", "quit", "check"}
 
 
 def _assigned_locals(function: ast.AST) -> set[str]:
@@ -487,10 +543,13 @@ def graded_callees_to_stop(questions: Iterable[tuple[str, str, Iterable[str]]],
 
 def fewest_names(found: Iterable[str]) -> list[str]:
     """The names found, sorted, without a library path whose plain name is among them
-    (``m_estimate`` and ``nbcourse.smoothing.m_estimate`` are one use, said once)."""
+    (``m_estimate`` and ``nbcourse.smoothing.m_estimate`` are one use, said once), nor a
+    module whose member is (``sklearn.metrics`` beside ``sklearn.metrics.f1_score``)."""
+    found = set(found)
     plain = {name for name in found if "." not in name}
-    return sorted(name for name in set(found)
-                  if "." not in name or name.rpartition(".")[2] not in plain)
+    return sorted(name for name in found
+                  if ("." not in name or name.rpartition(".")[2] not in plain)
+                  and not any(other.startswith(name + ".") for other in found))
 
 
 def flagged_answers(sources: Iterable[str], plan: dict) -> dict[str, list[str]]:

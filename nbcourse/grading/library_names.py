@@ -19,6 +19,7 @@ base classes (``nbcourse._checks``, ``nbcourse._estimator``) compute no answer.
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 import importlib
 import inspect
@@ -41,7 +42,15 @@ _READ_ONLY = ("nbcourse.plotting", "nbcourse.widgets")
 def qualified(entry: str) -> bool:
     """Whether a forbidden entry names the library by module (``nbcourse.x.*``,
     ``nbcourse.x.name``), not a plain name (``predict``)."""
-    return "." in entry
+    return "." in entry and not outside(entry)
+
+
+def outside(entry: str) -> bool:
+    """Whether a forbidden entry is a module of another package (``sklearn.metrics.*``,
+    ``scipy.stats.*``): everything imported from it counts, whatever its name, and it is
+    kept as it is (the grader never imports it: scikit-learn is not a student's
+    dependency).  Only a whole module: a name the package offers is a plain entry."""
+    return entry.endswith(".*") and not entry.startswith("nbcourse.")
 
 
 @functools.lru_cache(maxsize=1)
@@ -121,7 +130,8 @@ def _stands_for(entry: str) -> list[object]:
     """The library objects one qualified entry names (see the module's docstring)."""
     if not entry.startswith("nbcourse."):
         raise ValueError(f"forbidden entry {entry!r}: a dotted entry names a module of the "
-                         "library, such as 'nbcourse.linear.*' or 'nbcourse.mle.gaussian_mle'")
+                         "library, such as 'nbcourse.linear.*' or 'nbcourse.mle.gaussian_mle', "
+                         "or a whole module of another package, such as 'sklearn.metrics.*'")
     module_name, _, name = entry.rpartition(".")
     module = _modules().get(module_name)
     if module is None:
@@ -206,12 +216,13 @@ def expand(entries: Iterable[str]) -> list[str]:
     """The forbidden entries as the scan reads them: plain names unchanged, in their
     order, then every ``module.name`` that reaches an object a qualified entry stands
     for, or a library function that uses such an object or a library object a plain
-    entry names, sorted (the same file on every release)."""
+    entry names, sorted (the same file on every release), then the other packages'
+    modules (``sklearn.metrics.*``), as they are."""
     entries = list(entries)
     for entry in entries:
         if not isinstance(entry, str) or not entry:
             raise TypeError(f"a forbidden entry is a non-empty string, got {entry!r}")
-    plain = [entry for entry in entries if not qualified(entry)]
+    plain = [entry for entry in entries if not qualified(entry) and not outside(entry)]
     names: set[str] = set()
     forbidden = {id(value): value for entry in plain for value in _named(entry)}
     for entry in entries:
@@ -221,7 +232,13 @@ def expand(entries: Iterable[str]) -> list[str]:
                 forbidden[id(value)] = value
     for wrapper in _wrapping(forbidden):
         names.update(_places().get(wrapper, []))
-    return list(dict.fromkeys(plain)) + sorted(names)
+    modules = [entry for entry in entries if outside(entry)]
+    for entry in modules:  # "nbcourses.linear.*" is a typo, not another package
+        if difflib.get_close_matches(entry.split(".")[0], ["nbcourse"], cutoff=0.7):
+            raise ValueError(f"forbidden entry {entry!r}: did you mean the library, "
+                             "'nbcourse'? Another package's module is named as imported, "
+                             "such as 'sklearn.metrics.*'")
+    return list(dict.fromkeys(plain)) + sorted(names) + sorted(set(modules))
 
 
 def _named(name: str) -> list[object]:

@@ -234,7 +234,10 @@ def test_a_package_entry_stands_for_its_modules_and_never_for_module_hooks():
 
 
 @pytest.mark.parametrize("entry, error", [
-    ("numpy.linalg.*", ValueError), ("nbcourse.nowhere.*", ValueError),
+    # another package's module is a whole module (``sklearn.metrics.*``), named as it is
+    # imported: a misspelt library is refused, and so is one of its names
+    ("nbcourses.linear.*", ValueError), ("nb_course.linear.*", ValueError),
+    ("numpy.linalg.norm", ValueError), ("nbcourse.nowhere.*", ValueError),
     ("nbcourse.linear.nothing", ValueError), ("", TypeError), (3, TypeError),
     ("nbcourse._version.*", ValueError)])  # it defines nothing: it would forbid nothing
 def test_a_forbidden_entry_the_library_does_not_have_is_refused(entry, error):
