@@ -343,7 +343,8 @@ def p_no_with_half_and_quarter():
 SMOOTHING = ("beta_posterior", "beta_mode", "beta_mean", "beta_summary", "laplace",
              "lidstone", "m_estimate", "nbcourse.smoothing.*", "nbcourse._numerics.*",
              # scikit-learn's naive Bayes smooths; scipy.stats.beta has the mode and mean
-             "sklearn.naive_bayes.*", "scipy.stats.*")
+             "sklearn.naive_bayes.*", "scipy.stats.*",
+             "nbcourse.naive_bayes.*")  # the library's models smooth too
 
 EXERCISE = Exercise(
     title="Exercise 2: smoothing as pseudo-counts",

@@ -183,7 +183,10 @@ LAPLACE = ("Your estimate adds one pseudo-count to every outcome: that is Laplac
 #: "nbcourse.mle ... already do this": the whole module, under whatever name it is reached
 MLE_MODULE = ("nbcourse.mle.*", "nbcourse._numerics.*",
               # scikit-learn's estimators and scipy.stats's log-densities (norm.logpdf)
-              "sklearn.naive_bayes.*", "scipy.stats.*")
+              "sklearn.naive_bayes.*", "scipy.stats.*",
+              # every model's class_log_prior_ (BernoulliNB too), and smoothing at alpha 0
+              # (lidstone_log, student 19)
+              "nbcourse.naive_bayes.*", "nbcourse.smoothing.*")
 LIKELIHOODS = ("categorical_log_likelihood", "gaussian_log_likelihood") + MLE_MODULE
 CLOSED_FORMS = ("multinomial_mle", "class_prior_mle", "lagrange_multiplier", "lidstone",
                 "laplace", "numeric_simplex_mle", "MultinomialNB", "CategoricalNB") + MLE_MODULE

@@ -360,8 +360,9 @@ EVALUATION = ("stratified_split", "accuracy", "binary_scores", "confusion_matrix
               "cross_val_score", "cross_validate", "validation_curve",
               "precision_recall_fscore_support", "classification_report",
               "nbcourse.evaluation.*", "nbcourse.smoothing_strength.*", "nbcourse._numerics.*",
-              # scikit-learn's scores and searches, under any name
-              "sklearn.metrics.*", "sklearn.model_selection.*",
+              # scikit-learn, under any name: its scores and searches are re-exported by
+              # other modules (``sklearn.linear_model._logistic.get_scorer``, red team 5)
+              "sklearn.*",
               "score")  # a model's own .score is the accuracy (student 14)
 
 #: q7 and q8 ask to count the test part's spam by hand
@@ -369,7 +370,7 @@ COUNTING = ("binary_scores", "confusion_matrix", "precision_score", "recall_scor
             "zero_one_loss", "hamming_loss", "f1_score", "fbeta_score",
             "multilabel_confusion_matrix",
             "precision_recall_fscore_support", "classification_report",
-            "nbcourse.smoothing_strength.*", "nbcourse._numerics.*", "sklearn.metrics.*")
+            "nbcourse.smoothing_strength.*", "nbcourse._numerics.*", "sklearn.*")
 
 #: where the recipe's mistakes are made: a value computed with a right spam_experiment that
 #: equals one of them does so by chance (another alpha list, say), and is not told so
@@ -485,6 +486,10 @@ EXERCISE = Exercise(
                           (*_every_alpha_wrong(), ALPHAS)),
                      Case("alphas in no particular order",
                           (*_toy(17, 25, 25, 10, 0.8), [4.0, 0.25, 1.5, 0.05])),
+                     # accuracies 0.935 and 0.945 apart by one step of 1/400: compared
+                     # rounded to 2 decimals, another alpha won (student 20)
+                     Case("a validation part of 400 messages",
+                          (*_toy(22, 30, 400, 20, 0.6), ALPHAS)),
                  ]),
         Question("q4", "spam_experiment", points=2, title="the recipe as a function",
                  reference=ref_experiment, forbidden=EVALUATION,

@@ -377,7 +377,10 @@ CALIBRATION = ("reliability_table", "plot_reliability", "expected_calibration_er
                "CalibratedClassifier", "calibration_curve") + LIBRARY
 DECISION = ("expected_cost_decision", "total_cost") + LIBRARY
 LOG_SUM_EXP = ("logsumexp", "softmax", "log_softmax", "predict_proba",
-               "predict_log_proba") + LIBRARY  # log_softmax: student 18
+               "predict_log_proba",  # log_softmax: student 18
+               # the models' own posterior from joint scores (``_PosteriorFromJoint``,
+               # red team 5): q8 takes scores, not a model, so no model is needed
+               "nbcourse.naive_bayes.*") + LIBRARY
 
 DDOF = ("You divided by N_c - 1 (ddof=1, the default of pandas' .var()). Gaussian naive Bayes "
         "uses the maximum-likelihood variance, which divides by N_c: lesson 06, §2, and "

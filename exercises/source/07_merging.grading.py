@@ -265,7 +265,12 @@ def ref_lost_occurrences():
 # The swap of q4: a merge_vocabularies that keeps only the words both tables have (whichever
 # table comes first), so a cell that really merges with it loses, on top, every occurrence of
 # a word one month alone kept. A number typed in, in any disguise, stays where it is.
+# numpy arrays of counts, as the solution returns them: a cell written against a right
+# merge that returns arrays (``.sum()``) or lists (``[0]``, ``zip``) runs with it (student 20)
 COMMON_WORDS_MERGE = """
+import numpy as np
+
+
 def merge_vocabularies(a, b):
     words = sorted(set(a["words"]) & set(b["words"]))
     feature_count = []
@@ -277,8 +282,9 @@ def merge_vocabularies(a, b):
                     row[w] += int(count)
         feature_count.append([row[w] for w in words])
     return {"classes": list(a["classes"]),
-            "class_count": [int(x) + int(y) for x, y in zip(a["class_count"], b["class_count"])],
-            "words": words, "feature_count": feature_count}
+            "class_count": np.asarray(a["class_count"], dtype=np.int64)
+            + np.asarray(b["class_count"], dtype=np.int64),
+            "words": words, "feature_count": np.array(feature_count, dtype=np.int64)}
 """
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .forbidden import DYNAMIC, DYNAMIC_WHY
+from .forbidden import DYNAMIC, DYNAMIC_WHY, UNREAD, UNREAD_WHY
 from .typed_in import TYPED_IN
 from .scoring import QuestionResult, SubmissionResult, points_text
 from .statuses import Status
@@ -39,6 +39,8 @@ def _verdict(question: QuestionResult) -> str:
     if question.flags == [f"uses {TYPED_IN}"]:
         text = (f"it is {TYPED_IN}, where this exercise asks you to compute it with your "
                 "own code")
+    elif question.flags == [f"uses {UNREAD}"]:
+        text = f"it is {UNREAD} ({UNREAD_WHY})"
     elif question.flags == [f"uses {question.name}"]:
         text = (f"it calls the library's own {question.name} instead of computing the answer, "
                 "which this exercise asks you to write yourself")

@@ -46,6 +46,10 @@ worker's own memory limit, never in the instructor's process: ``worker_main`` ha
 the runner stores what it returns as the run's ``RunReport.forbidden``.  A student's
 ``check()`` runs ``find`` too (``selfcheck``).
 
+The graded name itself must be bound by a ``def`` or an assignment the scan reads: one
+imported under its name (after the stub's ``def``) is flagged as what it was imported as,
+one bound where no definition is read (``answer_bindings``) as ``UNREAD``.
+
 Where a question forbids helpers, an answer (or what it uses) that looks a name up at run
 time in one of the ways this module lists is flagged as ``DYNAMIC``, with a fixed reason
 (``DYNAMIC_WHY``): the grader cannot tell which function it calls.  The ways are a list
@@ -65,9 +69,10 @@ import ast
 import builtins
 from typing import Iterable
 
+from .answer_bindings import bound_elsewhere
 from .library_names import outside
-from .name_scopes import (cell_trees, evaluated_outside, literal_scopes, stored_names,
-                          walk_scope)
+from .name_scopes import (assigned_locals, bound_in_scopes, cell_trees, evaluated_outside,
+                          literal_scopes, stored_names, walk_scope)
 from .typed_in import TYPED_IN, typed_in
 
 def _held(nodes: list, walk: bool = True) -> list[ast.Name]:
@@ -149,6 +154,13 @@ def _root_name(node: ast.AST) -> str:
 #: What an answer that looks a name up at run time (a function or a variable) is flagged as.
 DYNAMIC = "a name looked up at run time (getattr, globals(), eval and the like)"
 
+#: What an answer is flagged as when no ``def`` or assignment the scan reads binds it: an
+#: import under the answer's name, a ``global`` in a function, ``exec``, ``globals()[...]``.
+UNREAD = "defined where the grader cannot read it"
+#: ... and what to do about it, in every message that names that flag.
+UNREAD_WHY = ("by an import under its name, a global in a function, exec or globals(): write "
+              "it with def, or assign it, at the top level of a cell")
+
 #: Why such an answer is flagged, in every message that names the flag.
 DYNAMIC_WHY = ("the grader cannot tell what this reaches: call your own code by its name, use "
                "the arguments your function is given rather than the notebook's variables, "
@@ -159,7 +171,9 @@ DYNAMIC_WHY = ("the grader cannot tell what this reaches: call your own code by 
 #: Built-in names and attributes that reach a function without writing its name.
 _DYNAMIC_NAMES = {"__import__", "eval", "exec", "globals", "vars", "locals", "import_module",
                   "attrgetter", "methodcaller", "__builtins__", "getmembers", "run_module",
-                  "run_path"}
+                  "run_path",
+                  # logging.config's and pkgutil's resolvers of a dotted name (red team 5)
+                  "BaseConfigurator", "DictConfigurator", "_resolve", "resolve_name"}
 _DYNAMIC_ATTRIBUTES = _DYNAMIC_NAMES | {
     "__dict__", "__getattribute__", "__getattr__", "getattr_static", "exec_module",
     "load_module", "__globals__", "__closure__", "cell_contents", "__subclasses__",
@@ -216,6 +230,7 @@ class _Notebook:
         # local name -> the library path it stands for (``_s`` -> ``nbcourse.scale``)
         self.paths: dict[str, str] = {"nbcourse": "nbcourse"}
         self.star_modules: list[str] = []  # ``from nbcourse.x import *``
+        self._sys_names = {"sys"}  # the names ``sys`` is imported as
         self._held: set[str] = set()  # names the notebook took hold of (``_note_definitions``)
         # what last bound each name on the notebook's level for sure: "def" (the student's
         # own function or class) or "import"; a definition under an ``if`` is not sure
@@ -248,8 +263,12 @@ class _Notebook:
         for tree in trees:
             self._note_stored_into(tree)
         self._resolve_aliases()
-        self._bound = {name for tree in trees for node in ast.walk(tree)
-                       for name in _bound_names(node)}
+        # names bound where the scan does not read a definition (``unreadable``)
+        strings = {name: values[0].value for name, values in self.assignments.items()
+                   if len(values) == 1 and isinstance(values[0], ast.Constant)
+                   and isinstance(values[0].value, str)}
+        self._bound_elsewhere = {name for tree in trees for node in ast.walk(tree)
+                                 for name in bound_elsewhere(node, strings)}
 
     def _note_stored_into(self, node: ast.AST, local: frozenset = frozenset()) -> None:
         """Values put into a notebook variable, anywhere in a cell, other than by assigning
@@ -338,6 +357,8 @@ class _Notebook:
             for alias in node.names:
                 if alias.name.split(".")[0] in _DYNAMIC_MODULES:
                     self.imported[alias.asname or alias.name.split(".")[0]] = DYNAMIC
+                if alias.name == "sys":  # ``s.modules`` as well as ``sys.modules``
+                    self._sys_names.add(alias.asname or "sys")
                 if alias.name.split(".")[0] in self._roots:
                     local = alias.asname or alias.name.split(".")[0]
                     self.paths[local] = alias.name if alias.asname else local
@@ -345,6 +366,9 @@ class _Notebook:
         module = node.module or ""
         if not node.level and module.split(".")[0] in _DYNAMIC_MODULES:
             self.imported.update({alias.asname or alias.name: DYNAMIC for alias in node.names})
+        if not node.level and module == "sys":  # ``from sys import modules``
+            self.imported.update({alias.asname or alias.name: DYNAMIC for alias in node.names
+                                  if alias.name == "modules"})
         if node.level or module.split(".")[0] not in self._roots:
             return
         for alias in node.names:
@@ -366,20 +390,21 @@ class _Notebook:
             return None if base is None else f"{base}.{node.attr}"
         return None
 
-    def _library_uses(self, child: ast.AST, read) -> set[str]:
+    def _library_uses(self, child: ast.AST, read, local: set[str]) -> set[str]:
         """The qualified forbidden entries (``nbcourse.x.name``) one node reaches: a name or
         attribute chain, a literal ``getattr`` on a library module, or a bare name after
         ``from nbcourse.x import *``."""
         paths = set()
         if isinstance(child, (ast.Name, ast.Attribute)) and \
-                not isinstance(child.ctx, ast.Store):
+                not isinstance(child.ctx, ast.Store) and _root_name(child) not in local:
             paths.add(self.path(child))
             if isinstance(child, ast.Name) and child.id not in self.paths \
                     and child.id not in self.functions:  # other packages: _star_outside
                 paths.update(f"{module}.{child.id}" for module in self.star_modules
                              if not self._outside(module))
         if isinstance(read, (str, set)) and read != DYNAMIC:
-            base = self.path(child.args[0]) if isinstance(child, ast.Call) else None
+            base = self.path(child.args[0]) if isinstance(child, ast.Call) \
+                and _root_name(child.args[0]) not in local else None
             if base is not None:
                 paths.update(f"{base}.{name}" for name in ({read} if isinstance(read, str)
                                                             else read))
@@ -390,17 +415,23 @@ class _Notebook:
         return path is not None and any(path == module or path.startswith(module + ".")
                                         for module in self.outside)
 
-    def _star_outside(self, loaded: set[str], stored: set[str]) -> set[str]:
-        """After ``from sklearn.metrics import *``, a name the code reads that nothing in
-        the notebook binds may be one of that module's (which names it holds is not in
-        the code, and the grader does not import it): counted as that module's; so is
-        a plain forbidden name (``f1_score``), even one the notebook also binds, which
-        the star import may have replaced."""
+    def _star_outside(self, node: ast.AST) -> set[str]:
+        """After ``from sklearn.metrics import *``, a name the code reads that neither a
+        scope around it (``name_scopes.bound_in_scopes``: a comprehension's own variable
+        is not the function's) nor the notebook's level binds may be one of that module's
+        (which names it holds is not in the code, and the grader does not import it):
+        counted as that module's; so is a plain forbidden name (``f1_score``) the notebook
+        binds too, which the star import may have replaced."""
         modules = [module for module in self.star_modules if self._outside(module)]
         if not modules:
             return set()
-        free = loaded - stored - self._bound - _ALWAYS_BOUND
-        listed = (loaded & self.forbidden) - stored - self._own()
+        notebook = (set(self.assignments) | set(self.functions) | set(self.paths)
+                    | set(self._last_binding) | set(self._module_names) | _ALWAYS_BOUND)
+        scopes = bound_in_scopes(node)
+        read = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+                and isinstance(n.ctx, ast.Load) and n.id not in scopes.get(id(n), ())]
+        free = {name for name in read if name not in notebook}
+        listed = {name for name in read if name in self.forbidden} - self._own()
         return {f"{module}.{name}" for module in modules for name in free} | listed
 
     def _resolve_aliases(self) -> None:
@@ -427,6 +458,24 @@ class _Notebook:
                             changed = True
                             break
 
+    def unreadable(self, name: str) -> set[str]:
+        """What the graded ``name`` is flagged as when what binds it at run time may not
+        be the ``def`` or assignment the scan reads (red team 5): the forbidden object it
+        was imported as (``from sklearn.metrics import accuracy_score as
+        fraction_correct``, after the stub's ``def``), or ``UNREAD`` where another import,
+        a ``global`` in a function, code given to ``exec`` as a literal, or a store into
+        ``globals()`` under its name binds it (``_bound_elsewhere``)."""
+        own = name in self._own()
+        path = self.paths.get(name)
+        if path is not None and not own and (path in self.forbidden or self._outside(path)):
+            return {path}
+        if name in self.imported and not own:
+            return {self.imported[name]}
+        if name in self._bound_elsewhere or \
+                (self._last_binding.get(name) == "import" and not own):
+            return {UNREAD}
+        return set()
+
     def hits(self, node: ast.AST) -> tuple[set[str], set[str], set[str]]:
         """(forbidden names used, names loaded, names stored) within ``node``."""
         loaded, stored, attributes = set(), set(), set()
@@ -434,12 +483,19 @@ class _Notebook:
         literal = literal_scopes(node)
         library = set()
         called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+        # a function's own variable shadows an import of the same name (``acc = ...`` in
+        # choose_alpha beside ``import accuracy_score as acc``: student 18)
+        local = assigned_locals(node) \
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else set()
         for child in ast.walk(node):
             read = _dynamic(child, literal.get(id(child), {}))
             if isinstance(child, (ast.Name, ast.Attribute)) and id(child) not in called \
                     and getattr(child, "id", getattr(child, "attr", None)) == "getattr":
                 read = DYNAMIC  # handed on (``reduce(getattr, ...)``): its names are data
-            library |= self._library_uses(child, read)
+            if isinstance(child, ast.Attribute) and child.attr == "modules" and \
+                    getattr(child.value, "id", None) in self._sys_names:
+                read = DYNAMIC  # ``import sys as s; s.modules[...]`` (red team 5)
+            library |= self._library_uses(child, read, local)
             if isinstance(read, set):
                 attributes |= read
             elif read is not None:
@@ -453,10 +509,6 @@ class _Notebook:
         # a name the notebook defines as its own function is the student's, not the
         # library's (the answer ``laplace`` when ``laplace`` is forbidden)
         own = self._own()
-        # a function's own variable shadows an import of the same name (``acc = ...`` in
-        # choose_alpha beside ``import accuracy_score as acc``: student 18)
-        local = _assigned_locals(node) \
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else set()
         found = {self.imported[n] for n in loaded - local if n in self.imported and
                  (n not in own or self.imported[n] == DYNAMIC)}
         found |= (attributes & self.forbidden) | library
@@ -465,25 +517,8 @@ class _Notebook:
             found.add(DYNAMIC)
         if self.star:
             found |= (loaded & self.forbidden) - own
-        found |= self._star_outside(loaded - local, stored)
+        found |= self._star_outside(node)
         return found, loaded, stored
-
-
-def _bound_names(node: ast.AST) -> list[str]:
-    """The names one node binds, wherever it is: an assignment's or a loop's target, a
-    parameter, an import, a definition, an ``except ... as`` or a pattern's name."""
-    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-        return [node.id]
-    if isinstance(node, ast.arg):
-        return [node.arg]
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return [(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"]
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [node.name]
-    name = getattr(node, "name", None) if isinstance(node, (ast.ExceptHandler, ast.MatchAs,
-                                                             ast.MatchStar)) else None
-    rest = getattr(node, "rest", None) if isinstance(node, ast.MatchMapping) else None
-    return [n for n in (name, rest) if n]
 
 
 #: Names a notebook's code reads without binding them: Python's builtins and IPython's.
@@ -491,24 +526,13 @@ _ALWAYS_BOUND = set(dir(builtins)) | {"display", "get_ipython", "In", "Out", "_"
                                       "exit", "quit", "check"}
 
 
-def _assigned_locals(function: ast.AST) -> set[str]:
-    """The names a function assigns in its body (``acc = ...``), which shadow a module-level
-    import of the same name there; not its parameters, whose defaults (``eval=eval``) are
-    read outside it, nor names it declares global."""
-    defaults = function.args.defaults + [d for d in function.args.kw_defaults if d]
-    outside = {n.id for d in defaults for n in ast.walk(d) if isinstance(n, ast.Name)}
-    declared = {name for child in ast.walk(function) if isinstance(child, ast.Global)
-                for name in child.names}
-    assigned = {child.id for child in ast.walk(function)
-                if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store)}
-    return assigned - declared - outside
-
-
 def find(sources: Iterable, name: str, forbidden: Iterable[str],
-         stop: Iterable[str] = ()) -> list[str]:
+         stop: Iterable[str] = (), unreadable: bool = True) -> list[str]:
     """Forbidden names that the answer ``name`` uses, directly or through what it uses
     (``sources``: the cells' code, or their trees), not following the names in ``stop``
-    (other graded answers, flagged on their own: ``graded_callees_to_stop``)."""
+    (other graded answers, flagged on their own: ``graded_callees_to_stop``); with
+    ``unreadable``, an answer bound where the scan reads no definition is flagged
+    (``_Notebook.unreadable``)."""
     notebook = _Notebook(list(sources), set(forbidden))
     stop = set(stop) - {name}
     found: set[str] = set()
@@ -520,6 +544,8 @@ def find(sources: Iterable, name: str, forbidden: Iterable[str],
             continue
         seen.add(current)
         nodes = [*notebook.assignments.get(current, []), *notebook.functions.get(current, [])]
+        if current == name and unreadable:
+            found |= notebook.unreadable(name)
         for node in nodes:
             direct, loaded, stored = notebook.hits(node)
             found |= direct

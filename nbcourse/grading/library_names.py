@@ -123,7 +123,24 @@ def _places() -> dict[int, list[str]]:
     for module_name, local, imported in _read_only_imports():
         if imported in by_path:
             places[id(by_path[imported])].append(f"{module_name}.{local}")
+    for alias, real in _module_aliases():  # ``nbcourse.plotting.beta._smoothing.mle_bernoulli``
+        for name, value in _members(_modules()[real]).items():
+            places.setdefault(id(value), []).append(f"{alias}.{name}")
     return places
+
+
+def _module_aliases() -> list[tuple[str, str]]:
+    """(a path a library module is reached under, its own name): a module that imports
+    another as a name (``from .. import smoothing as _smoothing`` in ``nbcourse.plotting.beta``)
+    offers all of it there, one level deep (red team 5)."""
+    modules = _modules()
+    found = [(f"{name}.{local}", value.__name__) for name, module in modules.items()
+             for local, value in vars(module).items()
+             if inspect.ismodule(value) and value.__name__ in modules
+             and f"{name}.{local}" != value.__name__]
+    found += [(f"{module_name}.{local}", imported)
+              for module_name, local, imported in _read_only_imports() if imported in modules]
+    return found
 
 
 def _stands_for(entry: str) -> list[object]:

@@ -158,3 +158,71 @@ def literal_scopes(root: ast.AST) -> dict[int, dict[str, set[str]]]:
 
     enter(None, [root], {})  # the notebook's level: nothing there is literal
     return visible_at
+
+
+def bound_in_scopes(root: ast.AST) -> dict[int, set[str]]:
+    """{id(node): the names bound in the scopes around it, within ``root``} (its function,
+    the comprehensions and lambdas it is in; a class body's names are not seen inside its
+    methods): a name read there and not among them comes from the notebook's level."""
+    found: dict[int, set[str]] = {}
+
+    def enter(scope, parts: list, around: set) -> None:
+        nodes = list(_in_scope(parts))
+        bound = _literal_bindings(scope, nodes)[1] if scope is not None else set()
+        visible = around | bound
+        for node in nodes:
+            found[id(node)] = visible
+            inside = _parts(node)[1]
+            if inside:
+                enter(node, inside, around if isinstance(scope, ast.ClassDef) else visible)
+
+    enter(None, [root], set())
+    return found
+
+
+def assigned_locals(function: ast.AST) -> set[str]:
+    """The names a function binds in its own scope (``acc = ...``, a parameter ``beta``),
+    which shadow a module-level import of the same name there; not a name its defaults
+    read (``eval=eval``: read outside it, that default is the import), nor names it
+    declares global, nor names bound only in a function or comprehension inside it
+    (``[0 for acc in ()]`` leaves ``acc`` the import), though ``:=`` in a comprehension
+    binds in the function."""
+    defaults = function.args.defaults + [d for d in function.args.kw_defaults if d]
+    outside = {n.id for d in defaults for n in ast.walk(d) if isinstance(n, ast.Name)}
+    declared, assigned = set(), _parameters(function)
+    todo = list(function.body) if isinstance(function.body, list) else [function.body]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            assigned.add(node.id)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(evaluated_outside(node))  # its decorators and defaults run here
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            todo.append(node.generators[0].iter)  # evaluated here; the rest is its own
+            assigned.update(name for walrus in _walruses(node)
+                            for name in stored_names(walrus.target))
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+    return assigned - declared - outside
+
+
+def _parameters(function: ast.AST) -> set[str]:
+    args = function.args
+    return {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg,
+                            args.kwarg] if a is not None}
+
+
+def _walruses(comprehension: ast.AST) -> list[ast.NamedExpr]:
+    """The ``:=`` in a comprehension (and those nested in it), which bind in the function
+    around it; not those in a lambda or function inside it."""
+    found, todo = [], list(ast.iter_child_nodes(comprehension))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.NamedExpr):
+            found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                 ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return found

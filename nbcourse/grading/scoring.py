@@ -18,7 +18,7 @@ from .diagnosis import (FORM_NOTES, IN_PART, IN_SOME, NO_VALUE, STILL_THE_STUB,
 from .execution.limits import MB
 from .execution.probe_source import INPUT_CHANGED, STUB_RAISED
 from .execution.report import KernelOutcome, NotebookVerdict, RunReport, clean_message
-from .forbidden import DYNAMIC, DYNAMIC_WHY
+from .forbidden import DYNAMIC, DYNAMIC_WHY, UNREAD, UNREAD_WHY
 from .typed_in import TYPED_IN
 from .specs import FAILED, Exercise
 from .statuses import PRECEDENCE, AnswerStatus, Status
@@ -149,6 +149,8 @@ def flag_note(name: str, names: str, lost) -> str:
     if names == TYPED_IN:
         note = (f"`{name}` uses {TYPED_IN} instead of computing it, which this exercise "
                 "asks you to do with your own code")
+    elif names == UNREAD:
+        note = f"`{name}` is {UNREAD} ({UNREAD_WHY})"
     elif names == name:
         note = (f"`{name}` calls the library's own {names} instead of computing the answer, "
                 "which this exercise asks you to write yourself")

@@ -119,6 +119,10 @@ class CheckResult:
             lines.append(f"  ⚠ {self.name} is {typed_numbers.TYPED_IN}: this exercise asks "
                          "you to compute it with your own code, and the grader will flag a "
                          "typed-in number: this question would earn no points")
+        elif self.flags == [forbidden_names.UNREAD]:
+            lines.append(f"  ⚠ {self.name} is {forbidden_names.UNREAD} "
+                         f"({forbidden_names.UNREAD_WHY}): the grader will flag it and this "
+                         "question will earn no points")
         elif self.flags:
             own = [flag for flag in self.flags if flag == self.name]
             others = [flag for flag in self.flags if flag != self.name]
@@ -465,8 +469,12 @@ def _forbidden_uses(spec: PublicQuestion, answer, sources: Sequence[str] | None,
     if callable(answer) and own_name.isidentifier() and own_name != "<lambda>":
         names.add(own_name)  # check("q2", my_scores) scans my_scores too
     found: set[str] = set()
+    # an answer defined where no scan reads it: said of the notebook's own name only (a
+    # function handed to check under another name is read by that name)
+    whole = not callable(answer) or own_name == spec.name
     for name in names:
-        found.update(forbidden_names.find(sources, name, spec.forbidden, stop))
+        found.update(forbidden_names.find(sources, name, spec.forbidden, stop,
+                                          unreadable=whole and name == spec.name))
     if callable(answer) and not any(_defines(source, own_name) for source in sources):
         found.update(_compiled_uses(answer, set(spec.forbidden), stop))
     return forbidden_names.fewest_names(found)

@@ -50,7 +50,7 @@ def typed_in(sources: Iterable, name: str) -> bool:
     of four significant digits or more, or a fixed item of a list of numbers
     (``alphas[3]``).  Names the notebook sets to a number once count as that number."""
     trees = cell_trees(sources)
-    last, at, numbers, lists = None, None, {}, set()
+    last, at, numbers, lists, dicts = None, None, {}, set(), {}
     for index, tree in enumerate(trees):
         nodes = [n for n in walk_scope(tree)
                  if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value]
@@ -60,13 +60,15 @@ def typed_in(sources: Iterable, name: str) -> bool:
                    isinstance(target, (ast.Tuple, ast.List)) and name in stored_names(target)
                    for target in targets):
                 last, at = node, (index, node.lineno, node.col_offset)
-            _note_constants(node, targets, numbers, lists)
+            _note_constants(node, targets, numbers, lists, dicts)
     if last is None or isinstance(last, ast.AugAssign):
         return False
     if _numbers_stored_into(trees, name, at):
         return True
     targets = last.targets if isinstance(last, ast.Assign) else [last.target]
-    values = [_Substitute(numbers).visit(copy.deepcopy(value)) for target in targets
+    for changed in _changed_in_place(trees) & set(dicts):
+        del dicts[changed]
+    values = [_Substitute(numbers, dicts).visit(copy.deepcopy(value)) for target in targets
               for value in _values_for(target, last.value, name)]
     return any(_constant(value) or _closed(value) or _hides_a_number(value, lists)
                for value in values)
@@ -78,8 +80,15 @@ def _closed(expression: ast.AST) -> bool:
     a function it calls, so what it computes was typed in."""
     called = {id(part) for node in ast.walk(expression) if isinstance(node, ast.Call)
               for part in ast.walk(node.func)}
+    # a variable the expression binds itself is no data (``sum(1 for _ in range(66))``,
+    # red team 5); its reads are not either
+    own = {name for node in ast.walk(expression)
+           if isinstance(node, (ast.comprehension, ast.NamedExpr))
+           for name in stored_names(node.target)}
     numbers = False
     for node in ast.walk(expression):
+        if isinstance(node, ast.Name) and node.id in own:
+            continue
         if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and id(node) not in called:
             return False
         numbers |= isinstance(node, ast.Constant) and type(node.value) in (int, float)
@@ -104,11 +113,18 @@ def _numbers_stored_into(trees, name: str, after: tuple) -> bool:
     return False
 
 
-def _note_constants(node, targets, numbers: dict, lists: set) -> None:
-    """Record ``x = 0.795`` (a name set to a number) and ``alphas = [0.1, 0.3]`` (a name
-    set to a list of numbers), also when unpacked (``num, den = 486, 611``); a name set
-    twice to something else is dropped."""
+def _note_constants(node, targets, numbers: dict, lists: set, dicts: dict) -> None:
+    """Record ``x = 0.795`` (a name set to a number), ``alphas = [0.1, 0.3]`` (a name
+    set to a list of numbers) and ``counts = {"tp": 66}`` (a name set to a dict of
+    numbers, student 20), also when unpacked (``num, den = 486, 611``); a name set twice
+    to something else is dropped."""
     for target, value in _pairs(targets, node.value):
+        if not isinstance(node, ast.AugAssign) and isinstance(value, ast.Dict) and value.keys \
+                and all(isinstance(k, ast.Constant) for k in value.keys) \
+                and all(_constant(v) for v in value.values):
+            dicts[target.id] = {k.value: v for k, v in zip(value.keys, value.values)}
+        else:
+            dicts.pop(target.id, None)
         if not isinstance(node, ast.AugAssign) and _constant(value):
             numbers[target.id] = value
         else:
@@ -138,11 +154,40 @@ def _pairs(targets, value) -> list[tuple[ast.Name, ast.AST]]:
     return pairs
 
 
-class _Substitute(ast.NodeTransformer):
-    """Put a name's number in place of the name (``v = 0.795; p_no = v if s else 0``)."""
+def _changed_in_place(trees) -> set[str]:
+    """Names whose object code may change without assigning the name: an item stored or
+    deleted (``counts["tp"] += 1``), a method called (``counts.update(...)``), handed to
+    a call, or a loop's target.  A dict of numbers is read as typed in only if none of
+    that happens to it anywhere."""
+    changed = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
+                changed.add(getattr(node.value, "id", None))
+            elif isinstance(node, ast.Attribute):
+                changed.add(getattr(node.value, "id", None))
+            elif isinstance(node, ast.Call):
+                changed.update(getattr(arg, "id", None) for arg in
+                               [*node.args, *(k.value for k in node.keywords)])
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                changed.update(stored_names(node.target))
+    return changed
 
-    def __init__(self, numbers: dict):
+
+class _Substitute(ast.NodeTransformer):
+    """Put a name's number in place of the name (``v = 0.795; p_no = v if s else 0``),
+    and a dict's number in place of its item (``counts["tp"]``)."""
+
+    def __init__(self, numbers: dict, dicts: dict | None = None):
         self.numbers = numbers
+        self.dicts = dicts or {}
+
+    def visit_Subscript(self, node):
+        if isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
+                and isinstance(node.slice, ast.Constant) \
+                and node.slice.value in self.dicts.get(node.value.id, {}):
+            return copy.deepcopy(self.dicts[node.value.id][node.slice.value])
+        return self.generic_visit(node)
 
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load) and node.id in self.numbers:

@@ -27,6 +27,7 @@ import pytest
 from nobody_support import as_nobody
 
 from nbcourse.grading import specs
+from nbcourse.grading import forbidden
 from nbcourse.grading.batch import grade_batch
 from nbcourse.grading.course_folders import course_folders
 
@@ -43,11 +44,12 @@ make_fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_fixtures)
 
 # submission -> (status, total); 10 points in all.  "wrong" earns 3 of 16 likelihood cases
-# (3/16 of 2 points), 12 of 24 predict cases (12/24 of 2 points) and q5, which it leaves as
-# the solution has it (2 points): 0.38 + 1 + 2 = 3.38.
+# (3/16 of 2 points), 1 of 11 joint-score cases (the query value no row shows, where every
+# score is 0: 1/11 of 3 points), 12 of 24 predict cases (12/24 of 2 points) and q5, which it
+# leaves as the solution has it (2 points): 0.375 + 0.273 + 1 + 2 = 3.65.
 EXPECTED = {
     "correct": ("graded", 10.0),
-    "wrong": ("graded", 3.38),
+    "wrong": ("graded", 3.65),
     "not_json": ("not a notebook", 0.0),
     "not_a_notebook": ("not a notebook", 0.0),
     "empty": ("empty notebook", 0.0),
@@ -62,9 +64,9 @@ EXPECTED = {
     "kernel_killed": ("kernel died", 0.0),
     "memory_bomb": ("memory limit", 10.0),
     "megabytes_printed": ("graded", 10.0),
-    "monkeypatch": ("graded", 3.38),
-    "snoop_disk": ("graded", 3.38),
-    "writes_output": ("graded", 3.38),
+    "monkeypatch": ("graded", 3.65),
+    "snoop_disk": ("graded", 3.65),
+    "writes_output": ("graded", 3.65),
     "orphan_child": ("graded", 10.0),
     # the student release exercises/01_weather.ipynb, named by its folder as a student's
     # submitted/<student>/01_weather.ipynb is: every question "not answered"
@@ -75,13 +77,13 @@ EXPECTED = {
 # issue 10's table, one fixture per row (rows 11, 13, 17 and 18 are built by
 # make_fixtures.add_uncommittable, since such files cannot be committed)
 EXPECTED.update({
-    "attack_01_pipe_hijack": ("graded", 3.38),
-    "attack_02_kill_grader": ("graded", 3.38),
+    "attack_01_pipe_hijack": ("graded", 3.65),
+    "attack_02_kill_grader": ("graded", 3.65),
     "attack_03_daemon_rewrites": ("graded", 10.0),
     "attack_04_course_snoop": ("graded", 0.0),  # its questions all "not answered"
     "attack_05_input_transformer": ("graded", 0.0),
-    "attack_06_loopback": ("graded", 3.38),
-    "attack_07_overwrite_classmate": ("graded", 3.38),
+    "attack_06_loopback": ("graded", 3.65),
+    "attack_07_overwrite_classmate": ("graded", 3.65),
     "attack_08_corpus_rewrite": ("graded", 10.0),
     "attack_09_memory_children": ("graded", 10.0),
     "attack_10_fill_tmp": ("graded", 10.0),
@@ -115,8 +117,10 @@ EXPECTED.update({
     # issue 23: what comes back from the kernel is untrusted
     "attack_18_class_name_leak": ("graded", 8.0),
     # predict's 2 points by follow-through: it fails only through joint_scores
-    "attack_19_later_public_case": ("graded", 7.9),
-    "attack_20_own_exec": ("graded", 3.0),  # it wrote its own text into every case
+    "attack_19_later_public_case": ("graded", 7.82),
+    # it wrote its own text into every case (its exec runs code built at run time, which
+    # the scan does not read: nothing is flagged)
+    "attack_20_own_exec": ("graded", 3.0),
     # predict is marked on its own logic (the follow-through reading, q1 being unreadable),
     # where the forged report spoils 2 of its 24 cases
     "attack_21_forged_report": ("answers unreadable", 7.83),
@@ -127,7 +131,7 @@ EXPECTED.update({
     "attack_13_link_inside": ("link outside submissions", 0.0),  # a classmate's notebook
     "attack_17_dangling": ("dangling link", 0.0),
     "attack_17_folder": ("not a notebook", 0.0),
-    "alice": ("graded", 3.38),
+    "alice": ("graded", 3.65),
     " alice": ("graded", 10.0),
     '=HYPERLINK("evil.example","y")': ("graded", 10.0),
 })
@@ -325,7 +329,10 @@ def test_no_submission_reached_the_hosts_loopback(batch):
 def test_the_probe_bypasses_ipython_hooks(batch):
     """Row 5: transformers rewrote every probe; the answers are still the stubs'."""
     result = _result(batch, "attack_05_input_transformer")
-    assert result["flags"] == []
+    # its exec'd text (a literal) binds the four answers: each is flagged as defined where
+    # the grader cannot read it (red team 5), and none was answered anyway
+    assert result["flags"] and set(result["flags"]) <= {f"q{n}: uses {forbidden.UNREAD}"
+                                                        for n in range(1, 5)}
     assert {q["status"] for q in result["questions"]} <= {"not answered", "missing"}
 
 
@@ -426,7 +433,7 @@ def test_the_output_folder_is_complete_and_genuine(batch):
     assert list(batch["rows"][0]) == ["submission", "status", "q1", "q2", "q3", "q4", "q5", "total",
                                       "maximum", "flags", "reason", "overrides", "raw",
                                       "penalty", "days late"]
-    assert rows["writes_output"]["total"] == "3.38"  # not the 8 it tried to write
+    assert rows["writes_output"]["total"] == "3.65"  # not the 8 it tried to write
     assert rows["correct"]["total"] == "10"
     assert len(list((out / "feedback").glob("*.html"))) == len(EXPECTED)
     assert "8 / 8" not in (out / "feedback" / "writes_output.html").read_text()
@@ -483,20 +490,24 @@ def test_flagged_answers_lose_their_points(tmp_path):
     (result,) = batch.results
     likelihood, joint, predict, p_no, *others = result.questions
     assert likelihood.score == 2.0 and not likelihood.flags
-    assert joint.status == "passed" and joint.score == 0.0 and joint.flags == ["uses CategoricalNB"]
+    # CategoricalNB raises for a query value it never saw, which gives 0 (the case since
+    # red team 5's student 19): its one failing case
+    assert [case.name for case in joint.cases if not case.passed] == \
+        ["a query value the table never shows"]
+    assert joint.score == 0.0 and joint.flags == ["uses CategoricalNB"]
     # predict and p_no reach CategoricalNB through joint_scores, flagged for it: the flag
     # stays there, and they keep their points (follow-through, right with the right
     # joint_scores in place)
     assert predict.flags == p_no.flags == [] and predict.score == 2.0 and p_no.score == 1.0
     assert result.total == 2.0 + 0.0 + 2.0 + 1.0 + sum(q.score for q in others) \
         and result.status == "graded"
-    assert (joint.withheld, predict.withheld) == (3.0, 0.0)
+    assert (joint.withheld, predict.withheld) == (2.73, 0.0)  # 10 of its 11 cases
     row = (tmp_path / "out" / "grades.csv").read_text().splitlines()[1]
     assert "q2: uses CategoricalNB" in row
     page = (tmp_path / "out" / "feedback" / "uses_the_estimator.html").read_text()
     assert "<code>joint_scores</code> &mdash; " \
         '<span class="fail">flagged</span>: it uses CategoricalNB' in page
-    assert "so it scores 0 of 3 points. Its tests on their own: passed." in page
+    assert "so it scores 0 of 3 points. Its tests on their own: partly passed." in page
     assert "&mdash; passed" not in page.split("<h2>q2")[1].split("<h2>")[0]
 
 

@@ -99,7 +99,7 @@ def test_the_readme_recipe_gives_one_row_per_student_in_every_layout(layouts, la
     rows = {name: row for name, row in _rows(out).items() if name.endswith(layout)}
     students = [f"{name}{layout}" for name in ("alice", "bob", "carol")]
     assert sorted(rows) == students
-    assert [rows[s]["total"] for s in students] == ["10", "3.38", "10"]
+    assert [rows[s]["total"] for s in students] == ["10", "3.65", "10"]
     assert all((out / "feedback" / f"{s}.html").is_file() for s in students)
 
 
@@ -225,7 +225,7 @@ def test_class_report_numbers_equal_the_gradebook(graded):
     marked = {s: r for s, r in rows.items()
               if r["status"] not in ("not submitted", "several notebooks")}
     assert len(marked) == len(rows) - 2
-    # worked out on the totals as written: (3 x 10 + 3 x 3.38) / 6 = 6.69 (halves, which
+    # worked out on the totals as written: (3 x 10 + 3 x 3.65) / 6 = 6.83 (halves, which
     # round to even, are tested on mean_text itself: 6.575)
     mean = round(sum(Fraction(r["total"]) for r in marked.values()) / len(marked), 2)
     assert f'<span id="mean">{float(mean):.2f}</span>' in page
@@ -362,7 +362,7 @@ def regraded(tmp_path_factory):
 def test_a_colab_copy_and_any_name_in_the_assignment_folder_are_graded(regraded):
     rows = regraded["class"]["lines"]
     assert [rows[s].split(",")[1] for s in ("alice", "bob", "carol")] == ['"graded"'] * 3
-    assert '"10","10"' in rows["alice"] and '"3.38","10"' in rows["bob"]
+    assert '"10","10"' in rows["alice"] and '"3.65","10"' in rows["bob"]
 
 
 def test_a_late_penalty_comes_from_nbgraders_timestamp_and_is_remembered(regraded):
@@ -391,7 +391,7 @@ def test_regrading_one_student_with_only_keeps_every_other_row(regraded):
 def test_regrading_one_notebook_by_its_path_keeps_every_other_row(regraded):
     before, after = regraded["only"], regraded["path"]
     _unchanged_but(before, after, "alice")
-    assert '"3.38","10"' in after["lines"]["alice"]
+    assert '"3.65","10"' in after["lines"]["alice"]
     assert json.loads(after["history"][-1])["graded"] == ["alice"]
 
 

@@ -80,10 +80,11 @@ AGREEMENT_RIGHT = {
 
 
 #: a value 1 by construction, whose cell ends the kernel when the grader runs it again with
-#: another ``decide`` in place (the swap's functions come from ``<reference>``)
+#: another ``decide`` in place (the swap's functions come from ``<reference>``, called
+#: through a wrapper that fills in the student's defaults)
 AGREEMENT_STOPS_THE_SWAP = (
     "import os\n"
-    "if decide.__code__.co_filename == '<reference>':\n"
+    "if getattr(decide, '__wrapped__', decide).__code__.co_filename == '<reference>':\n"
     "    os._exit(0)\n"
     "agreement = X.shape[0] / X.shape[0]")
 

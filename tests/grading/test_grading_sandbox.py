@@ -199,7 +199,7 @@ def test_sandbox_off_grades_honest_submissions(tmp_path):
     result = grade_batch("01_weather", paths, tmp_path / "out", jobs=2, sandbox="off",
                          progress=None)
     assert [(r.submission, r.status, r.total) for r in result.results] == [
-        ("correct", "graded", 10.0), ("wrong", "graded", 3.38)]
+        ("correct", "graded", 10.0), ("wrong", "graded", 3.65)]
     data = json.loads((tmp_path / "out" / "results.json").read_text())
     assert data["isolation"]["sandbox"] == "off"
 
@@ -741,7 +741,7 @@ def test_an_ordinary_user_grades_a_sandboxed_batch():
     assert run.returncode == 0, run.stderr[-3000:]
     found = json.loads(run.stdout.strip().splitlines()[-1])
     assert found["uid"] != 0
-    assert found["rows"] == {"correct": ["graded", 10.0], "wrong": ["graded", 3.38],
+    assert found["rows"] == {"correct": ["graded", 10.0], "wrong": ["graded", 3.65],
                              "kernel_killed": ["kernel died", 0.0],
                              "sandbox_01_escape": ["graded", 10.0],
                              "sandbox_04_locked_folders": ["graded", 10.0],
@@ -1049,7 +1049,7 @@ def test_a_long_tmpdir_still_grades(tmp_path, mode, monkeypatch):
     finally:
         shutil.rmtree(outer, ignore_errors=True)
     assert len(str(long)) > 100
-    assert rows == {"00_correct": ("graded", 10.0), "01_wrong": ("graded", 3.38)}, rows
+    assert rows == {"00_correct": ("graded", 10.0), "01_wrong": ("graded", 3.65)}, rows
     assert left == [] and _socket_folders() == before
 
 

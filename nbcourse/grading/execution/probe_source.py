@@ -21,6 +21,8 @@ checked field by field, and never shown for a hidden case.
 """
 
 import base64
+import functools
+import inspect
 import json
 import sys
 from fractions import Fraction
@@ -310,7 +312,7 @@ def _follow_through(user_ns, request):
             if name not in request["replace"] and name in user_ns:
                 scope[name] = user_ns[name]
         for name in request["replace"]:
-            user_ns[name] = scope[name]
+            user_ns[name] = _called_like(scope[name], before.get(name))
         if request["kind"] == "value":
             if not isinstance(request.get("cell"), str):
                 report["unreadable"] = "no cell assigns this value"
@@ -330,6 +332,38 @@ def _follow_through(user_ns, request):
         _put_back(user_ns, before)
         _retire(scope)
         _clear_caches(user_ns)  # and those memoised with the solutions
+
+
+def _called_like(solution, theirs):
+    """``solution`` called as the notebook calls the student's function it stands in for:
+    that function's defaults filled in and its parameters' names read (05's
+    ``spam_experiment(texts, labels, alphas)`` over a ``seed=0`` default, a parameter
+    renamed and passed by keyword), then handed on by position, as many as the solution
+    takes or the call gave.  As it is where either is not a plain function, the student's
+    takes ``*args``, ``**kwargs`` or keyword-only parameters, or a call does not fit it."""
+    function = type(_called_like)
+    if type(solution) is not function or type(theirs) is not function:
+        return solution
+    try:
+        parameters = list(inspect.signature(theirs).parameters.values())
+        if not all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters):
+            return solution
+        signature = inspect.Signature(parameters)
+    except Exception:  # noqa: BLE001 - a signature the student's code made up
+        return solution
+    room = solution.__code__.co_argcount
+
+    @functools.wraps(solution)  # its name in a traceback; ``__wrapped__`` is the solution
+    def called(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return solution(*args, **kwargs)
+        given = [i for i, p in enumerate(parameters) if p.name in bound.arguments]
+        bound.apply_defaults()
+        values = [bound.arguments[p.name] for p in parameters]
+        return solution(*values[:max(room, given[-1] + 1 if given else 0)])
+    return called
 
 
 def _put_back(user_ns, before):
