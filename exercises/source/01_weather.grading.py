@@ -232,11 +232,14 @@ def _lesson_posterior(label, prior=_share, normalise=True):
 
 # the swap of q4: a joint_scores that gives every label of the table its rank (1, 2, ...) in
 # sorted order, so p_no computed from it is 1 / (1 + 2); a number typed in stays where it is
+# labels in reverse order, scored from the largest down, so that "no" is neither first
+# nor largest: neither the larger score over the sum nor the first (right only while "no"
+# comes first, student 21) follows it
 RANKED_JOINT_SCORES = """
 def joint_scores(table, query, target):
     from fractions import Fraction
-    labels = sorted(set(table[target]))
-    return {label: Fraction(rank + 1) for rank, label in enumerate(labels)}
+    labels = sorted(set(table[target]), reverse=True)
+    return {label: Fraction(len(labels) - rank) for rank, label in enumerate(labels)}
 """
 
 #: "count with pandas and plain Python": the estimator (the library's and scikit-learn's

@@ -43,6 +43,8 @@ COIN_CASES = [  # (a, b, heads, tails); every posterior has a single mode
     Case("a prior that believes in tails", (1, 4, 6, 0)),
     Case("fractional pseudo-counts", (Fraction(3, 2), Fraction(5, 2), 4, 4)),
     Case("many tosses", (3, 3, 480, 520)),
+    # "floats are fine": Fraction(x, y) raises on a float prior (student 21)
+    Case("a prior given as floats", (0.5, 2.0, 2, 3)),
 ]
 
 
@@ -116,7 +118,7 @@ def parameters_total_in_b(a, b, heads, tails):
 
 
 def map_is_the_mean(a, b, heads, tails):
-    return Fraction(a + heads, a + b + heads + tails)
+    return Fraction(a + heads) / (a + b + heads + tails)  # floats in too
 
 
 def map_without_the_prior(a, b, heads, tails):
@@ -578,6 +580,8 @@ EXERCISE = Exercise(
         Question("q9", "map_edge", points=2, kind="value",
                  title="the MAP estimate, inside and on the edge",
                  reference=ref_map_edge,
+                 # beta_mode decides the edges for you (student 21)
+                 forbidden=SMOOTHING,
                  mistakes=[
                      Mistake("the mode formula used outside its range", map_edge_formula,
                              "(a' - 1) / (a' + b' - 2) is the peak only when a' >= 1 and "

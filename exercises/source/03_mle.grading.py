@@ -187,7 +187,9 @@ MLE_MODULE = ("nbcourse.mle.*", "nbcourse._numerics.*",
               # every model's class_log_prior_ (BernoulliNB too), and smoothing at alpha 0
               # (lidstone_log, student 19)
               "nbcourse.naive_bayes.*", "nbcourse.smoothing.*")
-LIKELIHOODS = ("categorical_log_likelihood", "gaussian_log_likelihood") + MLE_MODULE
+# the library's log-loss is the log-likelihood over -N (student 21)
+LIKELIHOODS = ("categorical_log_likelihood", "gaussian_log_likelihood",
+               "nbcourse.evaluation.log_loss") + MLE_MODULE
 CLOSED_FORMS = ("multinomial_mle", "class_prior_mle", "lagrange_multiplier", "lidstone",
                 "laplace", "numeric_simplex_mle", "MultinomialNB", "CategoricalNB") + MLE_MODULE
 

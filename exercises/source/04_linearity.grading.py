@@ -435,6 +435,8 @@ EXERCISE = Exercise(
         Question("q5", "switch_accuracies", points=2, kind="value",
                  title="what a linear rule can and cannot reach",
                  reference=ref_switches,
+                 # a fitted LogisticRegression's predict found the best line (student 21)
+                 forbidden=IN_FUNCTIONS,
                  hint="try every answer per cell that a straight line can give: with two yes/no "
                       "features that is every answer except 'A equals B' and 'A differs from B'",
                  mistakes=[

@@ -265,10 +265,29 @@ def ref_lost_occurrences():
 # The swap of q4: a merge_vocabularies that keeps only the words both tables have (whichever
 # table comes first), so a cell that really merges with it loses, on top, every occurrence of
 # a word one month alone kept. A number typed in, in any disguise, stays where it is.
-# numpy arrays of counts, as the solution returns them: a cell written against a right
-# merge that returns arrays (``.sum()``) or lists (``[0]``, ``zip``) runs with it (student 20)
+# counts that answer both a list's and a numpy array's idioms (``sum(rows, [])``, ``[0][j]``,
+# ``.sum()``, ``[0, j]``): a cell written against a right merge of either kind runs with it
+# (students 20 and 22)
 COMMON_WORDS_MERGE = """
 import numpy as np
+
+
+class Counts(list):
+    def __getitem__(self, index):
+        if isinstance(index, tuple):
+            return np.asarray(self)[index]
+        item = list.__getitem__(self, index)
+        return Counts(item) if isinstance(index, slice) else item
+
+    def sum(self, *args, **kwargs):
+        return np.asarray(self).sum(*args, **kwargs)
+
+    def tolist(self):
+        return np.asarray(self).tolist()
+
+    @property
+    def shape(self):
+        return np.asarray(self).shape
 
 
 def merge_vocabularies(a, b):
@@ -280,11 +299,11 @@ def merge_vocabularies(a, b):
             for w, count in zip(table["words"], table["feature_count"][i]):
                 if w in row:
                     row[w] += int(count)
-        feature_count.append([row[w] for w in words])
+        feature_count.append(Counts(row[w] for w in words))
     return {"classes": list(a["classes"]),
-            "class_count": np.asarray(a["class_count"], dtype=np.int64)
-            + np.asarray(b["class_count"], dtype=np.int64),
-            "words": words, "feature_count": np.array(feature_count, dtype=np.int64)}
+            "class_count": Counts(int(x) + int(y)
+                                  for x, y in zip(a["class_count"], b["class_count"])),
+            "words": words, "feature_count": Counts(feature_count)}
 """
 
 

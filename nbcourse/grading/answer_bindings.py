@@ -10,14 +10,15 @@ run (``exec("".join(parts))``) is not read: the scan reads source, not what runs
 from __future__ import annotations
 
 import ast
+import builtins
 
 from .execution.cells import parse_cell
 
 
 #: Calls that run code given as a string: ``exec("f = g")``, IPython's ``run_cell``.
-_CODE_CALLS = {"exec", "eval", "compile", "run_cell"}
+_CODE_CALLS = {"exec", "eval", "compile", "run_cell", "ex"}
 #: Methods that store a key into a namespace (``globals().update(f=g)``).
-_KEYED_STORES = {"update", "setdefault", "__setitem__"}
+_KEYED_STORES = {"update", "setdefault", "__setitem__", "push"}
 
 
 def bound_elsewhere(node: ast.AST, strings: dict[str, str]) -> list[str]:
@@ -28,11 +29,14 @@ def bound_elsewhere(node: ast.AST, strings: dict[str, str]) -> list[str]:
     ``__dict__`` or ``sys.modules`` (``globals()["f"] = g``, ``globals().update(f=g)``,
     ``setattr(module, "f", g)``).  Code built at run time (``exec("".join(parts))``) is
     not read: the scan reads source, not what runs."""
-    if isinstance(node, (ast.Global, ast.Nonlocal)):
+    if isinstance(node, ast.Global):  # (``nonlocal`` never reaches the notebook's level)
         return list(node.names)
     if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load) \
             and _namespace(node.value):
         return [node.slice.value] if isinstance(node.slice, ast.Constant) else []
+    if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load) \
+            and _namespace(node.value):  # ``__main__.f = g``, ``sys.modules[__name__].f``
+        return [node.attr]
     if not isinstance(node, ast.Call):
         return []
     func, found = node.func, []
@@ -51,19 +55,23 @@ def bound_elsewhere(node: ast.AST, strings: dict[str, str]) -> list[str]:
         found += [key.value for arg in node.args if isinstance(arg, ast.Dict)
                   for key in arg.keys if isinstance(key, ast.Constant)]
         found += [arg.value for arg in node.args[:1] if isinstance(arg, ast.Constant)]
-    if name == "setattr" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
+    if name == "setattr" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
+            and _namespace(node.args[0]):
         found.append(node.args[1].value)
     return [name for name in found if isinstance(name, str)]
 
 
 def _namespace(node: ast.AST) -> bool:
-    """``globals()``, ``vars()``, ``locals()``, ``x.__dict__``, ``sys.modules[...]`` ..."""
+    """``globals()``, ``vars()``, ``locals()``, ``x.__dict__``, ``sys.modules[...]``,
+    ``__main__``, IPython's ``get_ipython()`` and its ``user_ns``: the notebook's names."""
     while isinstance(node, ast.Subscript):
         node = node.value
     if isinstance(node, ast.Call):
-        return getattr(node.func, "id", None) in ("globals", "vars", "locals")
-    return isinstance(node, ast.Attribute) and node.attr in ("__dict__", "modules", "f_globals",
-                                                             "f_locals", "__globals__")
+        return getattr(node.func, "id", None) in ("globals", "vars", "locals", "get_ipython")
+    if isinstance(node, ast.Name):
+        return node.id == "__main__"
+    return isinstance(node, ast.Attribute) and node.attr in (
+        "__dict__", "modules", "f_globals", "f_locals", "__globals__", "user_ns", "user_global_ns")
 
 
 def _binding_names(node: ast.AST) -> list[str]:
@@ -78,3 +86,40 @@ def _binding_names(node: ast.AST) -> list[str]:
         ast.MatchAs, ast.MatchStar)) else None
     rest = getattr(node, "rest", None) if isinstance(node, ast.MatchMapping) else None
     return [n for n in (name, rest) if n]
+
+
+#: Names a notebook's code reads without binding them: Python's builtins and IPython's.
+ALWAYS_BOUND = set(dir(builtins)) | {"display", "get_ipython", "In", "Out", "_", "__", "___",
+                                      "exit", "quit", "check"}
+
+
+def bound_after_star(trees: list, forbidden_module) -> set[str]:
+    """The names bound by a ``def``, a class or an import (not a star one) at a cell's top
+    level after the last ``from M import *`` whose ``M`` is ``forbidden_module``."""
+    events = []  # (cell, line, names bound, whether it is such a star import)
+    for index, tree in enumerate(trees):
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+                events.append((index, node.lineno, set(), forbidden_module(node.module or "")))
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                events.append((index, node.lineno, {(a.asname or a.name).split(".")[0]
+                                                    for a in node.names}, False))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                events.append((index, node.lineno, {node.name}, False))
+    stars = [i for i, event in enumerate(events) if event[3]]
+    return set().union(*(names for _, _, names, _ in events[stars[-1] + 1:])) if stars else set()
+
+
+def imported_in_class(node: ast.ClassDef) -> set[str]:
+    """The names and paths the imports in a class body bind (``from nbcourse.evaluation
+    import accuracy as acc``: ``accuracy`` and ``nbcourse.evaluation.accuracy``), which
+    become the class's attributes (``Tools.acc``), where no path of the scan reaches them
+    (red team 6)."""
+    found = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Import):
+            found |= {alias.name for alias in child.names}
+        elif isinstance(child, ast.ImportFrom) and not child.level:
+            found |= {f"{child.module}.{alias.name}" for alias in child.names}
+            found |= {alias.name for alias in child.names}
+    return found

@@ -66,13 +66,13 @@ function around it (``name_scopes``): it reads each of those attributes.
 from __future__ import annotations
 
 import ast
-import builtins
 from typing import Iterable
 
-from .answer_bindings import bound_elsewhere
+from .answer_bindings import (ALWAYS_BOUND, bound_after_star, bound_elsewhere,
+                              imported_in_class)
 from .library_names import outside
-from .name_scopes import (assigned_locals, bound_in_scopes, cell_trees, evaluated_outside,
-                          literal_scopes, stored_names, walk_scope)
+from .name_scopes import (bound_in_scopes, cell_trees, evaluated_outside, literal_scopes,
+                          locals_at, stored_names, walk_scope)
 from .typed_in import TYPED_IN, typed_in
 
 def _held(nodes: list, walk: bool = True) -> list[ast.Name]:
@@ -262,6 +262,9 @@ class _Notebook:
                               for alias in node.names} - set(self.assignments)
         for tree in trees:
             self._note_stored_into(tree)
+        # the names a def, class or import at a cell's top level binds after the last star
+        # import of another package's forbidden module (``_star_outside``)
+        self._after_star = bound_after_star(trees, self._outside)
         self._resolve_aliases()
         # names bound where the scan does not read a definition (``unreadable``)
         strings = {name: values[0].value for name, values in self.assignments.items()
@@ -416,17 +419,15 @@ class _Notebook:
                                         for module in self.outside)
 
     def _star_outside(self, node: ast.AST) -> set[str]:
-        """After ``from sklearn.metrics import *``, a name the code reads that neither a
-        scope around it (``name_scopes.bound_in_scopes``: a comprehension's own variable
-        is not the function's) nor the notebook's level binds may be one of that module's
-        (which names it holds is not in the code, and the grader does not import it):
-        counted as that module's; so is a plain forbidden name (``f1_score``) the notebook
-        binds too, which the star import may have replaced."""
+        """After ``from sklearn.metrics import *``, a name the code reads that no scope
+        around it binds (``bound_in_scopes``), nor a ``def``, class or import after the star
+        import (``bound_after_star``; ``get_scorer = get_scorer`` may keep the module's, red
+        team 6), may be one of that module's, which the grader does not import: counted as
+        that module's; so is a plain forbidden name (``f1_score``) the notebook binds."""
         modules = [module for module in self.star_modules if self._outside(module)]
         if not modules:
             return set()
-        notebook = (set(self.assignments) | set(self.functions) | set(self.paths)
-                    | set(self._last_binding) | set(self._module_names) | _ALWAYS_BOUND)
+        notebook = self._after_star | ALWAYS_BOUND
         scopes = bound_in_scopes(node)
         read = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)
                 and isinstance(n.ctx, ast.Load) and n.id not in scopes.get(id(n), ())]
@@ -459,12 +460,10 @@ class _Notebook:
                             break
 
     def unreadable(self, name: str) -> set[str]:
-        """What the graded ``name`` is flagged as when what binds it at run time may not
-        be the ``def`` or assignment the scan reads (red team 5): the forbidden object it
-        was imported as (``from sklearn.metrics import accuracy_score as
-        fraction_correct``, after the stub's ``def``), or ``UNREAD`` where another import,
-        a ``global`` in a function, code given to ``exec`` as a literal, or a store into
-        ``globals()`` under its name binds it (``_bound_elsewhere``)."""
+        """What the graded ``name`` is flagged as when what binds it at run time may not be
+        the ``def`` or assignment the scan reads (red team 5): the forbidden object it was
+        imported as (after the stub's ``def``), or ``UNREAD`` where another import or
+        ``answer_bindings.bound_elsewhere`` (``global``, literal ``exec``) binds it."""
         own = name in self._own()
         path = self.paths.get(name)
         if path is not None and not own and (path in self.forbidden or self._outside(path)):
@@ -484,9 +483,9 @@ class _Notebook:
         library = set()
         called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
         # a function's own variable shadows an import of the same name (``acc = ...`` in
-        # choose_alpha beside ``import accuracy_score as acc``: student 18)
-        local = assigned_locals(node) \
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else set()
+        # choose_alpha beside ``import accuracy_score as acc``: student 18), in its scope
+        local = locals_at(node)
+        free = set()  # the names read that no scope within ``node`` binds
         for child in ast.walk(node):
             read = _dynamic(child, literal.get(id(child), {}))
             if isinstance(child, (ast.Name, ast.Attribute)) and id(child) not in called \
@@ -495,13 +494,15 @@ class _Notebook:
             if isinstance(child, ast.Attribute) and child.attr == "modules" and \
                     getattr(child.value, "id", None) in self._sys_names:
                 read = DYNAMIC  # ``import sys as s; s.modules[...]`` (red team 5)
-            library |= self._library_uses(child, read, local)
+            library |= self._library_uses(child, read, local.get(id(child), set()))
             if isinstance(read, set):
                 attributes |= read
             elif read is not None:
                 (dynamic if read == DYNAMIC else attributes).add(read)
             if isinstance(child, ast.Name):
                 (stored if isinstance(child.ctx, ast.Store) else loaded).add(child.id)
+                if isinstance(child.ctx, ast.Load) and child.id not in local.get(id(child), ()):
+                    free.add(child.id)
             elif isinstance(child, ast.Attribute):
                 attributes.add(child.attr)
             elif isinstance(child, ast.arg):
@@ -509,7 +510,7 @@ class _Notebook:
         # a name the notebook defines as its own function is the student's, not the
         # library's (the answer ``laplace`` when ``laplace`` is forbidden)
         own = self._own()
-        found = {self.imported[n] for n in loaded - local if n in self.imported and
+        found = {self.imported[n] for n in free if n in self.imported and
                  (n not in own or self.imported[n] == DYNAMIC)}
         found |= (attributes & self.forbidden) | library
         own_dynamic = (loaded & _DYNAMIC_NAMES) - own - stored - set(self.assignments)
@@ -518,12 +519,11 @@ class _Notebook:
         if self.star:
             found |= (loaded & self.forbidden) - own
         found |= self._star_outside(node)
+        if isinstance(node, ast.ClassDef):  # ``class Tools: from ... import accuracy as acc``
+            found |= {name for name in imported_in_class(node)
+                      if name in self.forbidden or self._outside(name)}
         return found, loaded, stored
 
-
-#: Names a notebook's code reads without binding them: Python's builtins and IPython's.
-_ALWAYS_BOUND = set(dir(builtins)) | {"display", "get_ipython", "In", "Out", "_", "__", "___",
-                                      "exit", "quit", "check"}
 
 
 def find(sources: Iterable, name: str, forbidden: Iterable[str],

@@ -180,49 +180,48 @@ def bound_in_scopes(root: ast.AST) -> dict[int, set[str]]:
     return found
 
 
-def assigned_locals(function: ast.AST) -> set[str]:
-    """The names a function binds in its own scope (``acc = ...``, a parameter ``beta``),
-    which shadow a module-level import of the same name there; not a name its defaults
-    read (``eval=eval``: read outside it, that default is the import), nor names it
-    declares global, nor names bound only in a function or comprehension inside it
-    (``[0 for acc in ()]`` leaves ``acc`` the import), though ``:=`` in a comprehension
-    binds in the function."""
-    defaults = function.args.defaults + [d for d in function.args.kw_defaults if d]
-    outside = {n.id for d in defaults for n in ast.walk(d) if isinstance(n, ast.Name)}
-    declared, assigned = set(), _parameters(function)
-    todo = list(function.body) if isinstance(function.body, list) else [function.body]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared.update(node.names)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            assigned.add(node.id)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            todo.extend(evaluated_outside(node))  # its decorators and defaults run here
-        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            todo.append(node.generators[0].iter)  # evaluated here; the rest is its own
-            assigned.update(name for walrus in _walruses(node)
-                            for name in stored_names(walrus.target))
-        else:
-            todo.extend(ast.iter_child_nodes(node))
-    return assigned - declared - outside
+def locals_at(root: ast.AST) -> dict[int, set[str]]:
+    """{id(node): the names that are variables of a scope around it, within ``root``}: bound
+    there by an assignment, a loop, a parameter and the like, which shadow an import of the
+    same name from the notebook's level (``acc = ...`` beside ``import ... as acc``).  Not a
+    name an import binds (``from sklearn.metrics import accuracy_score as acc`` inside the
+    function is that import), nor one declared ``global`` anywhere in ``root`` (a nested
+    ``global acc`` reaches the import), nor one a default reads (``eval=eval``: the default
+    is evaluated outside, and is the import)."""
+    declared = {name for node in ast.walk(root) if isinstance(node, (ast.Global, ast.Nonlocal))
+                for name in node.names}
+    defaults = {n.id for node in ast.walk(root)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                for default in [*node.args.defaults, *node.args.kw_defaults] if default
+                for n in ast.walk(default) if isinstance(n, ast.Name)}
+    found: dict[int, set[str]] = {}
+
+    def enter(scope, parts: list, around: set) -> None:
+        nodes = list(_in_scope(parts))
+        bound = _literal_bindings(scope, nodes)[1] if scope is not None else set()
+        imported = {(alias.asname or alias.name).split(".")[0] for alias in nodes
+                    if isinstance(alias, ast.alias)}
+        if scope is not None and not isinstance(scope, _COMPREHENSIONS):
+            bound |= _walrus_targets(nodes)  # := in a comprehension binds here
+        visible = around | (bound - imported - declared - defaults)
+        for node in nodes:
+            found[id(node)] = visible
+            inside = _parts(node)[1]
+            if inside:
+                enter(node, inside, around if isinstance(scope, ast.ClassDef) else visible)
+
+    enter(None, [root], set())
+    return found
 
 
-def _parameters(function: ast.AST) -> set[str]:
-    args = function.args
-    return {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg,
-                            args.kwarg] if a is not None}
-
-
-def _walruses(comprehension: ast.AST) -> list[ast.NamedExpr]:
-    """The ``:=`` in a comprehension (and those nested in it), which bind in the function
-    around it; not those in a lambda or function inside it."""
-    found, todo = [], list(ast.iter_child_nodes(comprehension))
+def _walrus_targets(nodes: list) -> set[str]:
+    """The names ``:=`` binds inside the comprehensions among ``nodes`` (and those nested in
+    them), which Python binds in the scope around them; not inside a lambda or function."""
+    found, todo = set(), [n for n in nodes if isinstance(n, _COMPREHENSIONS)]
     while todo:
         node = todo.pop()
         if isinstance(node, ast.NamedExpr):
-            found.append(node)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                                 ast.ClassDef)):
+            found |= stored_names(node.target)
+        if not isinstance(node, _SCOPES):
             todo.extend(ast.iter_child_nodes(node))
     return found

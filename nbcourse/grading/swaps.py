@@ -91,6 +91,11 @@ def judge_swaps(exercise, report, results: list, score_question) -> None:
             if not isinstance(reply, dict) or "not_run" in reply or "timed_out" in reply:
                 _fail(result, unchecked(question), swap.name)
                 break
+            if reply.get("unreadable") not in (None, "no cell assigns this value"):
+                # the cell raised: it did not "give the same value" (student 22)
+                _fail(result, RAISED_SWAP.format(question.name, "`, `".join(swap.replace)),
+                      swap.name)
+                break
             expected = [normalise(swap.reference())] * len(question.cases)
             again = score_question(question, reply, expected, 0.0, [])
             if again.status != AnswerStatus.PASSED:
@@ -98,6 +103,13 @@ def judge_swaps(exercise, report, results: list, score_question) -> None:
                 _fail(result, ROUNDED_SWAP.format(question.name) if rounded else swap.feedback,
                       swap.name)
                 break
+
+
+#: A value whose cell raised when run again with another function (student 22): what it
+#: raised is not shown (the replay's inputs are the grader's)
+RAISED_SWAP = ("Your `{}` could not be computed again with another `{}` in place: its cell "
+               "raised an error there. Compute it from what the functions the question names "
+               "return, using only what the question says they return.")
 
 
 #: A value that follows the swap but rounded (04 q4's ``round(agreement, 2)`` is the exact

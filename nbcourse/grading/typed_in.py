@@ -52,24 +52,24 @@ def typed_in(sources: Iterable, name: str) -> bool:
     trees = cell_trees(sources)
     last, at, numbers, lists, dicts = None, None, {}, set(), {}
     for index, tree in enumerate(trees):
-        nodes = [n for n in walk_scope(tree)
-                 if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value]
-        for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        bindings = [binding for node in walk_scope(tree) for binding in _bindings(node)]
+        for node, targets, value in sorted(bindings, key=lambda b: (b[0].lineno,
+                                                                    b[0].col_offset)):
             if any(isinstance(target, ast.Name) and target.id == name or
                    isinstance(target, (ast.Tuple, ast.List)) and name in stored_names(target)
                    for target in targets):
-                last, at = node, (index, node.lineno, node.col_offset)
-            _note_constants(node, targets, numbers, lists, dicts)
-    if last is None or isinstance(last, ast.AugAssign):
+                last, at = (node, targets, value), (index, node.lineno, node.col_offset)
+            _note_constants(node, targets, value, numbers, lists, dicts)
+    if last is None or isinstance(last[0], ast.AugAssign):
         return False
     if _numbers_stored_into(trees, name, at):
         return True
-    targets = last.targets if isinstance(last, ast.Assign) else [last.target]
+    _, targets, assigned = last
     for changed in _changed_in_place(trees) & set(dicts):
         del dicts[changed]
+    numbers.update(_constant_functions(trees))  # ``def notes(): return 1.38`` (student 21)
     values = [_Substitute(numbers, dicts).visit(copy.deepcopy(value)) for target in targets
-              for value in _values_for(target, last.value, name)]
+              for value in _values_for(target, assigned, name)]
     return any(_constant(value) or _closed(value) or _hides_a_number(value, lists)
                for value in values)
 
@@ -78,8 +78,10 @@ def _closed(expression: ast.AST) -> bool:
     """Whether an expression is numbers and calls alone, with no data in it
     (``float(np.log(10 / 778) - np.log(3 / 932))``, student 13): every name it holds is
     a function it calls, so what it computes was typed in."""
+    # the function a call names: a dotted path (``np.log``) whole; of a method called on a
+    # value (``(a == b).mean()``), the value is data (student 21)
     called = {id(part) for node in ast.walk(expression) if isinstance(node, ast.Call)
-              for part in ast.walk(node.func)}
+              for part in (ast.walk(node.func) if _dotted(node.func) else [node.func])}
     # a variable the expression binds itself is no data (``sum(1 for _ in range(66))``,
     # red team 5); its reads are not either
     own = {name for node in ast.walk(expression)
@@ -93,6 +95,13 @@ def _closed(expression: ast.AST) -> bool:
             return False
         numbers |= isinstance(node, ast.Constant) and type(node.value) in (int, float)
     return numbers
+
+
+def _dotted(node: ast.AST) -> bool:
+    """Whether a node is a name or a chain of attributes on one (``np.linalg.norm``)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _numbers_stored_into(trees, name: str, after: tuple) -> bool:
@@ -113,16 +122,48 @@ def _numbers_stored_into(trees, name: str, after: tuple) -> bool:
     return False
 
 
-def _note_constants(node, targets, numbers: dict, lists: set, dicts: dict) -> None:
+def _bindings(node: ast.AST) -> list[tuple[ast.AST, list, ast.AST]]:
+    """(node, targets, value) for each binding one notebook-level node makes: ``=`` and
+    its annotated and augmented forms, ``:=``, ``with ... as`` (the context's expression)
+    and a ``for`` over a literal list or tuple (its one item, or the whole list) (red
+    team 6: ``for p, r in [(66 / 67, 66 / 75)]: pass``)."""
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
+        return [(node, node.targets if isinstance(node, ast.Assign) else [node.target],
+                 node.value)]
+    if isinstance(node, ast.NamedExpr):
+        return [(node, [node.target], node.value)]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [(node, [item.optional_vars], item.context_expr) for item in node.items
+                if item.optional_vars is not None]
+    if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, (ast.List, ast.Tuple)) \
+            and node.iter.elts:
+        value = node.iter.elts[0] if len(node.iter.elts) == 1 else node.iter
+        return [(node, [node.target], value)]
+    return []
+
+
+def _constant_functions(trees) -> dict[str, ast.AST]:
+    """{name: the call ``name()`` as a constant} for the notebook's functions that take
+    nothing and return a number typed in (``def from_my_notes(): return 1.3845...``)."""
+    found = {}
+    for tree in trees:
+        for node in tree.body:
+            returns = [n.value for n in ast.walk(node) if isinstance(n, ast.Return)] \
+                if isinstance(node, ast.FunctionDef) and not node.args.args else []
+            if returns and all(r is not None and _constant(r) for r in returns):
+                found[node.name] = returns[-1]
+    return found
+
+
+def _note_constants(node, targets, value, numbers: dict, lists: set, dicts: dict) -> None:
     """Record ``x = 0.795`` (a name set to a number), ``alphas = [0.1, 0.3]`` (a name
     set to a list of numbers) and ``counts = {"tp": 66}`` (a name set to a dict of
     numbers, student 20), also when unpacked (``num, den = 486, 611``); a name set twice
     to something else is dropped."""
-    for target, value in _pairs(targets, node.value):
-        if not isinstance(node, ast.AugAssign) and isinstance(value, ast.Dict) and value.keys \
-                and all(isinstance(k, ast.Constant) for k in value.keys) \
-                and all(_constant(v) for v in value.values):
-            dicts[target.id] = {k.value: v for k, v in zip(value.keys, value.values)}
+    for target, value in _pairs(targets, value):
+        items = _literal_items(value)
+        if not isinstance(node, ast.AugAssign) and items and all(map(_constant, items.values())):
+            dicts[target.id] = items
         else:
             dicts.pop(target.id, None)
         if not isinstance(node, ast.AugAssign) and _constant(value):
@@ -174,6 +215,17 @@ def _changed_in_place(trees) -> set[str]:
     return changed
 
 
+def _literal_items(value: ast.AST) -> dict:
+    """{key: value expression} of a dict written out: ``{"tp": 66}`` or ``dict(tp=66)``."""
+    if isinstance(value, ast.Dict) and value.keys and all(isinstance(k, ast.Constant)
+                                                          for k in value.keys):
+        return {k.value: v for k, v in zip(value.keys, value.values)}
+    if isinstance(value, ast.Call) and getattr(value.func, "id", None) == "dict" \
+            and not value.args and value.keywords and all(k.arg for k in value.keywords):
+        return {k.arg: k.value for k in value.keywords}
+    return {}
+
+
 class _Substitute(ast.NodeTransformer):
     """Put a name's number in place of the name (``v = 0.795; p_no = v if s else 0``),
     and a dict's number in place of its item (``counts["tp"]``)."""
@@ -181,6 +233,12 @@ class _Substitute(ast.NodeTransformer):
     def __init__(self, numbers: dict, dicts: dict | None = None):
         self.numbers = numbers
         self.dicts = dicts or {}
+
+    def visit_Call(self, node):
+        if isinstance(node.func, ast.Name) and not node.args and not node.keywords \
+                and node.func.id in self.numbers:
+            return copy.deepcopy(self.numbers[node.func.id])
+        return self.generic_visit(node)
 
     def visit_Subscript(self, node):
         if isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \

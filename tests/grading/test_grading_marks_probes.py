@@ -81,10 +81,10 @@ AGREEMENT_RIGHT = {
 
 #: a value 1 by construction, whose cell ends the kernel when the grader runs it again with
 #: another ``decide`` in place (the swap's functions come from ``<reference>``, called
-#: through a wrapper that fills in the student's defaults)
+#: through a wrapper that fills in the student's defaults: its code is not named decide)
 AGREEMENT_STOPS_THE_SWAP = (
     "import os\n"
-    "if getattr(decide, '__wrapped__', decide).__code__.co_filename == '<reference>':\n"
+    "if decide.__code__.co_name != 'decide' or '<reference>' in decide.__code__.co_filename:\n"
     "    os._exit(0)\n"
     "agreement = X.shape[0] / X.shape[0]")
 

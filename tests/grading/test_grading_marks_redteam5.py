@@ -146,7 +146,7 @@ def test_grading_02_flags_the_plots_smoothing_and_not_a_variable_named_beta(tmp_
                                "    return beta(2, 3).pdf(0.5)\n"
                                "def map_estimate(a, b, heads, tails):\n"
                                "    alpha, beta = a + heads, b + tails\n"
-                               "    return Fraction(alpha - 1, alpha + beta - 2)\n",
+                               "    return Fraction(alpha - 1) / (alpha + beta - 2)\n",
     }
     rows, _ = grade_probes("02_smoothing", probes, tmp_path)
     assert rows["plots_smoothing"]["q2"]["score"] == 0

@@ -42,6 +42,11 @@ FLAGGED = {
              "def acc(y, p):\n    try:\n        pass\n    except ValueError as e:\n"
              "        print(e)\n    return jaccard_score(y, p) + len(y)\n",
              "sklearn.metrics.jaccard_score"),
+    # a variable assigned at the notebook's level may be the star import's (red team 6:
+    # ``get_scorer = get_scorer``): only a def, class or import after it binds for sure
+    "star_and_an_assignment": ("from sklearn.metrics import *\nN = 1\n"
+                               "def acc(y, p):\n    return sum(a == b for a, b in zip(y, p)) / N\n",
+                               "sklearn.metrics.N"),
     # a listed name bound earlier, then replaced by the star import
     "star_replaces": ("f1_score = 0\nfrom sklearn.metrics import *\n"
                       "def acc(y, p):\n    return f1_score(y, p)\n", "f1_score"),
@@ -52,9 +57,10 @@ CLEAN = {
     "other_modules": "import scipy.sparse as sp\nimport numpy as np\n"
                      "from sklearn.feature_extraction.text import CountVectorizer\n"
                      "def acc(y, p):\n    return float(np.mean(np.asarray(y) == np.asarray(p)))\n",
-    "star_unused": "from sklearn.metrics import *\nimport numpy as np\nN = 1\n"
+    "star_unused": "from sklearn.metrics import *\nimport numpy as np\n"
+                   "def size(y):\n    return len(y)\n"
                    "def acc(y, p):\n    for i, (a, b) in enumerate(zip(y, p)):\n        pass\n"
-                   "    return sum(a == b for a, b in zip(y, p)) / len(y) * N\n",
+                   "    return sum(a == b for a, b in zip(y, p)) / size(y)\n",
     # the student's own function under the name of the import it replaces
     "own_function": "from sklearn.metrics import accuracy_score\n"
                     "def accuracy_score(y, p):\n    return sum(a == b for a, b in zip(y, p)) / len(y)\n"
@@ -201,6 +207,19 @@ together = table_of(may + june)
 kept = dict(zip(merged["words"], merged["feature_count"][0]))
 lost_occurrences = int(sum(n - kept.get(w, 0)
                            for w, n in zip(together["words"], together["feature_count"][0])))
+''',
+    # student 22: rows flattened as lists are
+    "flattened": '''
+def table_of(messages):
+    bag = BagOfWords(min_df=2).fit(messages)
+    return {"classes": ["all"], "class_count": [len(messages)],
+            "words": list(bag.get_feature_names_out()),
+            "feature_count": [np.asarray(bag.transform(messages).sum(axis=0)).ravel().tolist()]}
+merged = merge_vocabularies(table_of(may), table_of(june))
+together = table_of(may + june)
+kept = dict(zip(merged["words"], sum(merged["feature_count"], [])))
+lost_occurrences = int(sum(n - kept.get(w, 0)
+                           for w, n in zip(together["words"], sum(together["feature_count"], []))))
 ''',
 }
 

@@ -21,7 +21,6 @@ checked field by field, and never shown for a hidden case.
 """
 
 import base64
-import functools
 import inspect
 import json
 import sys
@@ -339,21 +338,23 @@ def _called_like(solution, theirs):
     that function's defaults filled in and its parameters' names read (05's
     ``spam_experiment(texts, labels, alphas)`` over a ``seed=0`` default, a parameter
     renamed and passed by keyword), then handed on by position, as many as the solution
-    takes or the call gave.  As it is where either is not a plain function, the student's
-    takes ``*args``, ``**kwargs`` or keyword-only parameters, or a call does not fit it."""
+    takes or the call gave; its keyword-only parameters and ``**kwargs`` (``verbose=False``)
+    are the student's own, not handed on.  As it is where either is not a plain function,
+    the student's takes ``*args``, or a call does not fit it.  The wrapper carries the
+    solution's name, not the solution itself (no ``__wrapped__``)."""
     function = type(_called_like)
     if type(solution) is not function or type(theirs) is not function:
         return solution
     try:
-        parameters = list(inspect.signature(theirs).parameters.values())
-        if not all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters):
+        signature = inspect.Signature(list(inspect.signature(theirs).parameters.values()))
+        parameters = [p for p in signature.parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if any(p.kind == p.VAR_POSITIONAL for p in signature.parameters.values()):
             return solution
-        signature = inspect.Signature(parameters)
     except Exception:  # noqa: BLE001 - a signature the student's code made up
         return solution
     room = solution.__code__.co_argcount
 
-    @functools.wraps(solution)  # its name in a traceback; ``__wrapped__`` is the solution
     def called(*args, **kwargs):
         try:
             bound = signature.bind(*args, **kwargs)
@@ -363,6 +364,7 @@ def _called_like(solution, theirs):
         bound.apply_defaults()
         values = [bound.arguments[p.name] for p in parameters]
         return solution(*values[:max(room, given[-1] + 1 if given else 0)])
+    called.__name__ = called.__qualname__ = solution.__name__  # as a traceback names it
     return called
 
 
