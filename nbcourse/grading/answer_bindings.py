@@ -23,7 +23,7 @@ _KEYED_STORES = {"update", "setdefault", "__setitem__", "push"}
 
 def bound_elsewhere(node: ast.AST, strings: dict[str, str]) -> list[str]:
     """The notebook names one node binds other than by a ``def`` or an assignment the scan
-    reads: those a function declares ``global`` (or ``nonlocal``), those bound by code it
+    reads: those a function declares ``global``, those bound by code it
     hands to ``exec`` and the like as a literal string (or a name the notebook sets to one,
     ``strings``), and keys it stores into ``globals()``, ``vars()``, ``locals()``, a
     ``__dict__`` or ``sys.modules`` (``globals()["f"] = g``, ``globals().update(f=g)``,

@@ -125,8 +125,8 @@ def _numbers_stored_into(trees, name: str, after: tuple) -> bool:
 def _bindings(node: ast.AST) -> list[tuple[ast.AST, list, ast.AST]]:
     """(node, targets, value) for each binding one notebook-level node makes: ``=`` and
     its annotated and augmented forms, ``:=``, ``with ... as`` (the context's expression)
-    and a ``for`` over a literal list or tuple (its one item, or the whole list) (red
-    team 6: ``for p, r in [(66 / 67, 66 / 75)]: pass``)."""
+    and ``for`` (what it loops over, or the one item of a literal list) (red team 6:
+    ``for p, r in [(66 / 67, 66 / 75)]: pass``)."""
     if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
         return [(node, node.targets if isinstance(node, ast.Assign) else [node.target],
                  node.value)]
@@ -135,10 +135,9 @@ def _bindings(node: ast.AST) -> list[tuple[ast.AST, list, ast.AST]]:
     if isinstance(node, (ast.With, ast.AsyncWith)):
         return [(node, [item.optional_vars], item.context_expr) for item in node.items
                 if item.optional_vars is not None]
-    if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, (ast.List, ast.Tuple)) \
-            and node.iter.elts:
-        value = node.iter.elts[0] if len(node.iter.elts) == 1 else node.iter
-        return [(node, [node.target], value)]
+    if isinstance(node, (ast.For, ast.AsyncFor)):  # a loop over data binds what it computes
+        one = isinstance(node.iter, (ast.List, ast.Tuple)) and len(node.iter.elts) == 1
+        return [(node, [node.target], node.iter.elts[0] if one else node.iter)]
     return []
 
 
