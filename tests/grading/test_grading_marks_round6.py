@@ -18,6 +18,7 @@ import pytest
 from nbcourse.grading import forbidden
 from nbcourse.grading.typed_in import typed_in
 from test_grading_marks_probes import grade_probes
+from test_grading_outside_modules import SPAM_EXPERIMENT_BODY
 
 RULE = ["accuracy", "accuracy_score", "sklearn.metrics.*", "nbcourse.evaluation.*"]
 STUB = "def fraction_correct(y_true, y_pred):\n    return 0.5\n"
@@ -85,17 +86,8 @@ def test_typed_in_after_red_team_6(cell, name, typed):
     assert typed_in([cell], name) is typed
 
 
-SPAM_EXPERIMENT = '''def spam_experiment(texts, labels, alphas, seed=0, *, verbose=False):
-    texts, labels = list(texts), np.asarray(labels)
-    train, validation, test = split_indices(len(texts), seed)
-    vectorizer = BagOfWords()
-    X_train = vectorizer.fit_transform([texts[i] for i in train])
-    X_validation = vectorizer.transform([texts[i] for i in validation])
-    X_test = vectorizer.transform([texts[i] for i in test])
-    best = choose_alpha(X_train, labels[train], X_validation, labels[validation], alphas)
-    final_model = MultinomialNB(alpha=best).fit(X_train, labels[train])
-    return best, fraction_correct(labels[test], final_model.predict(X_test))
-'''
+SPAM_EXPERIMENT = ("def spam_experiment(texts, labels, alphas, seed=0, *, verbose=False):"
+                   + SPAM_EXPERIMENT_BODY)
 
 
 def test_grading_05_keyword_only_parameters_and_a_method_on_a_value(tmp_path):
