@@ -178,8 +178,10 @@ def _sms_pipeline():
 _SMS = {}
 
 
-def _sms_texts_and_labels():
+def _sms_texts_and_labels(fewer=False):
     sms = load_sms_spam_or_mini()
+    if fewer:  # what FEWER_MESSAGES binds in the kernel
+        sms = sms.iloc[len(sms) // 6:].reset_index(drop=True)
     return sms["text"].tolist(), sms["label"].tolist()
 
 
@@ -197,12 +199,32 @@ _SCORES = {}
 SCORES_SEED = 6
 
 
-def spam_scores(part="test", stratified=True):
+# The swap of questions 7 and 8: the notebook's messages without their first sixth (4645
+# of 5574; 60 spam in the test part, not 75; 2 flagged wrongly, not 1), so a count typed
+# in beside computed ones (``spam_recall = tp / 75``, ``tp / (tp + 1)``, student 22) no
+# longer lands on the answer: precision and recall are 54/56 and 54/60 there.
+FEWER_MESSAGES = """
+from nbcourse.datasets import load_sms_spam_or_mini
+
+sms = load_sms_spam_or_mini()
+sms = sms.iloc[len(sms) // 6:].reset_index(drop=True)
+texts = sms["text"].tolist()
+labels = sms["label"].to_numpy()
+"""
+
+TYPED_SCORE = ("Your `{}` does not follow the messages: run with fewer messages in `sms`, "
+               "`texts` and `labels`, your cell gives a value that is not that split's. "
+               "Compute it from the notebook's `texts` and `labels` (or `sms`), with every "
+               "count taken from your predictions: no number typed in.")
+
+
+def spam_scores(part="test", stratified=True, fewer=False):
     """Precision, recall and accuracy of spam with alpha = 1 on a part of a stratified
-    80/10/10 split (seed SCORES_SEED) of the SMS messages the grader's machine has."""
-    key = (part, stratified)
+    80/10/10 split (seed SCORES_SEED) of the SMS messages the grader's machine has
+    (``fewer``: of those FEWER_MESSAGES keeps)."""
+    key = (part, stratified, fewer)
     if key not in _SCORES:
-        texts, labels = _sms_texts_and_labels()
+        texts, labels = _sms_texts_and_labels(fewer)
         labels = np.asarray(labels)
         if stratified:
             parts = dict(zip(("train", "validation", "test"),
@@ -632,6 +654,10 @@ EXERCISE = Exercise(
                  reference=lambda: spam_scores()["precision"],
                  forbidden=COUNTING,
                  computed=True,  # "count them yourself": a number typed in is flagged
+                 swaps=[Swap("the precision computed from the messages", (), FEWER_MESSAGES,
+                             lambda: spam_scores(fewer=True)["precision"],
+                             TYPED_SCORE.format("spam_precision"),
+                             rebinds=("sms", "texts", "labels"))],
                  mistakes=_score_mistakes("precision", "recall"),
                  cases=[Case("a share between 0 and 1", hidden=False,
                              judge=Within(0, 1, "spam_precision should be a share between 0 "
@@ -642,6 +668,10 @@ EXERCISE = Exercise(
                  reference=lambda: spam_scores()["recall"],
                  forbidden=COUNTING,
                  computed=True,  # "count them yourself": a number typed in is flagged
+                 swaps=[Swap("the recall computed from the messages", (), FEWER_MESSAGES,
+                             lambda: spam_scores(fewer=True)["recall"],
+                             TYPED_SCORE.format("spam_recall"),
+                             rebinds=("sms", "texts", "labels"))],
                  mistakes=_score_mistakes("recall", "precision"),
                  cases=[Case("a share between 0 and 1", hidden=False,
                              judge=Within(0, 1, "spam_recall should be a share between 0 "

@@ -264,7 +264,8 @@ def ref_lost_occurrences():
 
 # The swap of q4: a merge_vocabularies that keeps only the words both tables have (whichever
 # table comes first), so a cell that really merges with it loses, on top, every occurrence of
-# a word one month alone kept. A number typed in, in any disguise, stays where it is.
+# a word one month alone kept, run on OTHER_MONTHS. A number typed in, in any disguise, stays
+# where it is.
 # counts that answer both a list's and a numpy array's idioms (``sum(rows, [])``, ``[0][j]``,
 # ``.sum()``, ``[0, j]``): a cell written against a right merge of either kind runs with it
 # (students 20 and 22)
@@ -315,10 +316,21 @@ def lost_with_common_words_only(months=(PRUNED_MAY, PRUNED_JUNE)):
     return sum(full.values()) - sum(full[w] for w in both)
 
 
-TYPED_LOST = ("Your `lost_occurrences` does not follow your `merge_vocabularies`: run with "
-              "a `merge_vocabularies` that keeps other words, your cell still gives the same "
-              "number. Build each month's table, merge the two with merge_vocabularies, and "
-              "count what the merged table misses.")
+# Other months for the swap of q4, fifteen messages again (17 occurrences lost of 40 with a
+# right merge, 34 with the swap's): a total typed in beside a computed part (``39 - merged
+# total``, student 22) no longer lands on the answer.
+OTHER_MONTHS = (["free lunch today", "free cash now", "lunch at noon", "cash now please",
+                 "call me now", "see you soon", "win a prize"],
+                ["cash prize now", "prize draw today", "see you today", "call me soon",
+                 "free prize now", "lunch soon", "home at noon", "call home now"])
+OTHER_MONTHS_SOURCE = f"may = {OTHER_MONTHS[0]!r}\njune = {OTHER_MONTHS[1]!r}\n"
+
+TYPED_LOST = ("Your `lost_occurrences` does not follow your `merge_vocabularies` and the "
+              "months' messages: run with a `merge_vocabularies` that keeps other words and "
+              "other messages in `may` and `june`, your cell gives a number that is not "
+              "theirs. Build each month's table from `may` and `june`, merge the two with "
+              "merge_vocabularies, and count what the merged table misses: no number typed "
+              "in.")
 
 
 def lost_words_counted():
@@ -520,9 +532,10 @@ EXERCISE = Exercise(
                  computed=True, calls=("merge_vocabularies",),
                  # computed with it: a helper it uses is flagged here as well (issue 34)
                  forbidden=MERGE_NAMES,
-                 swaps=[Swap("the count computed from merge_vocabularies",
-                             ("merge_vocabularies",), COMMON_WORDS_MERGE,
-                             lost_with_common_words_only, TYPED_LOST)],
+                 swaps=[Swap("the count computed from merge_vocabularies and the months",
+                             ("merge_vocabularies",), COMMON_WORDS_MERGE + OTHER_MONTHS_SOURCE,
+                             lambda: lost_with_common_words_only(OTHER_MONTHS), TYPED_LOST,
+                             rebinds=("may", "june"))],
                  hint="a word loses the occurrences of every month that pruned it, even when "
                       "the other month kept it: count, over the words the fit on both months "
                       "keeps, how many of their occurrences the merged table is short of",

@@ -86,12 +86,13 @@ class CheckResult:
         if self.note:
             lines.append(f"  note: {self.note}")
         if self.follows:
-            names = " and ".join(f"`{name}`" for name in self.follows)
-            lines.append(f"  note: when graded, the cell also runs again with another {names} "
-                         f"in place, and {self.name} must follow "
-                         f"{'it' if len(self.follows) == 1 else 'them'}: compute it from your "
-                         f"{names} (a value that does not follow earns no point, however it "
-                         "was found)")
+            quoted = [f"`{name}`" for name in self.follows]
+            names = ", ".join(quoted[:-1]) + " or " + quoted[-1] if len(quoted) > 1 else quoted[0]
+            what, source = (f"another {names}", f"it: compute it from your {names}") \
+                if len(quoted) == 1 else (f"other {names}", "them: compute it from them")
+            lines.append(f"  note: when graded, the cell also runs again with {what} in place, "
+                         f"and {self.name} must follow {source} (a value that does not follow "
+                         "earns no point, however it was found)")
         return lines
 
     @property
