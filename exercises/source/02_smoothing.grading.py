@@ -335,10 +335,19 @@ def smoothed_likelihood(table, feature, value, target, label, alpha):
 """
 
 
+# ... on the weather table without its first two days (both "no": priors 3/12 and 9/12),
+# so a prior typed in (``{"no": 5/14, "yes": 9/14}``, student 23) no longer lands on it
+FEWER_DAYS = """
+from nbcourse.datasets import load_weather
+weather = load_weather().iloc[2:].reset_index(drop=True)
+"""
+
+
 def p_no_with_half_and_quarter():
-    counts = WEATHER["play"].value_counts()
-    no = Fraction(int(counts["no"]), len(WEATHER)) * Fraction(1, 2) ** len(LESSON_DAY)
-    yes = Fraction(int(counts["yes"]), len(WEATHER)) * Fraction(1, 4) ** len(LESSON_DAY)
+    table = WEATHER.iloc[2:]
+    counts = table["play"].value_counts()
+    no = Fraction(int(counts["no"]), len(table)) * Fraction(1, 2) ** len(LESSON_DAY)
+    yes = Fraction(int(counts["yes"]), len(table)) * Fraction(1, 4) ** len(LESSON_DAY)
     return no / (no + yes)
 
 
@@ -508,14 +517,17 @@ EXERCISE = Exercise(
                  title="the smoothed posterior P(play = no | the lesson's day)",
                  reference=ref_smoothed_p_no, forbidden=("CategoricalNB",) + SMOOTHING,
                  calls=("smoothed_likelihood",), computed=True,
-                 swaps=[Swap("the posterior computed from smoothed_likelihood",
-                             ("smoothed_likelihood",), HALF_AND_QUARTER,
+                 swaps=[Swap("the posterior computed from smoothed_likelihood and weather",
+                             ("smoothed_likelihood",), HALF_AND_QUARTER + FEWER_DAYS,
                              p_no_with_half_and_quarter,
                              "Your `smoothed_p_no` does not follow your "
-                             "`smoothed_likelihood`: run with a `smoothed_likelihood` that "
-                             "gives other numbers, your cell still gives the same value. "
-                             "Multiply the prior by the smoothed likelihood of each feature "
-                             "of the day, then divide the score of 'no' by the sum.")],
+                             "`smoothed_likelihood` and `weather`: run with a "
+                             "`smoothed_likelihood` that gives other numbers, on a table with "
+                             "fewer days, your cell gives a value that is not theirs. "
+                             "Multiply the prior (counted in `weather`) by the smoothed "
+                             "likelihood of each feature of the day, then divide the score of "
+                             "'no' by the sum: no number typed in.",
+                             rebinds=("weather",))],
                  hint="smooth each likelihood as (count + 1) / (class size + number of values "
                       "of that feature in the whole table); the prior P(play) stays the plain "
                       "share of rows; then divide the score of 'no' by the sum of both scores",

@@ -176,6 +176,30 @@ def class_priors(labels):
     return {label: 0.5 for label in set(labels)}
 """
 
+#: ... and word probabilities with one pseudo-count (student 23: a word-probability table
+#: typed in beside computed priors kept its points), as a dict of Series that also answers
+#: a DataFrame's idioms (a column per class), so a cell written against either runs with it
+SMOOTHED_WORDS = """
+import numpy as np
+import pandas as pd
+
+
+class _Table(dict):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(pd.DataFrame(dict(self)), name)
+
+
+def word_probabilities(X, y):
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    table = _Table()
+    for label in sorted(set(y.tolist())):
+        counts = X[y == label].sum(axis=0) + 1
+        table[label] = pd.Series(counts / counts.sum())
+    return table
+"""
+
 LAPLACE = ("Your estimate adds one pseudo-count to every outcome: that is Laplace smoothing "
            "(lesson 02), a posterior mean. The maximum-likelihood estimate uses the counts "
            "alone: see lesson 03, §4.")
@@ -400,13 +424,16 @@ EXERCISE = Exercise(
                  # the notebook asks to compute it: numbers typed in are flagged, and the
                  # values must follow the priors class_priors gives
                  computed=True,
-                 swaps=[Swap("the posteriors computed from class_priors", ("class_priors",),
-                             EQUAL_PRIORS, lambda: p_ham_documents(equal_priors=True),
-                             "Your `p_ham_documents` does not follow your `class_priors`: "
-                             "run with a `class_priors` that gives other priors, your cell "
-                             "still gives the same values. Multiply each class's prior from "
-                             "`class_priors` by its word probabilities, then divide ham's "
-                             "score by the sum of both.")],
+                 swaps=[Swap("the posteriors computed from class_priors and "
+                             "word_probabilities", ("class_priors", "word_probabilities"),
+                             EQUAL_PRIORS + SMOOTHED_WORDS,
+                             lambda: p_ham_documents(equal_priors=True, laplace=True),
+                             "Your `p_ham_documents` does not follow your `class_priors` and "
+                             "`word_probabilities`: run with ones that give other priors and "
+                             "other word probabilities, your cell gives values that are not "
+                             "theirs. Multiply each class's prior from `class_priors` by its "
+                             "word probabilities from `word_probabilities`, then divide ham's "
+                             "score by the sum of both: no number typed in.")],
                  mistakes=[
                      Mistake("a word a class never used skipped",
                              lambda: p_ham_documents(word_ignored=True),

@@ -171,15 +171,33 @@ def ref_switches(best_linear="linear"):
             "best_any": max(_accuracy(dict(zip(CELLS, labels))) for labels in every)}
 
 
-def free_shift(transform=lambda w: w):
-    """How much the score w0 + x . w of the notebook's model rises with one more "free"."""
-    sms = load_sms_mini()
+def free_shift(transform=lambda w: w, dropped=0):
+    """How much the score w0 + x . w of the notebook's model rises with one more "free"
+    (``dropped``: of the model FEWER_MESSAGES fits, without the first messages)."""
+    sms = load_sms_mini().iloc[dropped:].reset_index(drop=True)
     vectorizer = BagOfWords()
     X = vectorizer.fit_transform(sms["text"])
     model = MultinomialNB(alpha=1.0).fit(X, sms["label"].to_numpy())
     column = list(vectorizer.get_feature_names_out()).index("free")
     log_theta = np.asarray(model.feature_log_prob_, dtype=float)[:, column]
     return transform(log_theta)
+
+
+# The swap of q7: the notebook's model and vocabulary fitted without the first 10 messages
+# ("free" is column 129 of 393, not 140 of 431; its shift 1.2731, not 1.3846), so a number
+# typed in, a column typed in or counts read off a printout no longer land on the answer
+# (student 23).
+FEWER_MESSAGES = """
+from nbcourse import MultinomialNB
+from nbcourse.datasets import load_sms_mini
+from nbcourse.text import BagOfWords
+
+sms = load_sms_mini().iloc[10:].reset_index(drop=True)
+vectorizer = BagOfWords()
+X = vectorizer.fit_transform(sms["text"])
+y = sms["label"].to_numpy()
+model = MultinomialNB(alpha=1.0).fit(X, y)
+"""
 
 
 # ----------------------------------------------------------------- known mistakes
@@ -306,6 +324,9 @@ LINEAR_HELPERS = ("to_linear", "decision_function", "predict", "predict_proba",
                   # the models' private scoring methods (student 19)
                   "_joint_log_likelihood", "_checked_joint_log_proba",
                   "nbcourse.linear.*", "nbcourse._numerics.*",
+                  # the attacks read the linear score (good_word_attack's log_odds_before,
+                  # student 23)
+                  "nbcourse.adversary.*",
                   # "use numpy only": scikit-learn, and scipy's sigmoid (special.expit)
                   # and densities; scipy.sparse stays, inputs may be sparse
                   "sklearn.*", "scipy.special.*", "scipy.stats.*")
@@ -389,7 +410,7 @@ EXERCISE = Exercise(
                  # library's linear helpers are not, in the cell or in what it calls
                  reference=lambda: 1.0, computed=True,
                  forbidden=("to_linear", "decision_function", "nbcourse.linear.*",
-                            "nbcourse._numerics.*"),
+                            "nbcourse._numerics.*", "nbcourse.adversary.*"),
                  calls=("linear_weights", "decide"),
                  swaps=[Swap("the share computed from decide's answers", ("decide",),
                              ODD_DECIDE, share_of_odd_messages,
@@ -491,6 +512,15 @@ EXERCISE = Exercise(
                  reference=lambda: free_shift(lambda t: float(t[1] - t[0])),
                  forbidden=LINEAR_HELPERS,
                  computed=True, calls=("linear_weights",),
+                 swaps=[Swap("the shift computed from the notebook's model", (),
+                             FEWER_MESSAGES,
+                             lambda: free_shift(lambda t: float(t[1] - t[0]), dropped=10),
+                             "Your `free_shift` does not follow the notebook's model: run "
+                             "with a `model` and `vectorizer` fitted on fewer messages, your "
+                             "cell gives a number that is not theirs. Compute it from "
+                             "`model`'s fitted parameters and `vectorizer`'s words (or your "
+                             "functions called on them): no number or column typed in.",
+                             rebinds=("sms", "vectorizer", "X", "y", "model"))],
                  mistakes=[
                      Mistake("class 0 minus class 1",
                              lambda: free_shift(lambda t: float(t[0] - t[1])),

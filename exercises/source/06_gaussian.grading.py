@@ -680,6 +680,10 @@ EXERCISE = Exercise(
                           hint="subtract each row's largest score: exp of what is left is at "
                                "most 1 (the row's mean leaves exp(1000) = inf here)"),
                      Case("large positive scores", ([[1000.0, 999.0, 990.0], [712.0, 705.0, 709.0]],)),
+                     # the row's mean subtracted, and the infinities patched, passed every
+                     # other case (student 24): two scores far above the mean of their row
+                     Case("two close scores far above a third",
+                          ([[0.0, -10.0, -2500.0], [-3000.0, 5.0, 0.0]],)),
                      Case("30 messages, four classes, very negative scores",
                           (_log_scores(61, 30, 4, -3000.0, 5.0),)),
                      Case("20 messages, scores spread over thousands",

@@ -449,6 +449,11 @@ EXERCISE = Exercise(
                      Case("the same mean, different spreads",
                           ((40, [2.0, -1.0], [1.0, 0.5]), (60, [2.0, -1.0], [9.0, 2.0]))),
                      Case("real-looking shards of unequal size", _gaussian_shards(6, 17, 230, 4, -1.5)),
+                     # E[x^2] - mean^2 loses every digit when the means dwarf the spread
+                     # (student 24): pooled around each shard's mean, it does not
+                     Case("means far larger than the spread",
+                          ((50, [1e8, -2e8], [1.0, 0.25]), (70, [1e8 + 3.0, -2e8 + 1.0],
+                                                            [0.5, 2.0]))),
                      Case("one shard with no rows", ((0, [0.0, 0.0], [0.0, 0.0]),
                                                      (25, [1.5, -2.0], [0.25, 4.0])),
                           hidden=False,

@@ -93,14 +93,14 @@ ALWAYS_BOUND = set(dir(builtins)) | {"display", "get_ipython", "In", "Out", "_",
                                       "exit", "quit", "check"}
 
 
-def bound_after_star(trees: list, forbidden_module) -> set[str]:
+def bound_after_star(trees: list, unread_star) -> set[str]:
     """The names bound by a ``def``, a class or an import (not a star one) at a cell's top
-    level after the last ``from M import *`` whose ``M`` is ``forbidden_module``."""
+    level after the last star import for which ``unread_star(node)`` holds."""
     events = []  # (cell, line, names bound, whether it is such a star import)
     for index, tree in enumerate(trees):
         for node in tree.body:
             if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-                events.append((index, node.lineno, set(), forbidden_module(node.module or "")))
+                events.append((index, node.lineno, set(), unread_star(node)))
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 events.append((index, node.lineno, {(a.asname or a.name).split(".")[0]
                                                     for a in node.names}, False))
@@ -123,3 +123,24 @@ def imported_in_class(node: ast.ClassDef) -> set[str]:
             found |= {f"{child.module}.{alias.name}" for alias in child.names}
             found |= {alias.name for alias in child.names}
     return found
+
+
+def up_to_the_value(trees: list[ast.Module], name: str) -> list[ast.Module]:
+    """The cells up to the last top-level statement that names ``name`` in any way (a
+    variable, attribute, import, definition, ``global``, keyword, or inside a string:
+    ``exec``, ``globals()``), that one included.  A value is made by the time that
+    statement has run: what comes after cannot make it (red team 7: a later
+    ``result = stratified_split(...)`` does not make ``best_alpha, test_accuracy = result``
+    use it)."""
+    def names(node) -> bool:
+        return any(getattr(child, field, None) == name for child in ast.walk(node)
+                   for field in ("id", "attr", "name", "asname", "arg")) or any(
+            isinstance(child, (ast.Global, ast.Nonlocal)) and name in child.names
+            or isinstance(child, ast.Constant) and isinstance(child.value, str)
+            and name in child.value for child in ast.walk(node))
+    for index in range(len(trees) - 1, -1, -1):
+        body = trees[index].body
+        last = max((i for i, statement in enumerate(body) if names(statement)), default=None)
+        if last is not None:
+            return [*trees[:index], ast.Module(body=body[:last + 1], type_ignores=[])]
+    return []

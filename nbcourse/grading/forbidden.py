@@ -53,7 +53,8 @@ one bound where no definition is read (``answer_bindings``) as ``UNREAD``.
 Where a question forbids helpers, an answer (or what it uses) that looks a name up at run
 time in one of the ways this module lists is flagged as ``DYNAMIC``, with a fixed reason
 (``DYNAMIC_WHY``): the grader cannot tell which function it calls.  The ways are a list
-(``_DYNAMIC_NAMES``, ``_DYNAMIC_ATTRIBUTES``, ``_DYNAMIC_MODULES``: ``getattr`` with a
+(``dynamic_lookups``: ``DYNAMIC_NAMES``, ``DYNAMIC_ATTRIBUTES``, ``DYNAMIC_MODULES``, a
+relative import, a ``match`` class pattern's attributes: ``getattr`` with a
 computed name or handed on as a value, ``importlib``, ``__import__``, ``eval``, ``exec``,
 ``sys.modules``, ``globals()``, ``vars()``, ``__dict__``, a function's globals, frames,
 ``pickle`` and the like, each also kept under another name), not a proof: Python has
@@ -68,8 +69,11 @@ from __future__ import annotations
 import ast
 from typing import Iterable
 
+from .dynamic_lookups import (DYNAMIC, DYNAMIC_MODULES, DYNAMIC_NAMES, DYNAMIC_WHY,
+                              dynamic_read, matched_attributes, private_elsewhere,
+                              relative_import)
 from .answer_bindings import (ALWAYS_BOUND, bound_after_star, bound_elsewhere,
-                              imported_in_class)
+                              imported_in_class, up_to_the_value)
 from .library_names import outside
 from .name_scopes import (bound_in_scopes, cell_trees, evaluated_outside, literal_scopes,
                           locals_at, stored_names, walk_scope)
@@ -152,64 +156,12 @@ def _root_name(node: ast.AST) -> str:
 
 
 #: What an answer that looks a name up at run time (a function or a variable) is flagged as.
-DYNAMIC = "a name looked up at run time (getattr, globals(), eval and the like)"
-
 #: What an answer is flagged as when no ``def`` or assignment the scan reads binds it: an
 #: import under the answer's name, a ``global`` in a function, ``exec``, ``globals()[...]``.
 UNREAD = "defined where the grader cannot read it"
 #: ... and what to do about it, in every message that names that flag.
 UNREAD_WHY = ("by an import under its name, a global in a function, exec or globals(): write "
               "it with def, or assign it, at the top level of a cell")
-
-#: Why such an answer is flagged, in every message that names the flag.
-DYNAMIC_WHY = ("the grader cannot tell what this reaches: call your own code by its name, use "
-               "the arguments your function is given rather than the notebook's variables, "
-               "and read a column or a row's field by its name with [name] (table[name], or "
-               "row[name] over table.iterrows()), not getattr(table, name) or getattr(row, "
-               "name)")
-
-#: Built-in names and attributes that reach a function without writing its name.
-_DYNAMIC_NAMES = {"__import__", "eval", "exec", "globals", "vars", "locals", "import_module",
-                  "attrgetter", "methodcaller", "__builtins__", "getmembers", "run_module",
-                  "run_path",
-                  # logging.config's and pkgutil's resolvers of a dotted name (red team 5)
-                  "BaseConfigurator", "DictConfigurator", "_resolve", "resolve_name"}
-_DYNAMIC_ATTRIBUTES = _DYNAMIC_NAMES | {
-    "__dict__", "__getattribute__", "__getattr__", "getattr_static", "exec_module",
-    "load_module", "__globals__", "__closure__", "cell_contents", "__subclasses__",
-    "_getframe", "currentframe", "f_locals", "f_globals", "f_back", "get_objects",
-    "get_referrers", "get_referents", "locate", "get_type_hints", "get_field", "__defaults__",
-    "__kwdefaults__"}
-#: Modules that rebuild or find an object from data, not from a name in the code
-#: (``pickle.loads(b"cnbcourse\nGaussianNB\n.")``): an answer that uses one is flagged.
-_DYNAMIC_MODULES = {"pickle", "_pickle", "cPickle", "marshal", "copyreg", "dill", "cloudpickle",
-                    "joblib", "shelve", "importlib", "pkgutil", "runpy", "inspect", "gc",
-                    "ctypes", "pydoc"}
-
-
-def _dynamic(child: ast.AST, literal: dict[str, set[str]] | None = None) -> str | set | None:
-    """The attribute a node reads if it is ``getattr(x, "literal")`` (the set of them for
-    a variable in ``literal``, see ``name_scopes.literal_scopes``); ``DYNAMIC`` if it looks a name up
-    at run time; else None."""
-    called = getattr(child.func, "id", getattr(child.func, "attr", None)) \
-        if isinstance(child, ast.Call) else None
-    if called == "getattr":  # getattr(...), builtins.getattr(...)
-        if len(child.args) < 2 or any(isinstance(a, ast.Starred) for a in child.args[:2]):
-            return DYNAMIC  # getattr(*pair): the name is not in the code
-        name = child.args[1]
-        if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            return name.value
-        if isinstance(name, ast.Name) and name.id in (literal or {}):
-            return set(literal[name.id])
-        return DYNAMIC
-    if isinstance(child, ast.Attribute):
-        if child.attr in _DYNAMIC_ATTRIBUTES:
-            return DYNAMIC
-        if child.attr == "modules" and isinstance(child.value, ast.Name) \
-                and child.value.id == "sys":
-            return DYNAMIC
-    return None
-
 
 class _Notebook:
     """Functions, notebook-level assignments and imports of a whole submission."""
@@ -227,6 +179,7 @@ class _Notebook:
         self.assignments: dict[str, list[ast.AST]] = {}
         self.imported: dict[str, str] = {}  # local name -> forbidden name
         self.star = False
+        self.relative_star = False  # ``from .x import *``: see ``relative_import``
         # local name -> the library path it stands for (``_s`` -> ``nbcourse.scale``)
         self.paths: dict[str, str] = {"nbcourse": "nbcourse"}
         self.star_modules: list[str] = []  # ``from nbcourse.x import *``
@@ -238,17 +191,10 @@ class _Notebook:
         trees = cell_trees(sources)
         for tree in trees:
             for node in ast.walk(tree):
-                if isinstance(node, ast.Import):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
                     self._note_import(node)
-                elif isinstance(node, ast.ImportFrom):
-                    self._note_import(node)
-                    for alias in node.names:
-                        if alias.name in _DYNAMIC_NAMES:
-                            self.imported[alias.asname or alias.name] = DYNAMIC
-                        elif alias.name == "*":
-                            self.star |= (node.module or "").startswith("nbcourse")
-                        elif alias.name in forbidden:
-                            self.imported[alias.asname or alias.name] = alias.name
+                if isinstance(node, ast.ImportFrom):
+                    self._note_names_from(node)
             self._note_definitions(tree)
             self._note_dynamic_aliases(tree)
             for node in walk_scope(tree):  # notebook-level bindings only
@@ -264,7 +210,8 @@ class _Notebook:
             self._note_stored_into(tree)
         # the names a def, class or import at a cell's top level binds after the last star
         # import of another package's forbidden module (``_star_outside``)
-        self._after_star = bound_after_star(trees, self._outside)
+        self._after_star = bound_after_star(
+            trees, lambda star: relative_import(star) or self._outside(star.module or ""))
         self._resolve_aliases()
         # names bound where the scan does not read a definition (``unreadable``)
         strings = {name: values[0].value for name, values in self.assignments.items()
@@ -312,12 +259,18 @@ class _Notebook:
                 events.append(((node.lineno, node.col_offset, 1), node))
         events += [((name.lineno, name.col_offset, 0), name)
                    for name in _held(list(walk_scope(tree)), walk=False)]
+        events += [((node.lineno, node.col_offset, 1), node) for node in tree.body
+                   if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None]
         for _, node in sorted(events, key=lambda event: event[0]):
             if isinstance(node, ast.Name):
                 self._held.add(node.id)
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._last_binding.update({(a.asname or a.name).split(".")[0]: "import"
                                            for a in node.names})
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                self._last_binding.update({name: "assign" for target in targets
+                                           for name in stored_names(target)})
             elif id(node) in top and node.name not in self._held:
                 self.functions[node.name] = [node]
                 self._last_binding[node.name] = "def"
@@ -325,6 +278,15 @@ class _Notebook:
                 self.functions.setdefault(node.name, []).append(node)
                 if id(node) in top:
                     self._last_binding[node.name] = "def"
+
+    def _reassigned(self, name: str) -> bool:
+        """Whether an assignment at a cell's top level surely re-binds ``name`` after its
+        last import, to values that do not read the name itself (``best_alpha, accuracy =
+        spam_experiment(...)`` after a cell imported ``accuracy``, red team 7): the name is
+        then those values, which ``find`` follows, not the import (``acc = acc`` keeps it)."""
+        return self._last_binding.get(name) == "assign" and not any(
+            isinstance(n, ast.Name) and n.id == name
+            for value in self.assignments.get(name, []) for n in ast.walk(value))
 
     def _own(self) -> set[str]:
         """The names that are the notebook's own functions or classes: defined, and not
@@ -339,7 +301,7 @@ class _Notebook:
             called = {id(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
             return any(isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in called
                        and getattr(n, "id", getattr(n, "attr", None)) in
-                       _DYNAMIC_NAMES | {"getattr"} for n in ast.walk(value))
+                       DYNAMIC_NAMES | {"getattr"} for n in ast.walk(value))
         for node in ast.walk(tree):
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and dynamic(node.value):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -352,13 +314,28 @@ class _Notebook:
                 self.imported.update({arg.arg: DYNAMIC for arg, default in pairs
                                       if default is not None and dynamic(default)})
 
+    def _note_names_from(self, node: ast.ImportFrom) -> None:
+        """The names a ``from ... import`` binds that stand for a forbidden or a run-time
+        lookup, and whether it is a star import of the library or a relative one."""
+        for alias in node.names:
+            if relative_import(node):
+                self.relative_star |= alias.name == "*"
+                self.imported[alias.asname or alias.name] = DYNAMIC
+            elif alias.name in DYNAMIC_NAMES:
+                self.imported[alias.asname or alias.name] = DYNAMIC
+            elif alias.name == "*":
+                self.star |= (node.module or "").startswith("nbcourse")
+            elif alias.name in self.forbidden:
+                self.imported[alias.asname or alias.name] = alias.name
+
     def _note_import(self, node: ast.Import | ast.ImportFrom) -> None:
         """Record the library path each name an import binds stands for: ``import
         nbcourse.scale as _s``, ``from nbcourse import _numerics``, ``from nbcourse.linear
         import sigmoid``; relative imports and other packages are not the library's."""
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split(".")[0] in _DYNAMIC_MODULES:
+                if alias.name.split(".")[0] in DYNAMIC_MODULES or \
+                        self.outside and private_elsewhere(alias.name):
                     self.imported[alias.asname or alias.name.split(".")[0]] = DYNAMIC
                 if alias.name == "sys":  # ``s.modules`` as well as ``sys.modules``
                     self._sys_names.add(alias.asname or "sys")
@@ -367,7 +344,8 @@ class _Notebook:
                     self.paths[local] = alias.name if alias.asname else local
             return
         module = node.module or ""
-        if not node.level and module.split(".")[0] in _DYNAMIC_MODULES:
+        if not node.level and (module.split(".")[0] in DYNAMIC_MODULES or
+                               self.outside and private_elsewhere(module)):
             self.imported.update({alias.asname or alias.name: DYNAMIC for alias in node.names})
         if not node.level and module == "sys":  # ``from sys import modules``
             self.imported.update({alias.asname or alias.name: DYNAMIC for alias in node.names
@@ -387,7 +365,8 @@ class _Notebook:
         if isinstance(node, ast.Name):
             # imported from the library, a name counts as the library's unless a function
             # of the notebook surely replaced it (``if False: def GaussianNB()`` does not)
-            return None if node.id in self._own() else self.paths.get(node.id)
+            return None if node.id in self._own() or self._reassigned(node.id) \
+                else self.paths.get(node.id)
         if isinstance(node, ast.Attribute):
             base = self.path(node.value)
             return None if base is None else f"{base}.{node.attr}"
@@ -415,8 +394,9 @@ class _Notebook:
 
     def _outside(self, path: str | None) -> bool:
         """Whether a path is in (or is) another package's module forbidden whole."""
-        return path is not None and any(path == module or path.startswith(module + ".")
-                                        for module in self.outside)
+        return path is not None and (any(path == module or path.startswith(module + ".")
+                                         for module in self.outside)
+                                     or bool(self.outside) and private_elsewhere(path))
 
     def _star_outside(self, node: ast.AST) -> set[str]:
         """After ``from sklearn.metrics import *``, a name the code reads that no scope
@@ -425,7 +405,7 @@ class _Notebook:
         team 6), may be one of that module's, which the grader does not import: counted as
         that module's; so is a plain forbidden name (``f1_score``) the notebook binds."""
         modules = [module for module in self.star_modules if self._outside(module)]
-        if not modules:
+        if not modules and not self.relative_star:
             return set()
         notebook = self._after_star | ALWAYS_BOUND
         scopes = bound_in_scopes(node)
@@ -433,7 +413,8 @@ class _Notebook:
                 and isinstance(n.ctx, ast.Load) and n.id not in scopes.get(id(n), ())]
         free = {name for name in read if name not in notebook}
         listed = {name for name in read if name in self.forbidden} - self._own()
-        return {f"{module}.{name}" for module in modules for name in free} | listed
+        found = {f"{module}.{name}" for module in modules for name in free} | listed
+        return found | ({DYNAMIC} if self.relative_star and free else set())
 
     def _resolve_aliases(self) -> None:
         """``NB = CategoricalNB`` makes NB an alias too, and ``m = nbcourse._numerics``
@@ -487,7 +468,7 @@ class _Notebook:
         local = locals_at(node)
         free = set()  # the names read that no scope within ``node`` binds
         for child in ast.walk(node):
-            read = _dynamic(child, literal.get(id(child), {}))
+            read = dynamic_read(child, literal.get(id(child), {}))
             if isinstance(child, (ast.Name, ast.Attribute)) and id(child) not in called \
                     and getattr(child, "id", getattr(child, "attr", None)) == "getattr":
                 read = DYNAMIC  # handed on (``reduce(getattr, ...)``): its names are data
@@ -507,13 +488,21 @@ class _Notebook:
                 attributes.add(child.attr)
             elif isinstance(child, ast.arg):
                 stored.add(child.arg)
+            elif relative_import(child):
+                dynamic.add(DYNAMIC)
+            elif isinstance(child, ast.Match):  # ``case object(accuracy=f)`` on a module
+                read = matched_attributes(child)
+                attributes |= read
+                base = self.path(child.subject)
+                library |= ({f"{base}.{name}" for name in read} & self.forbidden
+                            if base is not None else set())
         # a name the notebook defines as its own function is the student's, not the
         # library's (the answer ``laplace`` when ``laplace`` is forbidden)
         own = self._own()
         found = {self.imported[n] for n in free if n in self.imported and
-                 (n not in own or self.imported[n] == DYNAMIC)}
+                 (n not in own or self.imported[n] == DYNAMIC) and not self._reassigned(n)}
         found |= (attributes & self.forbidden) | library
-        own_dynamic = (loaded & _DYNAMIC_NAMES) - own - stored - set(self.assignments)
+        own_dynamic = (loaded & DYNAMIC_NAMES) - own - stored - set(self.assignments)
         if dynamic or own_dynamic:
             found.add(DYNAMIC)
         if self.star:
@@ -590,7 +579,9 @@ def flagged_answers(sources: Iterable[str], plan: dict) -> dict[str, list[str]]:
         found = []
         if question.get("forbidden"):
             stop = graded_callees_to_stop(graded, question["name"], question["forbidden"])
-            found = find(sources, question["name"], question["forbidden"], stop)
+            cells = sources if question.get("kind", "function") == "function" \
+                else up_to_the_value(sources, question["name"])
+            found = find(cells, question["name"], question["forbidden"], stop)
         if question.get("computed") and typed_in(sources, question["name"]):
             found.append(TYPED_IN)
         if found:

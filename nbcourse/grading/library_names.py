@@ -91,35 +91,48 @@ def _members(module) -> dict[str, object]:
 def _read_only_imports() -> list[tuple[str, str, str]]:
     """(module, local name, the library path it imports) for every ``from ... import``
     of the plotting and widget modules, read from their source."""
+    found = []
+    for module, (package, tree) in _read_only_sources().items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                start = package[:len(package) - node.level + 1] if node.level else []
+                source = ".".join(start + ([node.module] if node.module else []))
+                found += [(module, alias.asname or alias.name, f"{source}.{alias.name}")
+                          for alias in node.names if alias.name != "*"]
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def _read_only_sources() -> dict[str, tuple[list[str], ast.Module]]:
+    """{module name: (the package it is in, as parts; its parsed source)}, for the
+    plotting and widget modules."""
     import nbcourse
     root = Path(nbcourse.__file__).parent
-    found = []
+    found = {}
     for top in _READ_ONLY:
         base = root.joinpath(*top.split(".")[1:])
         for path in sorted([*base.rglob("*.py"), base.with_suffix(".py")]):
-            if not path.is_file():
-                continue
-            parts = ["nbcourse", *path.relative_to(root).with_suffix("").parts]
-            module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            package = parts[:-1]
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.ImportFrom):
-                    start = package[:len(package) - node.level + 1] if node.level else []
-                    source = ".".join(start + ([node.module] if node.module else []))
-                    found += [(module, alias.asname or alias.name, f"{source}.{alias.name}")
-                              for alias in node.names if alias.name != "*"]
+            if path.is_file():
+                parts = ["nbcourse", *path.relative_to(root).with_suffix("").parts]
+                module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+                found[module] = (parts[:-1], ast.parse(path.read_text(encoding="utf-8")))
     return found
+
+
+@functools.lru_cache(maxsize=1)
+def _by_path() -> dict[str, object]:
+    """{``module.name``: the function or class it is}, for the imported modules."""
+    return {f"{module_name}.{name}": value for module_name, module in _modules().items()
+            for name, value in _members(module).items()}
 
 
 @functools.lru_cache(maxsize=1)
 def _places() -> dict[int, list[str]]:
     """{id(object): every ``module.name`` of the library that holds it}."""
     places: dict[int, list[str]] = {}
-    by_path = {}
-    for module_name, module in _modules().items():
-        for name, value in _members(module).items():
-            places.setdefault(id(value), []).append(f"{module_name}.{name}")
-            by_path[f"{module_name}.{name}"] = value
+    by_path = _by_path()
+    for path, value in by_path.items():
+        places.setdefault(id(value), []).append(path)
     for module_name, local, imported in _read_only_imports():
         if imported in by_path:
             places[id(by_path[imported])].append(f"{module_name}.{local}")
@@ -229,6 +242,32 @@ def _wrapping(forbidden: dict[int, object]) -> set[int]:
     return found - seeds
 
 
+def _read_only_wrappers(forbidden: set[int]) -> set[str]:
+    """The ``module.name`` of each function or class of the plotting and widget modules
+    whose code names a forbidden object (``forbidden``: ids), directly or through another
+    such definition of its module, and where the layer offers it again: the answer behind
+    a widget (``SpamAlphaExplorer(...).curve`` holds ``spam_alpha_curve``'s precision and
+    recall, red team 7).  Read from the source, like ``_read_only_imports``."""
+    by_path = _by_path()
+    imports = _read_only_imports()
+    found: set[str] = set()
+    for module, (_, tree) in _read_only_sources().items():
+        bad = {local for where, local, path in imports if where == module
+               and path in by_path and id(by_path[path]) in forbidden}
+        definitions = [node for node in tree.body
+                       if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+        grown = True
+        while grown:
+            grown = False
+            for node in definitions:
+                if node.name not in bad and any(isinstance(n, ast.Name) and n.id in bad
+                                                for n in ast.walk(node)):
+                    bad.add(node.name)
+                    grown = True
+        found |= {f"{module}.{node.name}" for node in definitions if node.name in bad}
+    return found | {f"{where}.{local}" for where, local, path in imports if path in found}
+
+
 def expand(entries: Iterable[str]) -> list[str]:
     """The forbidden entries as the scan reads them: plain names unchanged, in their
     order, then every ``module.name`` that reaches an object a qualified entry stands
@@ -247,8 +286,11 @@ def expand(entries: Iterable[str]) -> list[str]:
             for value in _stands_for(entry):
                 names.update(_places().get(id(value), []))
                 forbidden[id(value)] = value
-    for wrapper in _wrapping(forbidden):
+    wrappers = _wrapping(forbidden)
+    for wrapper in wrappers:
         names.update(_places().get(wrapper, []))
+    names |= _read_only_wrappers(wrappers | {key for key, value in forbidden.items()
+                                             if getattr(value, "__module__", "") != _SHARED})
     modules = [entry for entry in entries if outside(entry)]
     for entry in modules:  # "nbcourses.linear.*" is a typo, not another package
         if difflib.get_close_matches(entry.split(".")[0], ["nbcourse"], cutoff=0.7):

@@ -17,6 +17,17 @@ from .name_scopes import cell_trees, stored_names, walk_scope
 #: What a value typed in is flagged as, in the place of a forbidden name.
 TYPED_IN = "a number typed in"
 
+#: Calls whose number arguments are results, not inputs: a bound given to one of these
+#: (``max(lost, 10)``) is the answer typed in, whatever the other argument computed.
+_CLAMPS = {"max", "min", "maximum", "minimum", "fmax", "fmin"}
+
+
+def _called_name(node: ast.Call) -> str | None:
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else \
+        func.attr if isinstance(func, ast.Attribute) else None
+
+
 #: Calls that turn a typed number into another kind of number, not a computation.
 _NUMBER_TYPES = {"Fraction", "float", "int", "Decimal", "float64", "float32", "int64", "round"}
 
@@ -31,12 +42,39 @@ def _constant(node: ast.AST) -> bool:
     if isinstance(node, ast.BinOp):
         return _constant(node.left) and _constant(node.right)
     if isinstance(node, ast.Call):
-        func = node.func
-        name = func.id if isinstance(func, ast.Name) else \
-            func.attr if isinstance(func, ast.Attribute) else None
-        return name in _NUMBER_TYPES and not node.keywords and bool(node.args) and all(
+        return _called_name(node) in _NUMBER_TYPES and not node.keywords and bool(node.args) and all(
             _constant(arg) or (isinstance(arg, ast.Constant) and isinstance(arg.value, str))
             for arg in node.args)
+    return False
+
+
+def _numeric_text(node: ast.AST) -> bool:
+    """Whether a node is a string (or bytes) literal that reads as a number: ``"0.985"``,
+    ``"0x1.c28f5c28f5c29p-1"`` (red team 7: ``float(p_text)``, ``json.loads("0.88")``)."""
+    if not isinstance(node, ast.Constant) or not isinstance(node.value, (str, bytes)):
+        return False
+    text = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
+    words = text.replace(",", " ").split()  # ``"66 1 9".split()`` too (student 24)
+    return bool(words) and all(_reads_as_number(word) for word in words)
+
+
+def _has_numeric_text(node: ast.AST) -> bool:
+    """Whether numbers written as text are in an expression (``map(int, "66 1 9".split())``)."""
+    return any(_numeric_text(child) for child in ast.walk(node))
+
+
+def _reads_as_number(word: str) -> bool:
+    """A word with a digit that float(), int(word, 0) or, after ``0x``, float.fromhex
+    reads (not ``"nan"``, nor ``"cafe"`` as hex)."""
+    if not any(c.isdigit() for c in word):
+        return False
+    hexadecimal = word.lstrip("+-").lower().startswith("0x")
+    for read in (float, lambda t: int(t, 0)) + ((float.fromhex,) if hexadecimal else ()):
+        try:
+            read(word)
+            return True
+        except (ValueError, OverflowError):
+            continue
     return False
 
 
@@ -48,7 +86,9 @@ def typed_in(sources: Iterable, name: str) -> bool:
     1.0``), numbers and calls alone (``np.log(10 / 778)``), or an expression that hides one (``_hides_a_number``): a branch of ``... if
     ... else ...`` that is a number other than 0 or ±1, a term multiplied by 0, a number
     of four significant digits or more, or a fixed item of a list of numbers
-    (``alphas[3]``).  Names the notebook sets to a number once count as that number."""
+    (``alphas[3]``).  Names the notebook sets to a number once count as that number, and so
+    do names set to a number written as text, and text that reads as a number handed to
+    any function (``json.loads("0.88")``)."""
     trees = cell_trees(sources)
     last, at, numbers, lists, dicts = None, None, {}, set(), {}
     for index, tree in enumerate(trees):
@@ -89,11 +129,12 @@ def _closed(expression: ast.AST) -> bool:
            for name in stored_names(node.target)}
     numbers = False
     for node in ast.walk(expression):
-        if isinstance(node, ast.Name) and node.id in own:
-            continue
+        if isinstance(node, ast.Name) and (node.id in own or node.id in _NUMBER_TYPES):
+            continue  # ``map(int, ...)``: a number type handed on is no data either
         if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and id(node) not in called:
             return False
-        numbers |= isinstance(node, ast.Constant) and type(node.value) in (int, float)
+        numbers |= isinstance(node, ast.Constant) and type(node.value) in (int, float) \
+            or _numeric_text(node)
     return numbers
 
 
@@ -165,8 +206,9 @@ def _note_constants(node, targets, value, numbers: dict, lists: set, dicts: dict
             dicts[target.id] = items
         else:
             dicts.pop(target.id, None)
-        if not isinstance(node, ast.AugAssign) and _constant(value):
-            numbers[target.id] = value
+        if not isinstance(node, ast.AugAssign) and (_constant(value) or _numeric_text(value) or
+                                                    _closed(value) and _has_numeric_text(value)):
+            numbers[target.id] = value  # a number as text too: ``float(p_text)``
         else:
             numbers.pop(target.id, None)
         if isinstance(value, (ast.List, ast.Tuple)) and value.elts \
@@ -323,6 +365,9 @@ def _hides_a_number(expression: ast.AST, lists: set) -> bool:
             todo.append((node.value, an_input))
             continue
         if isinstance(node, ast.Call):
+            if _called_name(node) in _CLAMPS and any(
+                    _constant(arg) and not _trivial(arg) for arg in node.args):
+                return True  # ``max(computed, 66 / 67)``: the bound is the answer (student 24)
             todo.append((node.func, an_input))
             todo.extend((arg, True) for arg in node.args + [k.value for k in node.keywords])
             continue
