@@ -286,9 +286,10 @@ class Counts(list):
     def tolist(self):
         return np.asarray(self).tolist()
 
-    @property
-    def shape(self):
-        return np.asarray(self).shape
+    def __getattr__(self, name):  # an array's other idioms (``.ravel()``, ``.T``: red team 8)
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(np.asarray(self), name)
 
 
 def merge_vocabularies(a, b):
@@ -342,7 +343,9 @@ def lost_only_words_no_month_kept():
     return sum(n for w, n in _lost().items() if w not in merged_words)
 
 
-MERGE_NAMES = ("merge", "add_counts", "CountTable", "merge_gaussian_summaries", "partial_fit",
+# the library's ``merge`` by its paths (``nbcourse.naive_bayes.*``), not as a plain name:
+# ``heapq.merge`` and pandas' ``merge`` are not it (student 26)
+MERGE_NAMES = ("add_counts", "CountTable", "merge_gaussian_summaries", "partial_fit",
                "GaussianNB", "MultinomialNB", "nbcourse.scale.*", "nbcourse.naive_bayes.*",
                "nbcourse._numerics.*", "sklearn.*")  # "plain Python and numpy are fine"
 

@@ -27,7 +27,15 @@ DYNAMIC_NAMES = {"__import__", "eval", "exec", "globals", "vars", "locals", "imp
                   # logging.config's and pkgutil's resolvers of a dotted name (red team 5)
                   "BaseConfigurator", "DictConfigurator", "_resolve", "resolve_name",
                   # scikit-learn's registries hand out its classes by name (student 23)
-                  "all_estimators", "all_functions", "all_displays"}
+                  "all_estimators", "all_functions", "all_displays",
+                  # importers of a dotted name (traitlets, IPython, dask, werkzeug) and a
+                  # function made from compiled code (red team 8)
+                  "import_item", "import_required", "import_string", "load_object",
+                  "FunctionType", "CodeType"}
+
+#: Builtins that look names up or make code from text, read only as bare names (``re.compile``
+#: is a regular expression).
+DYNAMIC_BUILTINS = DYNAMIC_NAMES | {"compile"}
 DYNAMIC_ATTRIBUTES = DYNAMIC_NAMES | {
     "__dict__", "__getattribute__", "__getattr__", "getattr_static", "exec_module",
     "load_module", "__globals__", "__closure__", "cell_contents", "__subclasses__",
@@ -37,7 +45,8 @@ DYNAMIC_ATTRIBUTES = DYNAMIC_NAMES | {
     # a patch's target is a dotted name it resolves (red team 7); IPython's shell runs code
     # and reads the notebook's names by string
     "get_original", "ev", "ex", "run_cell", "run_line_magic", "run_cell_magic", "user_ns",
-    "user_global_ns", "safe_execfile", "safe_run_module"}
+    "user_global_ns", "safe_execfile", "safe_run_module", "find_line_magic",
+    "find_cell_magic", "find_magic", "magics_manager", "co_consts", "co_code"}
 #: Modules that rebuild or find an object from data, not from a name in the code
 #: (``pickle.loads(b"cnbcourse\nGaussianNB\n.")``): an answer that uses one is flagged.
 DYNAMIC_MODULES = {"pickle", "_pickle", "cPickle", "marshal", "copyreg", "dill", "cloudpickle",

@@ -69,91 +69,17 @@ from __future__ import annotations
 import ast
 from typing import Iterable
 
-from .dynamic_lookups import (DYNAMIC, DYNAMIC_MODULES, DYNAMIC_NAMES, DYNAMIC_WHY,
-                              dynamic_read, matched_attributes, private_elsewhere,
-                              relative_import)
+from .dynamic_lookups import (DYNAMIC, DYNAMIC_BUILTINS, DYNAMIC_MODULES, DYNAMIC_NAMES,
+                              DYNAMIC_WHY, dynamic_read, matched_attributes,
+                              private_elsewhere, relative_import)
 from .answer_bindings import (ALWAYS_BOUND, bound_after_star, bound_elsewhere,
                               imported_in_class, up_to_the_value)
 from .library_names import outside
 from .name_scopes import (bound_in_scopes, cell_trees, evaluated_outside, literal_scopes,
                           locals_at, stored_names, walk_scope)
 from .typed_in import TYPED_IN, typed_in
-
-def _held(nodes: list, walk: bool = True) -> list[ast.Name]:
-    """The names ``nodes`` (each walked whole, or as they are) read other than to call
-    them or to hand them to ``check``: each may be kept, then called later."""
-    every = [n for node in nodes for n in (ast.walk(node) if walk else [node])]
-    spared = set()
-    for node in every:
-        if isinstance(node, ast.Call):
-            spared.add(id(node.func))
-            if isinstance(node.func, ast.Name) and node.func.id == "check":
-                spared.update(id(argument) for argument in node.args)
-    return [node for node in every if isinstance(node, ast.Name)
-            and isinstance(node.ctx, ast.Load) and id(node) not in spared]
-
-
-#: Methods that keep what they are given in the object they are called on (a list's,
-#: a dict's, a set's, a deque's, a queue's).
-_STORING_METHODS = {"append", "extend", "insert", "update", "setdefault", "add",
-                    "__setitem__", "appendleft", "extendleft", "put", "put_nowait"}
-
-
-def _bindings(node: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
-    """[(target, the value it is bound to)] of one statement or expression: ``=`` and its
-    annotated and augmented forms, a ``for`` loop's target (its iterable), ``with ...
-    as`` (the context's expression) and ``:=``."""
-    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return [(target, node.value) for target in targets]
-    if isinstance(node, (ast.For, ast.AsyncFor)):
-        return [(node.target, node.iter)]
-    if isinstance(node, (ast.With, ast.AsyncWith)):
-        return [(item.optional_vars, item.context_expr) for item in node.items
-                if item.optional_vars is not None]
-    if isinstance(node, ast.NamedExpr):
-        return [(node.target, node.value)]
-    return []
-
-
-def _stored_into(node: ast.AST) -> list[tuple[str, list]]:
-    """[(the variable a chain starts from, the values ``node`` puts into it)]: a storing
-    method's arguments, ``setattr``'s value, an item or attribute store's value."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and node.func.attr in _STORING_METHODS:  # ``f.__defaults__[0].append(v)``: f
-        return [(_root_name(node.func.value), [*node.args, *(k.value for k in node.keywords)])]
-    if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr" and node.args:
-        return [(_root_name(node.args[0]), node.args[2:])]
-    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return [(_root_name(target), [node.value]) for target in targets
-                if isinstance(target, (ast.Subscript, ast.Attribute))]
-    return []
-
-
-def _local_names(function: ast.AST) -> set[str]:
-    """The names a function (or lambda) binds in its own scope, but for those it declares
-    ``global`` or ``nonlocal``."""
-    args = function.args
-    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg,
-                             args.kwarg] if a is not None}
-    body = function.body if isinstance(function.body, list) else [function.body]
-    declared = set()
-    for statement in body:
-        for node in [statement, *walk_scope(statement)]:
-            if isinstance(node, (ast.Global, ast.Nonlocal)):
-                declared.update(node.names)
-            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                names.add(node.id)
-    return names - declared
-
-
-def _root_name(node: ast.AST) -> str:
-    """The variable an item or attribute chain starts from (``d["h"].x`` -> ``d``)."""
-    while isinstance(node, (ast.Subscript, ast.Attribute)):
-        node = node.value
-    return getattr(node, "id", "")
-
+from .variable_writes import (bindings, fills_a_parameter, held, local_names, root_name,
+                              settled_names, stored_into)
 
 #: What an answer that looks a name up at run time (a function or a variable) is flagged as.
 #: What an answer is flagged as when no ``def`` or assignment the scan reads binds it: an
@@ -177,6 +103,12 @@ class _Notebook:
         # (``_note_definitions``); a function defined inside another is read with it
         self.functions: dict[str, list[ast.AST]] = {}
         self.assignments: dict[str, list[ast.AST]] = {}
+        # id(a value assigned) -> (its cell, the names settled there: ``settled_names``)
+        self.cell_of: dict[int, tuple[int, frozenset]] = {}
+        # name -> other names for the same object (``estimates = map_edge``, ``a = b = {}``),
+        # and the functions it is handed to (``record(map_edge, ...)``): ``_note_aliases``
+        self.aliases: dict[str, set[str]] = {}
+        self.handed: dict[str, set[str]] = {}
         self.imported: dict[str, str] = {}  # local name -> forbidden name
         self.star = False
         self.relative_star = False  # ``from .x import *``: see ``relative_import``
@@ -189,18 +121,12 @@ class _Notebook:
         # own function or class) or "import"; a definition under an ``if`` is not sure
         self._last_binding: dict[str, str] = {}
         trees = cell_trees(sources)
-        for tree in trees:
-            for node in ast.walk(tree):
-                if isinstance(node, (ast.Import, ast.ImportFrom)):
-                    self._note_import(node)
-                if isinstance(node, ast.ImportFrom):
-                    self._note_names_from(node)
-            self._note_definitions(tree)
-            self._note_dynamic_aliases(tree)
-            for node in walk_scope(tree):  # notebook-level bindings only
-                for target, value in _bindings(node):
-                    for name in stored_names(target):
-                        self.assignments.setdefault(name, []).append(value)
+        # a function that declares one may bind it at run time (``global measure`` and an
+        # import into it, red team 8): a later assignment then does not settle it
+        self._globals = {name for tree in trees for node in ast.walk(tree)
+                         if isinstance(node, ast.Global) for name in node.names}
+        for index, tree in enumerate(trees):
+            self._note_cell(index, tree)
         # the notebook's modules (``np``): a storing call on one keeps nothing in it
         self._module_names = {(alias.asname or alias.name).split(".")[0]
                               for tree in trees for node in walk_scope(tree)
@@ -220,6 +146,46 @@ class _Notebook:
         self._bound_elsewhere = {name for tree in trees for node in ast.walk(tree)
                                  for name in bound_elsewhere(node, strings)}
 
+    def _note_cell(self, index: int, tree: ast.Module) -> None:
+        """One cell's imports, definitions and notebook-level bindings, in cell order."""
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self._note_import(node)
+            if isinstance(node, ast.ImportFrom):
+                self._note_names_from(node)
+        self._note_definitions(tree)
+        self._note_dynamic_aliases(tree)
+        settled = settled_names(tree)
+        for node in walk_scope(tree):  # notebook-level bindings only
+            for target, value in bindings(node):
+                self.cell_of[id(value)] = (index, settled.get(id(value), frozenset()))
+                for name in stored_names(target):
+                    self.assignments.setdefault(name, []).append(value)
+        self._note_aliases(tree)
+
+    def _note_aliases(self, tree: ast.Module) -> None:
+        """Names bound to one object (``estimates = map_edge``, ``a = b = {}``) and the
+        functions a name is handed to: a dict filled under another name, or by a function
+        that stores into its parameter, is filled all the same (student 25)."""
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)] + \
+                    ([node.value.id] if isinstance(node.value, ast.Name) else [])
+                for name in names:
+                    self.aliases.setdefault(name, set()).update(set(names) - {name})
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                for argument in [*node.args, *(k.value for k in node.keywords)]:
+                    if isinstance(argument, ast.Name):
+                        self.handed.setdefault(argument.id, set()).add(node.func.id)
+
+    def followed(self, name: str) -> list[str]:
+        """What else holds what ``name`` holds: its aliases, and the notebook's functions it
+        is handed to that store into a parameter."""
+        return [*self.aliases.get(name, ()), *(
+            function for function in self.handed.get(name, ())
+            if any(fills_a_parameter(node) for node in self.functions.get(function, [])
+                   if not isinstance(node, ast.ClassDef)))]
+
     def _note_stored_into(self, node: ast.AST, local: frozenset = frozenset()) -> None:
         """Values put into a notebook variable, anywhere in a cell, other than by assigning
         it: ``models.append(v)``, ``d.update(h=v)``, ``setattr(ns, "h", v)``, ``d["h"] = v``
@@ -229,9 +195,9 @@ class _Notebook:
         the function the call is in."""
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                self._note_stored_into(child, frozenset(_local_names(child)))
+                self._note_stored_into(child, frozenset(local_names(child)))
                 continue
-            for base, values in _stored_into(child):
+            for base, values in stored_into(child):
                 if base and base not in local and base not in self._module_names:
                     self.assignments.setdefault(base, []).extend(values)
             self._note_stored_into(child, local)
@@ -251,14 +217,14 @@ class _Notebook:
                 events.append(((node.lineno, node.col_offset, 1), node))
             if isinstance(node, ast.Lambda):  # its defaults are read where it is written
                 events += [((n.lineno, n.col_offset, 0), n)
-                           for n in _held(evaluated_outside(node))]
+                           for n in held(evaluated_outside(node))]
             if isinstance(node, kinds):
                 # a class body runs where it is defined: all of it may hold a reference
                 here = [node] if isinstance(node, ast.ClassDef) else evaluated_outside(node)
-                events += [((node.lineno, node.col_offset, 0), name) for name in _held(here)]
+                events += [((node.lineno, node.col_offset, 0), name) for name in held(here)]
                 events.append(((node.lineno, node.col_offset, 1), node))
         events += [((name.lineno, name.col_offset, 0), name)
-                   for name in _held(list(walk_scope(tree)), walk=False)]
+                   for name in held(list(walk_scope(tree)), walk=False)]
         events += [((node.lineno, node.col_offset, 1), node) for node in tree.body
                    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None]
         for _, node in sorted(events, key=lambda event: event[0]):
@@ -284,9 +250,9 @@ class _Notebook:
         last import, to values that do not read the name itself (``best_alpha, accuracy =
         spam_experiment(...)`` after a cell imported ``accuracy``, red team 7): the name is
         then those values, which ``find`` follows, not the import (``acc = acc`` keeps it)."""
-        return self._last_binding.get(name) == "assign" and not any(
-            isinstance(n, ast.Name) and n.id == name
-            for value in self.assignments.get(name, []) for n in ast.walk(value))
+        return self._last_binding.get(name) == "assign" and name not in self._globals \
+            and not any(isinstance(n, ast.Name) and n.id == name
+                        for value in self.assignments.get(name, []) for n in ast.walk(value))
 
     def _own(self) -> set[str]:
         """The names that are the notebook's own functions or classes: defined, and not
@@ -378,7 +344,7 @@ class _Notebook:
         ``from nbcourse.x import *``."""
         paths = set()
         if isinstance(child, (ast.Name, ast.Attribute)) and \
-                not isinstance(child.ctx, ast.Store) and _root_name(child) not in local:
+                not isinstance(child.ctx, ast.Store) and root_name(child) not in local:
             paths.add(self.path(child))
             if isinstance(child, ast.Name) and child.id not in self.paths \
                     and child.id not in self.functions:  # other packages: _star_outside
@@ -386,11 +352,39 @@ class _Notebook:
                              if not self._outside(module))
         if isinstance(read, (str, set)) and read != DYNAMIC:
             base = self.path(child.args[0]) if isinstance(child, ast.Call) \
-                and _root_name(child.args[0]) not in local else None
+                and root_name(child.args[0]) not in local else None
             if base is not None:
                 paths.update(f"{base}.{name}" for name in ({read} if isinstance(read, str)
                                                             else read))
         return (paths & self.forbidden) | {path for path in paths if self._outside(path)}
+
+    def _module_handed_on(self, node: ast.AST, local: dict) -> bool:
+        """Whether a module holding forbidden names is used other than to read one of its
+        attributes by name: kept in a list (``[smoothing_strength][0].total_cost``),
+        matched (``match evaluation: case C(f)``, red team 8), handed to a function.  What
+        is read from it then is not in the code."""
+        read_from = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+        read_from |= {id(n.args[0]) for n in ast.walk(node) if isinstance(n, ast.Call)
+                      and getattr(n.func, "id", None) == "getattr" and n.args}
+        for child in ast.walk(node):
+            if isinstance(child, (ast.Name, ast.Attribute)) and id(child) not in read_from \
+                    and isinstance(child.ctx, ast.Load) \
+                    and root_name(child) not in local.get(id(child), ()):
+                path = self.path(child)
+                if path and path.startswith("nbcourse") and any(
+                        entry.startswith(path + ".") for entry in self.forbidden):
+                    return True
+        return False
+
+    def _imported_here(self, node: ast.Import | ast.ImportFrom) -> set[str]:
+        """The forbidden names an import binds (``from sklearn.metrics import
+        accuracy_score as measure`` inside the answer, beside a ``def measure``: red team
+        8): counted where the answer imports them, not only where it reads them."""
+        module = f"{node.module}." if isinstance(node, ast.ImportFrom) else ""
+        paths = {f"{module}{alias.name}" for alias in node.names if alias.name != "*"}
+        names = {alias.name for alias in node.names}
+        return {path for path in paths if path in self.forbidden or self._outside(path)} | \
+            (names & self.forbidden)
 
     def _outside(self, path: str | None) -> bool:
         """Whether a path is in (or is) another package's module forbidden whole."""
@@ -490,6 +484,8 @@ class _Notebook:
                 stored.add(child.arg)
             elif relative_import(child):
                 dynamic.add(DYNAMIC)
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):  # an import in the answer
+                library |= self._imported_here(child)  # is a use, whatever else bears its name
             elif isinstance(child, ast.Match):  # ``case object(accuracy=f)`` on a module
                 read = matched_attributes(child)
                 attributes |= read
@@ -502,8 +498,8 @@ class _Notebook:
         found = {self.imported[n] for n in free if n in self.imported and
                  (n not in own or self.imported[n] == DYNAMIC) and not self._reassigned(n)}
         found |= (attributes & self.forbidden) | library
-        own_dynamic = (loaded & DYNAMIC_NAMES) - own - stored - set(self.assignments)
-        if dynamic or own_dynamic:
+        own_dynamic = (loaded & DYNAMIC_BUILTINS) - own - stored - set(self.assignments)
+        if dynamic or own_dynamic or self._module_handed_on(node, local):
             found.add(DYNAMIC)
         if self.star:
             found |= (loaded & self.forbidden) - own
@@ -525,22 +521,26 @@ def find(sources: Iterable, name: str, forbidden: Iterable[str],
     notebook = _Notebook(list(sources), set(forbidden))
     stop = set(stop) - {name}
     found: set[str] = set()
-    seen: set[str] = set()
-    todo = [name]
+    seen: set = set()
+    todo: list = [(name, None)]  # (a name, the cell whose bindings of it count, or None)
     while todo:
-        current = todo.pop()
-        if current in seen:
+        current, cell = todo.pop()
+        if (current, cell) in seen:
             continue
-        seen.add(current)
-        nodes = [*notebook.assignments.get(current, []), *notebook.functions.get(current, [])]
+        seen.add((current, cell))
+        nodes = [*(value for value in notebook.assignments.get(current, [])
+                   if cell is None or notebook.cell_of.get(id(value), (cell,))[0] == cell),
+                 *notebook.functions.get(current, [])]
         if current == name and unreadable:
             found |= notebook.unreadable(name)
+        todo += [(other, None) for other in notebook.followed(current) if other not in stop]
         for node in nodes:
             direct, loaded, stored = notebook.hits(node)
             found |= direct
+            here, settled = notebook.cell_of.get(id(node), (None, frozenset()))
             for used in loaded - stored - stop:
                 if used in notebook.functions or used in notebook.assignments:
-                    todo.append(used)
+                    todo.append((used, here if used in settled else None))
     return fewest_names(found)
 
 

@@ -14,16 +14,24 @@ from __future__ import annotations
 import ast
 from typing import Iterable
 
-from .execution.cells import parse_cell
+from .execution.cells import magic_statements, parse_cell
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def cell_trees(sources: Iterable) -> list[ast.Module]:
-    """The cells as syntax trees: a source is parsed (``parse_cell``), a tree passes as it
-    is, so that ``forbidden.flagged_answers`` parses a submission's cells once for all its questions."""
-    return [tree for tree in (s if isinstance(s, ast.Module) else parse_cell(s) for s in sources)
-            if tree is not None]
+    """The cells as syntax trees: a source is parsed (``parse_cell``), with the code its
+    line magics run after each (``%time from x import y``), a tree passes as it is, so that
+    ``forbidden.flagged_answers`` parses a submission's cells once for all its questions."""
+    trees = []
+    for source in sources:
+        tree = source if isinstance(source, ast.Module) else parse_cell(source)
+        if tree is not None and not isinstance(source, ast.Module):
+            tree.body = [part for statement in tree.body
+                         for part in (statement, *magic_statements(statement))]
+        if tree is not None:
+            trees.append(tree)
+    return trees
 
 
 def walk_scope(node: ast.AST):

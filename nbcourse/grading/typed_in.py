@@ -91,6 +91,11 @@ def typed_in(sources: Iterable, name: str) -> bool:
     any function (``json.loads("0.88")``)."""
     trees = cell_trees(sources)
     last, at, numbers, lists, dicts = None, None, {}, set(), {}
+    # the notebook's variables: a method called on one (``hits.sum()``) reads data
+    # (red team 8), where ``np.log(...)`` calls a function
+    data = {name for tree in trees for node in walk_scope(tree)
+            for _, targets, _ in _bindings(node) for target in targets
+            for name in stored_names(target)}
     for index, tree in enumerate(trees):
         bindings = [binding for node in walk_scope(tree) for binding in _bindings(node)]
         for node, targets, value in sorted(bindings, key=lambda b: (b[0].lineno,
@@ -99,7 +104,7 @@ def typed_in(sources: Iterable, name: str) -> bool:
                    isinstance(target, (ast.Tuple, ast.List)) and name in stored_names(target)
                    for target in targets):
                 last, at = (node, targets, value), (index, node.lineno, node.col_offset)
-            _note_constants(node, targets, value, numbers, lists, dicts)
+            _note_constants(node, targets, value, numbers, lists, dicts, data)
     if last is None or isinstance(last[0], ast.AugAssign):
         return False
     if _numbers_stored_into(trees, name, at):
@@ -107,21 +112,31 @@ def typed_in(sources: Iterable, name: str) -> bool:
     _, targets, assigned = last
     for changed in _changed_in_place(trees) & set(dicts):
         del dicts[changed]
+    for name_changed in _global_in_functions(trees):  # counted up in a function (red team 8)
+        numbers.pop(name_changed, None)
+        dicts.pop(name_changed, None)
+        lists.discard(name_changed)
     numbers.update(_constant_functions(trees))  # ``def notes(): return 1.38`` (student 21)
     values = [_Substitute(numbers, dicts).visit(copy.deepcopy(value)) for target in targets
               for value in _values_for(target, assigned, name)]
-    return any(_constant(value) or _closed(value) or _hides_a_number(value, lists)
+    return any(_constant(value) or _closed(value, data) or _hides_a_number(value, lists)
                for value in values)
 
 
-def _closed(expression: ast.AST) -> bool:
+def _global_in_functions(trees) -> set[str]:
+    """The names a function declares ``global``: what it does to them is not read here."""
+    return {name for tree in trees for node in ast.walk(tree) if isinstance(node, ast.Global)
+            for name in node.names}
+
+
+def _closed(expression: ast.AST, data: set[str] = frozenset()) -> bool:
     """Whether an expression is numbers and calls alone, with no data in it
     (``float(np.log(10 / 778) - np.log(3 / 932))``, student 13): every name it holds is
     a function it calls, so what it computes was typed in."""
     # the function a call names: a dotted path (``np.log``) whole; of a method called on a
     # value (``(a == b).mean()``), the value is data (student 21)
     called = {id(part) for node in ast.walk(expression) if isinstance(node, ast.Call)
-              for part in (ast.walk(node.func) if _dotted(node.func) else [node.func])}
+              for part in (ast.walk(node.func) if _dotted(node.func, data) else [node.func])}
     # a variable the expression binds itself is no data (``sum(1 for _ in range(66))``,
     # red team 5); its reads are not either
     own = {name for node in ast.walk(expression)
@@ -138,11 +153,12 @@ def _closed(expression: ast.AST) -> bool:
     return numbers
 
 
-def _dotted(node: ast.AST) -> bool:
-    """Whether a node is a name or a chain of attributes on one (``np.linalg.norm``)."""
+def _dotted(node: ast.AST, data: set[str] = frozenset()) -> bool:
+    """Whether a node is a name or a chain of attributes on one (``np.linalg.norm``) that
+    is not one of the notebook's variables (``data``)."""
     while isinstance(node, ast.Attribute):
         node = node.value
-    return isinstance(node, ast.Name)
+    return isinstance(node, ast.Name) and node.id not in data
 
 
 def _numbers_stored_into(trees, name: str, after: tuple) -> bool:
@@ -195,7 +211,8 @@ def _constant_functions(trees) -> dict[str, ast.AST]:
     return found
 
 
-def _note_constants(node, targets, value, numbers: dict, lists: set, dicts: dict) -> None:
+def _note_constants(node, targets, value, numbers: dict, lists: set, dicts: dict,
+                    data: set[str] = frozenset()) -> None:
     """Record ``x = 0.795`` (a name set to a number), ``alphas = [0.1, 0.3]`` (a name
     set to a list of numbers) and ``counts = {"tp": 66}`` (a name set to a dict of
     numbers, student 20), also when unpacked (``num, den = 486, 611``); a name set twice
@@ -207,7 +224,8 @@ def _note_constants(node, targets, value, numbers: dict, lists: set, dicts: dict
         else:
             dicts.pop(target.id, None)
         if not isinstance(node, ast.AugAssign) and (_constant(value) or _numeric_text(value) or
-                                                    _closed(value) and _has_numeric_text(value)):
+                                                    _closed(value, data) and
+                                                    _has_numeric_text(value)):
             numbers[target.id] = value  # a number as text too: ``float(p_text)``
         else:
             numbers.pop(target.id, None)
@@ -335,7 +353,10 @@ def _long(node: ast.AST) -> bool:
 
 
 def _trivial(node: ast.AST) -> bool:
-    return _number(node) in (0.0, 1.0, -1.0)
+    """0, ±1, or no number at all (``float("nan")``, infinity: red team 8)."""
+    value = _number(node)
+    return value in (0.0, 1.0, -1.0) or value is not None and (
+        value != value or value in (float("inf"), float("-inf")))
 
 
 def _hides_a_number(expression: ast.AST, lists: set) -> bool:
@@ -365,8 +386,9 @@ def _hides_a_number(expression: ast.AST, lists: set) -> bool:
             todo.append((node.value, an_input))
             continue
         if isinstance(node, ast.Call):
-            if _called_name(node) in _CLAMPS and any(
-                    _constant(arg) and not _trivial(arg) for arg in node.args):
+            if _called_name(node) in _CLAMPS and any(  # not a guard: ``max(n, 1e-12)``
+                    _constant(arg) and not _trivial(arg) and abs(_number(arg) or 0) >= 1e-3
+                    for arg in node.args):
                 return True  # ``max(computed, 66 / 67)``: the bound is the answer (student 24)
             todo.append((node.func, an_input))
             todo.extend((arg, True) for arg in node.args + [k.value for k in node.keywords])

@@ -23,7 +23,6 @@ CELLS = {
     "captured shell": ("files = !ls\n", True),
     "captured magic": ("t = %timeit -o 1 + 1\n", True),
     "time cell magic": ("%%time\n", True),
-    "bash cell magic": ("%%bash\necho hi\n", False),
     "syntax error": ("def broken(:\n", False),
     "huge literal": ("x = " + "9" * 5000 + "\n", False),
     "deep nesting": ("x = " + "(" * 400 + ")" * 400 + "\n", False),
@@ -62,6 +61,32 @@ def test_every_reader_agrees_on_a_cell(name, tmp_path):
     assert _by_reference(cell, tmp_path) is python
 
 
+def test_a_bash_cell_is_a_call_of_its_magic_and_defines_nothing():
+    cell = "%%bash\necho hi\n" + ANSWER
+    assert parse_cell(cell) is not None
+    assert not _by_forbidden_scan(cell) and not _by_replay(cell)
+
+
 def test_line_numbers_are_kept():
     tree = parse_cell("%time\nx = !ls\ny = 1\n")
-    assert tree.body[0].lineno == 3
+    assert tree.body[-1].lineno == 3
+
+
+def test_a_continuation_line_that_starts_with_a_percent_sign_is_python():
+    """Red team 8: a line inside brackets starting with ``%`` or ``!=`` was blanked as a
+    magic, so the cell did not parse: the scan skipped it, and a right value's swap had no
+    cell to run again."""
+    cell = ("from sklearn.metrics import accuracy_score\n"
+            "def answer(y, p):\n    print('checking %s'\n% y)\n"
+            "    return accuracy_score(y, p) if (len(y)\n"
+            "!= 0) else 0.0\n")
+    assert parse_cell(cell) is not None
+    assert forbidden.find([cell], "answer", ["accuracy_score"]) == ["accuracy_score"]
+    assert replay.replay_source([("code", "p_no = (3\n% 2)\n")], "p_no", ["f"]) is not None
+
+
+def test_the_code_a_line_magic_runs_is_read():
+    """Red team 8: ``%time from ... import ...`` ran in the kernel and the scan read none of it."""
+    cells = ["%time from sklearn.metrics import accuracy_score as measure\n",
+             "def answer(y, p):\n    return measure(y, p)\nanswer?\n"]
+    assert forbidden.find(cells, "answer", ["accuracy_score"]) == ["accuracy_score"]

@@ -169,12 +169,13 @@ def test_grading_01_to_03_after_student_21(tmp_path):
 
 def test_a_cell_that_raises_in_a_swap_is_told_so(tmp_path):
     """Student 22: a cell that raised when run again with another merge was told "your
-    cell still gives the same number"; it is told it raised (fixed text), and still fails."""
+    cell still gives the same number"; it is told it raised (fixed text), and still fails.
+    (The swap's merge has no "win" in the other months: ``.index('win')`` raises.)"""
     probes = {"astype": "merged = merge_vocabularies(*[{'classes': ['all'], "
                         "'class_count': [len(m)], 'words': sorted(set(' '.join(m).split())), "
                         "'feature_count': [[1] * len(set(' '.join(m).split()))]} "
                         "for m in (may, june)])\n"
-                        "lost_occurrences = int(merged['feature_count'].astype(int).sum()) * 0 + 10\n"}
+                        "lost_occurrences = merged['words'].index('win') * 0 + 10\n"}
     rows, pages = grade_probes("07_merging", probes, tmp_path)
     page = pages["astype"].replace("&#x27;", "'").replace("&#x60;", "`")
     assert rows["astype"]["q4"]["score"] == 0

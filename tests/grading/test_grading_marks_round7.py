@@ -40,7 +40,8 @@ SCANNED = {
                            "def fraction_correct(y_true, y_pred):\n"
                            "    match evaluation:\n"
                            "        case object(accuracy=measure):\n"
-                           "            return measure(y_true, y_pred)\n"], ["accuracy"]),
+                           "            return measure(y_true, y_pred)\n"],
+                          [forbidden.DYNAMIC, "accuracy"]),
     "mock_patch": (["from unittest import mock\n"
                     "def fraction_correct(y_true, y_pred):\n"
                     "    original, _ = mock.patch('sklearn.metrics.accuracy_score')"

@@ -53,10 +53,25 @@ def _binds(tree: ast.Module) -> set[str]:
     return set().union(set(), *(_bound(node) for node in tree.body))
 
 
+class _NoAsserts(ast.NodeTransformer):
+    """A cell's ``assert`` statements outside functions made ``pass``: a self-test of the
+    student's function (``assert joint_scores(...) == ...``) or of a value checks the
+    student's own code, and fails with the swap's deliberately different one; it binds
+    nothing, so the value does not depend on it (student 25)."""
+
+    def visit_Assert(self, node):
+        return ast.copy_location(ast.Pass(), node)
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+
 def _without(tree: ast.Module, replaced: list[str]) -> str:
     """The cell as source, without its top-level statements that bind a replaced name
-    (so the student's own definition does not undo the swap)."""
-    body = [node for node in tree.body if not _bound(node) & set(replaced)]
+    (so the student's own definition does not undo the swap), nor its asserts."""
+    body = [_NoAsserts().visit(node) for node in tree.body if not _bound(node) & set(replaced)]
     return ast.unparse(ast.Module(body=body, type_ignores=[]))
 
 
@@ -108,16 +123,34 @@ def replay_source(cells: list, name: str, replaced: list[str],
         touched = _taint(parsed[:target], set(replaced), handed)
     # the value itself too: a later cell may assign it only in a branch that did not run
     # (``if found: p_no = ...``), and the value then came from an earlier cell
-    wanted, chosen = _loads(parsed[target]) | {name}, []
+    # a replaced name comes from the probe: the cell that defines it need not run again
+    wanted, chosen = _loads(parsed[target]) - set(replaced) | {name}, []
     for index in reversed(touched):  # of that, what the value's cell reads
         if _binds(parsed[index]) & wanted:
             chosen.append(index)
-            wanted |= _loads(parsed[index])
+            wanted |= _loads(parsed[index]) - set(replaced)
+    chosen += _stale(parsed, target, wanted - set(replaced), chosen)
     try:
         return "\n".join(_without(parsed[index], replaced)
                          for index in sorted(chosen) + [target])
     except RecursionError:
         return None
+
+
+def _stale(parsed: list, target: int, wanted: set[str], chosen: list[int]) -> list[int]:
+    """The cells before ``target`` that last bound a name the replay reads and a cell
+    after it binds again (04's ``X``, re-bound by a later question's cell, student 25): the
+    replay runs after the whole notebook, so they run again to give the value's cell what
+    it read; and what those read, in turn."""
+    later = set().union(set(), *(_binds(tree) for tree in parsed[target + 1:]))
+    found, todo = [], sorted(wanted & later)
+    while todo:
+        name = todo.pop()
+        index = next((i for i in range(target - 1, -1, -1) if name in _binds(parsed[i])), None)
+        if index is not None and index not in chosen and index not in found:
+            found.append(index)
+            todo += sorted(_loads(parsed[index]) & later - {name})
+    return found
 
 
 async def run_follow_through(session, plan: dict, cells: list, limits, report, deadline: float,

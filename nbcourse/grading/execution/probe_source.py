@@ -338,8 +338,8 @@ def _called_like(solution, theirs):
     that function's defaults filled in and its parameters' names read (05's
     ``spam_experiment(texts, labels, alphas)`` over a ``seed=0`` default, a parameter
     renamed and passed by keyword), then handed on by position, as many as the solution
-    takes or the call gave; its keyword-only parameters and ``**kwargs`` (``verbose=False``)
-    are the student's own, not handed on.  As it is where either is not a plain function,
+    takes; its parameters after those, keyword-only parameters and ``**kwargs``
+    (``verbose=False``) are the student's own, not handed on.  As it is where either is not a plain function,
     the student's takes ``*args``, or a call does not fit it.  The wrapper carries the
     solution's name, not the solution itself (no ``__wrapped__``)."""
     function = type(_called_like)
@@ -363,7 +363,10 @@ def _called_like(solution, theirs):
         given = [i for i, p in enumerate(parameters) if p.name in bound.arguments]
         bound.apply_defaults()
         values = [bound.arguments[p.name] for p in parameters]
-        return solution(*values[:max(room, given[-1] + 1 if given else 0)])
+        # the student's extra parameters (``verbose=False``) are theirs: not handed on
+        # (student 26), unless the solution takes ``*args``
+        extra = solution.__code__.co_flags & inspect.CO_VARARGS
+        return solution(*values[:max(room, given[-1] + 1 if given else 0) if extra else room])
     called.__name__ = called.__qualname__ = solution.__name__  # as a traceback names it
     return called
 
