@@ -128,14 +128,20 @@ PUBLIC_BERNOULLI = {"as many classes as words"}
 def bernoulli_cases():
     return [Case(name, (np.exp(model.class_log_prior_), np.exp(model.feature_log_prob_), b),
                  hidden=i > 1 and name not in PUBLIC_BERNOULLI)
-            for i, ((name, _), (model, b)) in enumerate(zip(BERNOULLI, BERNOULLI_MODELS))]
+            for i, ((name, _), (model, b)) in enumerate(zip(BERNOULLI, BERNOULLI_MODELS))] + [
+        # the question's own example, as plain lists: code that needs arrays crashed on it
+        # and had full marks (student 27)
+        Case("the question's example, as plain lists",
+             ([0.5, 0.5], [[0.5, 0.5], [0.5, 0.5]], [1, 0]), hidden=False,
+             hint="the inputs may be plain lists: np.asarray them first")]
 
 
 def ref_bernoulli_log_scores(class_prior, p, b):
     for model, doc in BERNOULLI_MODELS:
         if doc is b:
             return model.predict_joint_log_proba(doc.reshape(1, -1))[0].tolist()
-    raise LookupError("unknown document")
+    prior, p, b = (np.asarray(v, dtype=float) for v in (class_prior, p, b))
+    return (np.log(prior) + np.log(p) @ b + np.log(1 - p) @ (1 - b)).tolist()
 
 
 # Question 5: two yes/no switches A and B and a class y, 800 evenings. Per cell the class
@@ -311,6 +317,47 @@ def share_of_ham_decisions():
     return float(np.mean(model.predict(X) != model.classes_[1]))
 
 
+# The third swap of q4: the notebook's model with the same parameters, whose predict (and
+# predict_proba) turns its decision round on every message whose word count is a multiple
+# of 3, so a cell that compares decide with the linear score again, not with the model's
+# predict, no longer lands on the share (student 27). Read off each message, it works
+# one message at a time too.
+OTHER_PREDICT = """
+import numpy as np
+from nbcourse import MultinomialNB
+from nbcourse.datasets import load_sms_mini
+from nbcourse.text import BagOfWords
+
+
+class _TurnedRound(MultinomialNB):
+    def _turned(self, X):
+        rows = X if hasattr(X, "toarray") else np.asarray(X)
+        return np.asarray(rows.sum(axis=-1)).ravel() % 3 == 0
+
+    def predict(self, X):
+        labels = np.asarray(super().predict(X)).copy()
+        turned = self._turned(X)
+        labels[turned] = np.where(labels[turned] == self.classes_[1], self.classes_[0],
+                                  self.classes_[1])
+        return labels
+
+    def predict_proba(self, X):
+        proba = np.array(super().predict_proba(X), dtype=float)
+        proba[self._turned(X)] = proba[self._turned(X)][:, ::-1]
+        return proba
+
+
+_sms = load_sms_mini()
+model = _TurnedRound(alpha=1.0).fit(BagOfWords().fit_transform(_sms["text"]),
+                                    _sms["label"].to_numpy())
+"""
+
+
+def share_not_turned_round():
+    X = BagOfWords().fit_transform(load_sms_mini()["text"])
+    return float(np.mean(np.asarray(X.sum(axis=1)).ravel() % 3 != 0))
+
+
 def share_of_odd_messages():
     X = BagOfWords().fit_transform(load_sms_mini()["text"])
     return float(np.mean(np.asarray(X.sum(axis=1)).ravel() % 2 == 1))
@@ -324,6 +371,8 @@ LINEAR_HELPERS = ("to_linear", "decision_function", "predict", "predict_proba",
                   # the models' private scoring methods (student 19)
                   "_joint_log_likelihood", "_checked_joint_log_proba",
                   "nbcourse.linear.*", "nbcourse._numerics.*",
+                  # calibration wraps predict_proba (``_raw_scores``, student 27)
+                  "nbcourse.calibration.*",
                   # the attacks read the linear score (good_word_attack's log_odds_before,
                   # student 23)
                   "nbcourse.adversary.*",
@@ -410,7 +459,8 @@ EXERCISE = Exercise(
                  # library's linear helpers are not, in the cell or in what it calls
                  reference=lambda: 1.0, computed=True,
                  forbidden=("to_linear", "decision_function", "nbcourse.linear.*",
-                            "nbcourse._numerics.*", "nbcourse.adversary.*"),
+                            "nbcourse._numerics.*", "nbcourse.adversary.*",
+                            "nbcourse.calibration.*"),
                  calls=("linear_weights", "decide"),
                  swaps=[Swap("the share computed from decide's answers", ("decide",),
                              ODD_DECIDE, share_of_odd_messages,
@@ -427,6 +477,14 @@ EXERCISE = Exercise(
                              "model.predict(X) == model.classes_[1], not with the true labels "
                              "y (on the lesson's corpus the model happens to be right on every "
                              "message, so the two look the same there).",
+                             rebinds=("model",)),
+                        Swap("the share compared with the model's predict", (),
+                             OTHER_PREDICT, share_not_turned_round,
+                             "Your `agreement` does not follow the model's predict: run with "
+                             "a model whose predict decides otherwise on some messages (its "
+                             "weights unchanged), your cell gives another share. Compare "
+                             "decide(w0, w, X) with model.predict(X) == model.classes_[1], "
+                             "not with the linear score again.",
                              rebinds=("model",))],
                  hint="decide answers 0/1 and predict answers labels: compare decide's result "
                       "with model.predict(X) == model.classes_[1], and keep w0 in the score",

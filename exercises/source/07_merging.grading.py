@@ -112,6 +112,10 @@ def ref_merge_gaussian(a, b):
     mean_a, mean_b = np.asarray(mean_a, dtype=float), np.asarray(mean_b, dtype=float)
     if n == 0:  # both shards empty: an empty summary (the question says so)
         return [0, [0.0] * len(mean_a), [0.0] * len(mean_a)]
+    if n_a == 0 or n_b == 0:  # an empty shard changes nothing, whatever it holds (NaN)
+        n_kept, mean_kept, var_kept = b if n_a == 0 else a
+        return [n_kept, np.asarray(mean_kept, dtype=float).tolist(),
+                np.asarray(var_kept, dtype=float).tolist()]
     delta = mean_b - mean_a
     mean = mean_a + delta * n_b / n
     m = n_a * np.asarray(var_a, dtype=float) + n_b * np.asarray(var_b, dtype=float) \
@@ -171,7 +175,9 @@ def ref_merge_vocabularies(a, b):
     feature_count = [[0] * len(words) for _ in a["classes"]]
     for table in (a, b):
         for i in range(len(table["classes"])):
-            for w, count in zip(table["words"], table["feature_count"][i]):
+            # a numpy matrix's row is still 2-D (student 28): read rows as an array's
+            rows = np.asarray(table["feature_count"]).reshape(len(table["classes"]), -1)
+            for w, count in zip(table["words"], rows[i]):
                 feature_count[i][column[w]] += count
     return {"classes": list(a["classes"]),
             "class_count": [x + y for x, y in zip(a["class_count"], b["class_count"])],
@@ -298,7 +304,9 @@ def merge_vocabularies(a, b):
     for i in range(len(a["classes"])):
         row = {w: 0 for w in words}
         for table in (a, b):
-            for w, count in zip(table["words"], table["feature_count"][i]):
+            # a numpy matrix's row is still 2-D (student 28): read rows as an array's
+            rows = np.asarray(table["feature_count"]).reshape(len(table["classes"]), -1)
+            for w, count in zip(table["words"], rows[i]):
                 if w in row:
                     row[w] += int(count)
         feature_count.append(Counts(row[w] for w in words))
@@ -475,6 +483,14 @@ EXERCISE = Exercise(
                           hidden=False,
                           hint="two shards with no rows merge into (0, zeros, zeros), whatever "
                                "numbers they hold"),
+                     # student 28: the formulas without an N = 0 branch passed every case
+                     # above; numpy's summary of no rows is NaN, and a leftover mean can be
+                     # huge
+                     Case("an empty shard whose summary is NaN, as numpy gives for no rows",
+                          ((0, [float("nan"), float("nan")], [float("nan"), float("nan")]),
+                           (25, [1.5, -2.0], [0.25, 4.0]))),
+                     Case("an empty shard holding a huge leftover mean",
+                          ((40, [2.0, 3.0], [1.0, 0.5]), (0, [1e20, 3.0], [1.0, 1.0]))),
                      Case("two shards with no rows at all", ((0, [0.0, 0.0], [0.0, 0.0]),
                                                              (0, [0.0, 0.0], [0.0, 0.0])),
                           hidden=False,

@@ -10,6 +10,7 @@ a notebook that set its own ``__package__``).
 from __future__ import annotations
 
 import ast
+import re
 
 DYNAMIC = "a name looked up at run time (getattr, globals(), eval and the like)"
 
@@ -105,3 +106,9 @@ def private_elsewhere(path: str) -> bool:
     return parts[0] != "nbcourse" and any(
         part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
         for part in parts[1:])
+
+
+def output_history(name: str) -> bool:
+    """Whether a name is IPython's output history (``_``, ``Out[3]``, ``_3``): it holds
+    whatever a cell displayed, an object the code does not name (red team 9)."""
+    return name in {"_", "__", "___", "Out", "_oh"} or bool(re.fullmatch(r"_\d+", name))

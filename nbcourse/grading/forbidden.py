@@ -70,7 +70,7 @@ import ast
 from typing import Iterable
 
 from .dynamic_lookups import (DYNAMIC, DYNAMIC_BUILTINS, DYNAMIC_MODULES, DYNAMIC_NAMES,
-                              DYNAMIC_WHY, dynamic_read, matched_attributes,
+                              DYNAMIC_WHY, dynamic_read, matched_attributes, output_history,
                               private_elsewhere, relative_import)
 from .answer_bindings import (ALWAYS_BOUND, bound_after_star, bound_elsewhere,
                               imported_in_class, up_to_the_value)
@@ -78,8 +78,9 @@ from .library_names import outside
 from .name_scopes import (bound_in_scopes, cell_trees, evaluated_outside, literal_scopes,
                           locals_at, stored_names, walk_scope)
 from .typed_in import TYPED_IN, typed_in
+from .notebook_facts import notebook_facts
 from .variable_writes import (bindings, fills_a_parameter, held, local_names, root_name,
-                              settled_names, stored_into)
+                              settled_names, stored_into, storing_call)
 
 #: What an answer that looks a name up at run time (a function or a variable) is flagged as.
 #: What an answer is flagged as when no ``def`` or assignment the scan reads binds it: an
@@ -105,10 +106,6 @@ class _Notebook:
         self.assignments: dict[str, list[ast.AST]] = {}
         # id(a value assigned) -> (its cell, the names settled there: ``settled_names``)
         self.cell_of: dict[int, tuple[int, frozenset]] = {}
-        # name -> other names for the same object (``estimates = map_edge``, ``a = b = {}``),
-        # and the functions it is handed to (``record(map_edge, ...)``): ``_note_aliases``
-        self.aliases: dict[str, set[str]] = {}
-        self.handed: dict[str, set[str]] = {}
         self.imported: dict[str, str] = {}  # local name -> forbidden name
         self.star = False
         self.relative_star = False  # ``from .x import *``: see ``relative_import``
@@ -121,10 +118,13 @@ class _Notebook:
         # own function or class) or "import"; a definition under an ``if`` is not sure
         self._last_binding: dict[str, str] = {}
         trees = cell_trees(sources)
+        self.facts = notebook_facts(trees)
         # a function that declares one may bind it at run time (``global measure`` and an
         # import into it, red team 8): a later assignment then does not settle it
-        self._globals = {name for tree in trees for node in ast.walk(tree)
-                         if isinstance(node, ast.Global) for name in node.names}
+        self._globals = self.facts.globals
+        for name, values in self.facts.builtins.items():  # ``builtins.measure = f``
+            self.assignments.setdefault(name, []).extend(values)
+        self.imported.update({name: DYNAMIC for name in self.facts.caught})
         for index, tree in enumerate(trees):
             self._note_cell(index, tree)
         # the notebook's modules (``np``): a storing call on one keeps nothing in it
@@ -161,30 +161,15 @@ class _Notebook:
                 self.cell_of[id(value)] = (index, settled.get(id(value), frozenset()))
                 for name in stored_names(target):
                     self.assignments.setdefault(name, []).append(value)
-        self._note_aliases(tree)
 
-    def _note_aliases(self, tree: ast.Module) -> None:
-        """Names bound to one object (``estimates = map_edge``, ``a = b = {}``) and the
-        functions a name is handed to: a dict filled under another name, or by a function
-        that stores into its parameter, is filled all the same (student 25)."""
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign):
-                names = [t.id for t in node.targets if isinstance(t, ast.Name)] + \
-                    ([node.value.id] if isinstance(node.value, ast.Name) else [])
-                for name in names:
-                    self.aliases.setdefault(name, set()).update(set(names) - {name})
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                for argument in [*node.args, *(k.value for k in node.keywords)]:
-                    if isinstance(argument, ast.Name):
-                        self.handed.setdefault(argument.id, set()).add(node.func.id)
-
-    def followed(self, name: str) -> list[str]:
-        """What else holds what ``name`` holds: its aliases, and the notebook's functions it
-        is handed to that store into a parameter."""
-        return [*self.aliases.get(name, ()), *(
-            function for function in self.handed.get(name, ())
-            if any(fills_a_parameter(node) for node in self.functions.get(function, [])
-                   if not isinstance(node, ast.ClassDef)))]
+    def followed(self, name: str) -> tuple[list[str], list[ast.AST]]:
+        """What else holds what ``name`` holds: its other names, and the calls that may
+        store into it (a storing method or function, or a notebook function that stores
+        into a parameter), whose arguments are then read (student 25, red team 9)."""
+        calls = [call for call in self.facts.filling.get(name, []) if storing_call(call) or
+                 any(fills_a_parameter(node) for node in self.functions.get(
+                     getattr(call.func, "id", None), []) if not isinstance(node, ast.ClassDef))]
+        return sorted(self.facts.aliases.get(name, ())), calls
 
     def _note_stored_into(self, node: ast.AST, local: frozenset = frozenset()) -> None:
         """Values put into a notebook variable, anywhere in a cell, other than by assigning
@@ -269,7 +254,8 @@ class _Notebook:
                        and getattr(n, "id", getattr(n, "attr", None)) in
                        DYNAMIC_NAMES | {"getattr"} for n in ast.walk(value))
         for node in ast.walk(tree):
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and dynamic(node.value):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) \
+                    and node.value is not None and dynamic(node.value):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 self.imported.update({name: DYNAMIC for target in targets
                                       for name in stored_names(target)})
@@ -300,7 +286,7 @@ class _Notebook:
         import sigmoid``; relative imports and other packages are not the library's."""
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split(".")[0] in DYNAMIC_MODULES or \
+                if alias.name.split(".")[0] in DYNAMIC_MODULES | self.facts.fake_modules or \
                         self.outside and private_elsewhere(alias.name):
                     self.imported[alias.asname or alias.name.split(".")[0]] = DYNAMIC
                 if alias.name == "sys":  # ``s.modules`` as well as ``sys.modules``
@@ -310,7 +296,8 @@ class _Notebook:
                     self.paths[local] = alias.name if alias.asname else local
             return
         module = node.module or ""
-        if not node.level and (module.split(".")[0] in DYNAMIC_MODULES or
+        if not node.level and (module.split(".")[0] in DYNAMIC_MODULES
+                               | self.facts.fake_modules or
                                self.outside and private_elsewhere(module)):
             self.imported.update({alias.asname or alias.name: DYNAMIC for alias in node.names})
         if not node.level and module == "sys":  # ``from sys import modules``
@@ -446,9 +433,23 @@ class _Notebook:
         if name in self.imported and not own:
             return {self.imported[name]}
         if name in self._bound_elsewhere or \
-                (self._last_binding.get(name) == "import" and not own):
+                (self._last_binding.get(name) == "import" and not own) or \
+                (self.facts.code_swapped and name in self.functions):  # ``f.__code__ = ``
             return {UNREAD}
         return set()
+
+    def _matched_paths(self, match: ast.Match) -> set[str]:
+        """The forbidden paths a ``match`` on a library module reads by class pattern."""
+        base = self.path(match.subject)
+        return {f"{base}.{name}" for name in matched_attributes(match)} & self.forbidden \
+            if base is not None else set()
+
+    def _forbidden_attributes(self, node: ast.AST, attributes: set[str]) -> set[str]:
+        """The forbidden names among the attributes read in ``node``, but for a field of
+        the notebook's own objects read, not called (``trial.accuracy``, red team 9)."""
+        called = {n.func.attr for n in ast.walk(node) if isinstance(n, ast.Call)
+                  and isinstance(n.func, ast.Attribute)}
+        return (attributes - (self.facts.fields - called)) & self.forbidden
 
     def hits(self, node: ast.AST) -> tuple[set[str], set[str], set[str]]:
         """(forbidden names used, names loaded, names stored) within ``node``."""
@@ -487,19 +488,17 @@ class _Notebook:
             elif isinstance(child, (ast.Import, ast.ImportFrom)):  # an import in the answer
                 library |= self._imported_here(child)  # is a use, whatever else bears its name
             elif isinstance(child, ast.Match):  # ``case object(accuracy=f)`` on a module
-                read = matched_attributes(child)
-                attributes |= read
-                base = self.path(child.subject)
-                library |= ({f"{base}.{name}" for name in read} & self.forbidden
-                            if base is not None else set())
+                attributes |= matched_attributes(child)
+                library |= self._matched_paths(child)
         # a name the notebook defines as its own function is the student's, not the
         # library's (the answer ``laplace`` when ``laplace`` is forbidden)
         own = self._own()
         found = {self.imported[n] for n in free if n in self.imported and
                  (n not in own or self.imported[n] == DYNAMIC) and not self._reassigned(n)}
-        found |= (attributes & self.forbidden) | library
+        found |= self._forbidden_attributes(node, attributes) | library
         own_dynamic = (loaded & DYNAMIC_BUILTINS) - own - stored - set(self.assignments)
-        if dynamic or own_dynamic or self._module_handed_on(node, local):
+        history = {name for name in free if output_history(name)} - set(self.assignments)
+        if dynamic or own_dynamic or history or self._module_handed_on(node, local):
             found.add(DYNAMIC)
         if self.star:
             found |= (loaded & self.forbidden) - own
@@ -533,8 +532,9 @@ def find(sources: Iterable, name: str, forbidden: Iterable[str],
                  *notebook.functions.get(current, [])]
         if current == name and unreadable:
             found |= notebook.unreadable(name)
-        todo += [(other, None) for other in notebook.followed(current) if other not in stop]
-        for node in nodes:
+        others, calls = notebook.followed(current)
+        todo += [(other, None) for other in others if other not in stop]
+        for node in [*nodes, *calls]:
             direct, loaded, stored = notebook.hits(node)
             found |= direct
             here, settled = notebook.cell_of.get(id(node), (None, frozenset()))

@@ -254,14 +254,22 @@ def _read_only_wrappers(forbidden: set[int]) -> set[str]:
     for module, (_, tree) in _read_only_sources().items():
         bad = {local for where, local, path in imports if where == module
                and path in by_path and id(by_path[path]) in forbidden}
+        # a module imported as a name (``from .. import smoothing as _smoothing``): what is
+        # called through it (``_smoothing.beta_summary``, student 27)
+        modules = {local: path for where, local, path in imports
+                   if where == module and path in _modules()}
+        bad |= {f"{local}.{name}" for local, path in modules.items()
+                for name, value in _members(_modules()[path]).items() if id(value) in forbidden}
         definitions = [node for node in tree.body
                        if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
         grown = True
         while grown:
             grown = False
             for node in definitions:
-                if node.name not in bad and any(isinstance(n, ast.Name) and n.id in bad
-                                                for n in ast.walk(node)):
+                if node.name not in bad and any(
+                        isinstance(n, ast.Name) and n.id in bad or isinstance(n, ast.Attribute)
+                        and isinstance(n.value, ast.Name) and f"{n.value.id}.{n.attr}" in bad
+                        for n in ast.walk(node)):
                     bad.add(node.name)
                     grown = True
         found |= {f"{module}.{node.name}" for node in definitions if node.name in bad}

@@ -93,8 +93,8 @@ def judge_swaps(exercise, report, results: list, score_question) -> None:
                 break
             if reply.get("unreadable") not in (None, "no cell assigns this value"):
                 # the cell raised: it did not "give the same value" (student 22)
-                _fail(result, RAISED_SWAP.format(question.name, "`, `".join(swap.replace)),
-                      swap.name)
+                _fail(result, RAISED_SWAP.format(
+                    question.name, "`, `".join([*swap.replace, *swap.rebinds])), swap.name)
                 break
             expected = [normalise(swap.reference())] * len(question.cases)
             again = score_question(question, reply, expected, 0.0, [])
@@ -108,8 +108,8 @@ def judge_swaps(exercise, report, results: list, score_question) -> None:
 #: A value whose cell raised when run again with another function (student 22): what it
 #: raised is not shown (the replay's inputs are the grader's)
 RAISED_SWAP = ("Your `{}` could not be computed again with another `{}` in place: its cell "
-               "raised an error there. Compute it from what the functions the question names "
-               "return, using only what the question says they return.")
+               "raised an error there. Compute it from what the functions and values the "
+               "question names give, using only what the question says they hold.")
 
 
 #: A value that follows the swap but rounded (04 q4's ``round(agreement, 2)`` is the exact

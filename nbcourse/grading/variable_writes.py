@@ -33,7 +33,9 @@ def held(nodes: list, walk: bool = True) -> list[ast.Name]:
 #: Methods that keep what they are given in the object they are called on (a list's,
 #: a dict's, a set's, a deque's, a queue's).
 STORING_METHODS = {"append", "extend", "insert", "update", "setdefault", "add",
-                    "__setitem__", "appendleft", "extendleft", "put", "put_nowait"}
+                   "__setitem__", "appendleft", "extendleft", "put", "put_nowait",
+                   # ``box.__iadd__([f])``, ``operator.setitem(box, 0, f)`` (red team 9)
+                   "__iadd__", "__ior__", "setitem", "iadd"}
 
 
 def bindings(node: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
@@ -50,6 +52,10 @@ def bindings(node: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
                 if item.optional_vars is not None]
     if isinstance(node, ast.NamedExpr):
         return [(node.target, node.value)]
+    if isinstance(node, ast.Match):  # ``case [measure]:`` binds a part of the subject
+        return [(ast.Name(id=name, ctx=ast.Store()), node.subject) for case in node.cases
+                for part in ast.walk(case.pattern)
+                for name in [getattr(part, "name", None), getattr(part, "rest", None)] if name]
     return []
 
 
@@ -115,7 +121,8 @@ def settled_names(tree: ast.Module) -> dict[int, set[str]]:
     for statement in tree.body:
         visit(statement, frozenset(sure))
         if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            targets = statement.targets if isinstance(statement, ast.Assign) \
+                else [statement.target]
             sure |= {name for target in targets for name in stored_names(target)}
     return found
 
@@ -127,3 +134,58 @@ def fills_a_parameter(function: ast.AST) -> bool:
     parameters = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
     return any(base in parameters for node in ast.walk(function)
                for base, _ in stored_into(node))
+
+
+def filling_calls(tree: ast.Module) -> list[tuple[str, ast.Call]]:
+    """(a variable, a call that may store its other arguments into it): a storing method
+    called with it as the object (``list.append(box, f)``, ``operator.setitem(box, 0,
+    f)``) or handed on (``map(box.append, [f])``), and any call of a function with it as an
+    argument, which ``forbidden`` keeps when that function fills a parameter (red team 9)."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        for argument in arguments:
+            if isinstance(argument, ast.Name):
+                found.append((argument.id, node))
+            elif isinstance(argument, ast.Attribute) and argument.attr in STORING_METHODS \
+                    and isinstance(argument.value, ast.Name):
+                found.append((argument.value.id, node))
+    return found
+
+
+def storing_call(node: ast.Call) -> bool:
+    """Whether a call is a storing method or function (``list.append``, ``setitem``) or
+    hands one on (``map(box.append, ...)``)."""
+    callee = getattr(node.func, "attr", getattr(node.func, "id", None))
+    return callee in STORING_METHODS or any(
+        isinstance(a, ast.Attribute) and a.attr in STORING_METHODS for a in node.args)
+
+
+def own_fields(trees: list[ast.Module]) -> set[str]:
+    """The attribute names the notebook gives its own objects: a class body's names (a
+    dataclass's or ``NamedTuple``'s fields), ``self.name = ...`` in a method, and the
+    fields of ``namedtuple("T", ["alpha", "accuracy"])`` (red team 9: ``trial.accuracy``
+    is the student's field, not the library's function)."""
+    found = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                for statement in node.body:
+                    for target, _ in [*bindings(statement),
+                                      *([(statement.target, None)] if isinstance(
+                                          statement, ast.AnnAssign) else [])]:
+                        found |= stored_names(target)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                    and getattr(node.value, "id", None) == "self":
+                found.add(node.attr)
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(
+                    node.func, "attr", None)) == "namedtuple" and len(node.args) > 1:
+                fields = node.args[1]
+                if isinstance(fields, ast.Constant) and isinstance(fields.value, str):
+                    found |= set(fields.value.replace(",", " ").split())
+                elif isinstance(fields, (ast.List, ast.Tuple)):
+                    found |= {e.value for e in fields.elts if isinstance(e, ast.Constant)
+                              and isinstance(e.value, str)}
+    return found

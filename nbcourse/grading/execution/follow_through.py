@@ -130,11 +130,27 @@ def replay_source(cells: list, name: str, replaced: list[str],
             chosen.append(index)
             wanted |= _loads(parsed[index]) - set(replaced)
     chosen += _stale(parsed, target, wanted - set(replaced), chosen)
+    # a value put in its place is new: what earlier cells stored into the notebook's own
+    # (``sms["is_spam"] = ...``) is stored again (student 28)
+    chosen += [index for index in range(target) if index not in chosen
+               and _stores_into(parsed[index], set(replaced))]
     try:
         return "\n".join(_without(parsed[index], replaced)
                          for index in sorted(chosen) + [target])
     except RecursionError:
         return None
+
+
+def _stores_into(tree: ast.Module, names: set[str]) -> bool:
+    """Whether a cell stores into an item or attribute of one of ``names`` at its level."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            base = node.value
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if getattr(base, "id", None) in names:
+                return True
+    return False
 
 
 def _stale(parsed: list, target: int, wanted: set[str], chosen: list[int]) -> list[int]:
