@@ -328,10 +328,12 @@ FROM_Q1 = ("If your function uses your posterior_parameters from question 1, che
 
 # the swap of q6: a smoothed_likelihood of 1/2 for 'no' and 1/4 for 'yes', whatever the
 # feature; with the plain priors 5/14 and 9/14 the lesson's day gives P(no) = 80/89
+# "yes" wins under it (a quarter for "no", a half for "yes"), so the posterior of the
+# winning class (``max(scores) / sum``, student 29) is not P(no) there
 HALF_AND_QUARTER = """
 def smoothed_likelihood(table, feature, value, target, label, alpha):
     from fractions import Fraction
-    return Fraction(1, 2) if label == "no" else Fraction(1, 4)
+    return Fraction(1, 4) if label == "no" else Fraction(1, 2)
 """
 
 
@@ -346,8 +348,8 @@ weather = load_weather().iloc[2:].reset_index(drop=True)
 def p_no_with_half_and_quarter():
     table = WEATHER.iloc[2:]
     counts = table["play"].value_counts()
-    no = Fraction(int(counts["no"]), len(table)) * Fraction(1, 2) ** len(LESSON_DAY)
-    yes = Fraction(int(counts["yes"]), len(table)) * Fraction(1, 4) ** len(LESSON_DAY)
+    no = Fraction(int(counts["no"]), len(table)) * Fraction(1, 4) ** len(LESSON_DAY)
+    yes = Fraction(int(counts["yes"]), len(table)) * Fraction(1, 2) ** len(LESSON_DAY)
     return no / (no + yes)
 
 

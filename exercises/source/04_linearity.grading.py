@@ -4,6 +4,8 @@ The hidden inputs are fitted nbcourse MultinomialNB models (their log-parameters
 new documents); expected values come from the same models' ``to_linear`` and
 ``predict_proba``, computed in the grader's process.
 """
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -180,13 +182,18 @@ def ref_switches(best_linear="linear"):
 def free_shift(transform=lambda w: w, dropped=0):
     """How much the score w0 + x . w of the notebook's model rises with one more "free"
     (``dropped``: of the model FEWER_MESSAGES fits, without the first messages)."""
+    return transform(_free_log_theta(dropped).copy())
+
+
+@functools.lru_cache(maxsize=None)
+def _free_log_theta(dropped: int) -> np.ndarray:
+    """log theta of "free" in each class (fitted once: scoring reads it for every run)."""
     sms = load_sms_mini().iloc[dropped:].reset_index(drop=True)
     vectorizer = BagOfWords()
     X = vectorizer.fit_transform(sms["text"])
     model = MultinomialNB(alpha=1.0).fit(X, sms["label"].to_numpy())
     column = list(vectorizer.get_feature_names_out()).index("free")
-    log_theta = np.asarray(model.feature_log_prob_, dtype=float)[:, column]
-    return transform(log_theta)
+    return np.asarray(model.feature_log_prob_, dtype=float)[:, column]
 
 
 # The swap of q7: the notebook's model and vocabulary fitted without the first 10 messages
@@ -353,11 +360,13 @@ model = _TurnedRound(alpha=1.0).fit(BagOfWords().fit_transform(_sms["text"]),
 """
 
 
+@functools.lru_cache(maxsize=None)
 def share_not_turned_round():
     X = BagOfWords().fit_transform(load_sms_mini()["text"])
     return float(np.mean(np.asarray(X.sum(axis=1)).ravel() % 3 != 0))
 
 
+@functools.lru_cache(maxsize=None)
 def share_of_odd_messages():
     X = BagOfWords().fit_transform(load_sms_mini()["text"])
     return float(np.mean(np.asarray(X.sum(axis=1)).ravel() % 2 == 1))

@@ -418,7 +418,8 @@ COMPLEMENT_NAMES = ("ComplementNB", "nbcourse.naive_bayes.complement.*",
                     # a MultinomialNB fitted on the complement counts smooths and logs them
                     # (student 24): every model of the library
                     "nbcourse.naive_bayes.*",
-                    "nbcourse.smoothing.*") + NUMERICS
+                    # multinomial_mle(row + alpha) is lidstone (student 30)
+                    "nbcourse.smoothing.*", "nbcourse.mle.*") + NUMERICS
 TFIDF_NAMES = ("TfidfTransformer", "TfidfVectorizer") + NUMERICS
 MI_NAMES = ("conditional_mutual_information", "mutual_info_score", "mutual_info_classif",
             "TreeAugmentedNB",

@@ -277,15 +277,22 @@ def _read_only_wrappers(forbidden: set[int]) -> set[str]:
 
 
 def expand(entries: Iterable[str]) -> list[str]:
+    """``_expanded``, worked out once per list of entries: every probe plan and every
+    scoring of a run asks for the same lists, and reading the library takes a while."""
+    entries = tuple(entries)
+    for entry in entries:
+        if not isinstance(entry, str) or not entry:
+            raise TypeError(f"a forbidden entry is a non-empty string, got {entry!r}")
+    return list(_expanded(entries))
+
+
+@functools.lru_cache(maxsize=None)
+def _expanded(entries: tuple) -> tuple:
     """The forbidden entries as the scan reads them: plain names unchanged, in their
     order, then every ``module.name`` that reaches an object a qualified entry stands
     for, or a library function that uses such an object or a library object a plain
     entry names, sorted (the same file on every release), then the other packages'
     modules (``sklearn.metrics.*``), as they are."""
-    entries = list(entries)
-    for entry in entries:
-        if not isinstance(entry, str) or not entry:
-            raise TypeError(f"a forbidden entry is a non-empty string, got {entry!r}")
     plain = [entry for entry in entries if not qualified(entry) and not outside(entry)]
     names: set[str] = set()
     forbidden = {id(value): value for entry in plain for value in _named(entry)}
@@ -305,7 +312,7 @@ def expand(entries: Iterable[str]) -> list[str]:
             raise ValueError(f"forbidden entry {entry!r}: did you mean the library, "
                              "'nbcourse'? Another package's module is named as imported, "
                              "such as 'sklearn.metrics.*'")
-    return list(dict.fromkeys(plain)) + sorted(names) + sorted(set(modules))
+    return tuple(list(dict.fromkeys(plain)) + sorted(names) + sorted(set(modules)))
 
 
 def _named(name: str) -> list[object]:

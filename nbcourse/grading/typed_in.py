@@ -17,8 +17,9 @@ from .name_scopes import cell_trees, stored_names, walk_scope
 #: What a value typed in is flagged as, in the place of a forbidden name.
 TYPED_IN = "a number typed in"
 
-#: Calls whose number arguments are results, not inputs: a bound given to one of these
-#: (``max(lost, 10)``) is the answer typed in, whatever the other argument computed.
+#: Calls whose number arguments are results, not inputs: a long bound given to one of
+#: these (``max(p, 66 / 67)``) is the answer typed in, whatever the other argument computed;
+#: a short one (``min(x, 0.5)``, ``max(lost, 10)``) is left to the swaps.
 _CLAMPS = {"max", "min", "maximum", "minimum", "fmax", "fmin"}
 
 
@@ -386,9 +387,8 @@ def _hides_a_number(expression: ast.AST, lists: set) -> bool:
             todo.append((node.value, an_input))
             continue
         if isinstance(node, ast.Call):
-            if _called_name(node) in _CLAMPS and any(  # not a guard: ``max(n, 1e-12)``
-                    _constant(arg) and not _trivial(arg) and abs(_number(arg) or 0) >= 1e-3
-                    for arg in node.args):
+            if _called_name(node) in _CLAMPS and any(  # not a guard: ``max(n, 1e-12)``,
+                    _constant(arg) and _long(arg) for arg in node.args):  # ``min(x, 0.5)``
                 return True  # ``max(computed, 66 / 67)``: the bound is the answer (student 24)
             todo.append((node.func, an_input))
             todo.extend((arg, True) for arg in node.args + [k.value for k in node.keywords])

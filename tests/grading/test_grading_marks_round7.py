@@ -183,7 +183,8 @@ def test_grading_07_a_typed_total_does_not_follow_other_months(tmp_path):
 @pytest.mark.parametrize("cell, typed", [
     ('tp, fp, fn = map(int, "66 1 9".split())\nspam_precision = tp / (tp + fp)\n', True),
     ("spam_precision = max(spam_precision, 66 / 67)\n", True),  # student 24, F2
-    ("spam_precision = max(spam_precision, 10)\n", True),  # F6: the answer as the bound
+    # F6, a short bound (``max(lost, 10)``): left to the swaps, as ``min(x, 0.5)`` is right
+    ("spam_precision = max(spam_precision, 10)\n", False),
     ("spam_precision = tp / max(np.sum(flagged), 1)\n", False),
     ("spam_precision = max(0.0, tp / flagged)\n", False),
     ('words = "a b"\nspam_precision = share(words)\n', False),

@@ -144,3 +144,43 @@ def test_grading_04_q4_compares_with_the_model_s_predict(tmp_path):
     assert rows["the_score_again"]["q4"]["score"] == 0
     assert "does not follow the model&#x27;s predict" in pages["the_score_again"] or \
         "does not follow the model's predict" in pages["the_score_again"]
+
+
+def test_round_10_rule_gaps():
+    """Student 30: BagOfWords' private column move in 07 q3, ``multinomial_mle(row +
+    alpha)`` (lidstone) in 08 q2."""
+    rule07 = expand(_spec07().MERGE_NAMES)
+    assert forbidden.find(["from nbcourse.text import _renumbered\ndef f(a, b):\n"
+                           "    return _renumbered(a, b, 3)\n"], "f", rule07) == \
+        ["nbcourse.text._renumbered"]
+    spec = importlib.util.spec_from_file_location("spec08", SOURCE / "08_beyond_naive.grading.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert forbidden.find(["from nbcourse.mle import multinomial_mle\ndef f(c, alpha):\n"
+                           "    return multinomial_mle(c + alpha)\n"], "f",
+                          expand(module.COMPLEMENT_NAMES)) == ["nbcourse.mle.multinomial_mle"]
+
+
+def test_grading_02_q6_the_winning_class_s_posterior_is_not_p_no(tmp_path):
+    """Student 29: ``max(joint.values()) / sum`` is P(no) only while "no" wins."""
+    probes = {"winner": "joint = {}\nfor y in ('no', 'yes'):\n"
+                        "    joint[y] = Fraction(int((weather['play'] == y).sum()), "
+                        "len(weather))\n"
+                        "    for feature in lesson_day:\n"
+                        "        joint[y] = joint[y] * smoothed_likelihood(weather, feature, "
+                        "lesson_day[feature], 'play', y, 1)\n"
+                        "smoothed_p_no = max(joint.values()) / (joint['no'] + joint['yes'])\n"}
+    rows, _ = grade_probes("02_smoothing", probes, tmp_path)
+    assert rows["winner"]["q6"]["score"] == 0
+
+
+def test_grading_07_q4_a_short_bound_on_a_wrong_count_is_left_to_the_swap(tmp_path):
+    """Student 24, F6: the misconception (only the words neither month kept) with
+    ``max(lost, 10)``; the swap's other months and merge move the answer off 10."""
+    probes = {"bound": "merged = merge_vocabularies(month_table(may), month_table(june))\n"
+                       "together = month_table(may + june)\n"
+                       "neither = [w for w in together['words'] if w not in merged['words']]\n"
+                       "counts = dict(zip(together['words'], together['feature_count'][0]))\n"
+                       "lost_occurrences = max(int(sum(counts[w] for w in neither)), 10)\n"}
+    rows, _ = grade_probes("07_merging", probes, tmp_path)
+    assert rows["bound"]["q4"]["score"] == 0

@@ -10,7 +10,9 @@ and that the worker makes exactly the second readings it is told.
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
+import functools
 
 import pytest
 
@@ -74,17 +76,25 @@ def _readings(exercise):
 SECOND = ("right", "as ordinary", "wrong")
 
 
+@functools.lru_cache(maxsize=None)
+def _perfect_and_plan(name: str):
+    """The right readings and the plan of an exercise, worked out once (they are the same
+    for every combination the test tries)."""
+    exercise = specs.load(name)
+    return perfect_probes(exercise), exercise.probe_plan(), perfect_swaps(exercise)
+
+
 def _second(exercise, ordinary, right: str, swapped_right: bool) -> dict:
     """Every second reading a run could make: the follow-through readings as ``right``
     says (``SECOND``); the swaps followed or not."""
     replies = {}
-    perfect = perfect_probes(exercise)
-    for request in exercise.probe_plan()["follow_through"]:
+    perfect, plan, swaps = _perfect_and_plan(exercise.name)
+    for request in plan["follow_through"]:
         if "key" not in request:  # a follow-through reading (a swap's has a key)
             qid = request["question"]
             replies[qid] = perfect[qid] if right == "right" else ordinary[qid] \
                 if right == "as ordinary" else _broken(exercise.question(qid), "wrong")
-    swaps = perfect_swaps(exercise)
+    swaps = copy.deepcopy(swaps)
     if not swapped_right:  # a value typed in: the same whatever the functions
         for reply in swaps.values():
             if "value" in ordinary[reply["question"]]:
