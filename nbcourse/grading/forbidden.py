@@ -353,8 +353,9 @@ class _Notebook:
         read_from = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Attribute)}
         read_from |= {id(n.args[0]) for n in ast.walk(node) if isinstance(n, ast.Call)
                       and getattr(n.func, "id", None) == "getattr" and n.args}
-        for child in ast.walk(node):
-            if isinstance(child, (ast.Name, ast.Attribute)) and id(child) not in read_from \
+        for child in ast.walk(node):  # ``m = nbcourse.scale`` is an alias, followed as one
+            if child is not node and isinstance(child, (ast.Name, ast.Attribute)) \
+                    and id(child) not in read_from \
                     and isinstance(child.ctx, ast.Load) \
                     and root_name(child) not in local.get(id(child), ()):
                 path = self.path(child)

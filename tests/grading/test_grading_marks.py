@@ -508,7 +508,7 @@ def test_the_questions_say_what_is_flagged():
     assert "use the model freely to compare.)" not in _markdown("04_linearity", "# Exercise 4")
     assert "typed in earns no point" in _markdown("05_spam", "## Questions 5 and 6")
     assert all(exercise("05_spam").question(q).computed for q in ("q5", "q6"))
-    assert "recall_score" in _markdown("05_spam", "## Questions 7 and 8")
+    assert "nothing from scikit-learn" in _markdown("05_spam", "## Questions 7 and 8")
 
 
 def test_no_case_name_of_04_q4_gives_the_agreement_away():
@@ -547,10 +547,14 @@ def merge_gaussian_without_guard(a, b):
     ("q1", merge_counts_width_of_first_row, {"an office that received no messages",
                                              "the first office received no messages",
                                              "two offices that received no messages"}),
+    # and, since student 28, an empty shard holding NaN or a huge leftover mean
     ("q2", merge_gaussian_without_guard, {"two shards with no rows",
                                           "two shards with no rows at all",
                                           "two empty shards, both holding numbers from an "
-                                          "earlier run"}),
+                                          "earlier run",
+                                          "an empty shard whose summary is NaN, as numpy "
+                                          "gives for no rows",
+                                          "an empty shard holding a huge leftover mean"}),
 ])
 def test_exercise_7_edge_cases_are_graded(question, answer, cases):
     """Issue 34: an office with no messages, and two empty shards, were never tried (each

@@ -173,14 +173,3 @@ def test_grading_02_q6_the_winning_class_s_posterior_is_not_p_no(tmp_path):
     rows, _ = grade_probes("02_smoothing", probes, tmp_path)
     assert rows["winner"]["q6"]["score"] == 0
 
-
-def test_grading_07_q4_a_short_bound_on_a_wrong_count_is_left_to_the_swap(tmp_path):
-    """Student 24, F6: the misconception (only the words neither month kept) with
-    ``max(lost, 10)``; the swap's other months and merge move the answer off 10."""
-    probes = {"bound": "merged = merge_vocabularies(month_table(may), month_table(june))\n"
-                       "together = month_table(may + june)\n"
-                       "neither = [w for w in together['words'] if w not in merged['words']]\n"
-                       "counts = dict(zip(together['words'], together['feature_count'][0]))\n"
-                       "lost_occurrences = max(int(sum(counts[w] for w in neither)), 10)\n"}
-    rows, _ = grade_probes("07_merging", probes, tmp_path)
-    assert rows["bound"]["q4"]["score"] == 0
