@@ -122,6 +122,7 @@ class _Notebook:
         # a function that declares one may bind it at run time (``global measure`` and an
         # import into it, red team 8): a later assignment then does not settle it
         self._globals = self.facts.globals
+        self._import_bound: set[str] = set()  # names some import binds (``_reassigned``)
         for name, values in self.facts.builtins.items():  # ``builtins.measure = f``
             self.assignments.setdefault(name, []).extend(values)
         self.imported.update({name: DYNAMIC for name in self.facts.caught})
@@ -151,6 +152,7 @@ class _Notebook:
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._note_import(node)
+                self._import_bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
             if isinstance(node, ast.ImportFrom):
                 self._note_names_from(node)
         self._note_definitions(tree)
@@ -235,7 +237,8 @@ class _Notebook:
         last import, to values that do not read the name itself (``best_alpha, accuracy =
         spam_experiment(...)`` after a cell imported ``accuracy``, red team 7): the name is
         then those values, which ``find`` follows, not the import (``acc = acc`` keeps it)."""
-        return self._last_binding.get(name) == "assign" and name not in self._globals \
+        return name in self._import_bound and self._last_binding.get(name) == "assign" \
+            and name not in self._globals \
             and not any(isinstance(n, ast.Name) and n.id == name
                         for value in self.assignments.get(name, []) for n in ast.walk(value))
 
