@@ -104,8 +104,9 @@ def replay_source(cells: list, name: str, replaced: list[str],
     """The code that computes value ``name`` again once the ``replaced`` functions are
     swapped: the last code cell that assigns it, after every earlier cell that assigned
     it or whose results it reads (directly or through another such cell) and that
-    computed them with a replaced function; each without its statements that bind a
-    replaced name.  ``inputs_changed``: a graded function was seen changing its input in
+    computed them with a replaced function, or that last bound a name it reads which a
+    later cell binds again (``_stale``), or that stored into a replaced value; each without
+    its statements that bind a replaced name, and without its asserts.  ``inputs_changed``: a graded function was seen changing its input in
     place, so the objects handed to a replaced function on the way (``weather``) may no
     longer be what their cells made: the cells that bind them run again too.  None if
     no cell assigns ``name``, or if a cell parses but is too deeply nested to be written
@@ -122,8 +123,8 @@ def replay_source(cells: list, name: str, replaced: list[str],
         handed = _handed_to([parsed[i] for i in touched] + [parsed[target]], callers)
         touched = _taint(parsed[:target], set(replaced), handed)
     # the value itself too: a later cell may assign it only in a branch that did not run
-    # (``if found: p_no = ...``), and the value then came from an earlier cell
-    # a replaced name comes from the probe: the cell that defines it need not run again
+    # (``if found: p_no = ...``), and the value then came from an earlier cell; a replaced
+    # name comes from the probe: the cell that defines it need not run again
     wanted, chosen = _loads(parsed[target]) - set(replaced) | {name}, []
     for index in reversed(touched):  # of that, what the value's cell reads
         if _binds(parsed[index]) & wanted:
