@@ -308,9 +308,11 @@ def _course_source(args) -> Path:
         return args.source
     found, looked = find_exercise_source()
     if found is None:
-        where = "\n  ".join(str(p) for p in looked)
+        # one line: the error is printed with control characters escaped (student 31 saw
+        # ``\x0a`` where the line breaks were)
+        where = ", ".join(str(p) for p in looked)
         raise NoCourseFolder(
-            f"no course folder found: looked for grading specs (*{SPEC_SUFFIX}) in\n  {where}\n"
+            f"no course folder found: looked for grading specs (*{SPEC_SUFFIX}) in {where}. "
             "Create one with `nbcourse init --instructor my-course` and run this command "
             "inside my-course, or pass --source FOLDER.")
     return found

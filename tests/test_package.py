@@ -271,7 +271,7 @@ def test_outside_a_course_folder_the_commands_say_where_they_looked(
     assert main(command) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert "no course folder found" in captured.err
+    assert "no course folder found" in captured.err and "\\x0a" not in captured.err
     assert str(tmp_path) in captured.err and str(tmp_path / "exercises" / "source") in captured.err
     assert "nbcourse init --instructor" in captured.err
     assert list(tmp_path.iterdir()) == [tmp_path / "submitted"]  # nothing written
