@@ -3,9 +3,9 @@ without writing its name, which the scan (``forbidden``) cannot follow.
 
 Where a question forbids helpers, an answer that uses one of these is flagged ``DYNAMIC``
 with a fixed reason (``DYNAMIC_WHY``).  The lists are what red teams found, not a proof:
-Python has more.  Each entry says what it resolves (a builtin that evaluates a string, a
-resolver of dotted names, a module that rebuilds objects from bytes, a relative import in
-a notebook that set its own ``__package__``).
+Python has more.  They are of a few kinds: builtins that evaluate a string, resolvers of
+dotted names, modules that rebuild objects from bytes or run code given as text, a relative
+import in a notebook that set its own ``__package__``, IPython's output history.
 """
 from __future__ import annotations
 
